@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Module rules (docs/architecture.md):
+/// - Each C library is wrapped by exactly one Swift module, imported `internal`.
+/// - InkyCore knows comics and pages and nothing of C, FUSE or storage.
+/// - The `inkyfs` executable only parses arguments and wires modules.
+let package = Package(
+    name: "inkyfs",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "inkyfs", targets: ["inkyfs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // C shims: module maps over the Debian -dev packages.
+        .systemLibrary(name: "CArchive", path: "Sources/Shims/CArchive", pkgConfig: "libarchive",
+                       providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CUnarr", path: "Sources/Shims/CUnarr", pkgConfig: "libunarr",
+                       providers: [.apt(["libunarr-dev"])]),
+        .systemLibrary(name: "CFuse3", path: "Sources/Shims/CFuse3", pkgConfig: "fuse3",
+                       providers: [.apt(["libfuse3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/Shims/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/Shims/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "InkyCore"),
+        .target(name: "InkyArchive", dependencies: ["InkyCore", "CArchive", "CUnarr"]),
+        .target(name: "InkyFUSE", dependencies: ["InkyCore", "CFuse3"]),
+        .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
+        .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
+        .executableTarget(name: "inkyfs", dependencies: [
+            "InkyCore", "InkyArchive", "InkyFUSE", "InkyVault", "InkyStore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .target(name: "InkyTestSupport", dependencies: ["InkyCore"], path: "Tests/InkyTestSupport"),
+        .testTarget(name: "InkyCoreTests", dependencies: ["InkyCore", "InkyTestSupport"]),
+        .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
+        .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE"]),
+        .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
+        .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore"]),
+        .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "InkyCore", "InkyTestSupport"]),
+    ]
+)
