@@ -1,0 +1,65 @@
+/// Why a comic, or one of its pages, cannot be served. Every case carries a message a person
+/// understands, because it ends up verbatim in `ERROR.txt` and on the command line.
+public enum ComicError: Error, Equatable, Sendable, Codable {
+    /// The bytes are not any archive format we know (a text file named `.cbr`, say).
+    case notAComicArchive(path: String)
+    /// A real archive or document format that inkyfs does not read (ACE, PDF before PDF support).
+    case unsupportedFormat(path: String, format: String)
+    /// The archive's structure is broken: truncated, bit-flipped, or the decoder gave up.
+    case corrupted(path: String, detail: String)
+    /// Password-protected entries or headers.
+    case encrypted(path: String)
+    /// A readable archive that holds no page images.
+    case noPages(path: String)
+    /// One page is larger than the per-page limit (checked on the bytes actually produced).
+    case pageTooLarge(path: String, entry: String, limit: Int64)
+    /// A comic-wide limit: page count, total size, compression ratio, entry count.
+    case limitExceeded(path: String, detail: String)
+    /// The operating system refused: missing file, permission, I/O error.
+    case io(path: String, errno: Int32, detail: String)
+    /// The archive parser died or stopped answering (only raised by out-of-process readers).
+    case parserFailed(path: String, detail: String)
+
+    /// One line, with the path, for logs and the CLI.
+    public var message: String {
+        switch self {
+        case .notAComicArchive(let path):
+            return "\(path): not a comic archive (the content is not ZIP, RAR, 7z or TAR)"
+        case .unsupportedFormat(let path, let format):
+            return "\(path): unsupported format: \(format)"
+        case .corrupted(let path, let detail):
+            return "\(path): corrupted archive: \(detail)"
+        case .encrypted(let path):
+            return "\(path): encrypted archives are not supported (password-protected entries)"
+        case .noPages(let path):
+            return "\(path): no pages: the archive holds no image files"
+        case .pageTooLarge(let path, let entry, let limit):
+            return "\(path): page '\(entry)' is larger than the per-page limit of \(ByteCountText.format(limit))"
+        case .limitExceeded(let path, let detail):
+            return "\(path): limit exceeded: \(detail)"
+        case .io(let path, _, let detail):
+            return "\(path): \(detail)"
+        case .parserFailed(let path, let detail):
+            return "\(path): the archive parser failed: \(detail)"
+        }
+    }
+
+    /// A short machine-readable name for `--json` output and the index.
+    public var kind: String {
+        switch self {
+        case .notAComicArchive: "not-a-comic-archive"
+        case .unsupportedFormat: "unsupported-format"
+        case .corrupted: "corrupted"
+        case .encrypted: "encrypted"
+        case .noPages: "no-pages"
+        case .pageTooLarge: "page-too-large"
+        case .limitExceeded: "limit-exceeded"
+        case .io: "io-error"
+        case .parserFailed: "parser-failed"
+        }
+    }
+}
+
+extension ComicError: CustomStringConvertible {
+    public var description: String { message }
+}

@@ -1,0 +1,74 @@
+/// A comic's pages in reading order, with what was left out and why: the result of
+/// listing an archive's headers, before any page data is read.
+public struct ComicListing: Sendable, Equatable, Codable {
+    public var format: ArchiveFormat
+    public var pages: [Page]
+    /// The ComicInfo.xml member, kept as metadata rather than a page.
+    public var comicInfo: ArchiveEntry?
+    public var skipped: [SkippedEntry]
+    /// True when pages share one compressed stream (solid 7z/RAR, compressed tar): reading
+    /// forward is cheap, going back restarts the decoder.
+    public var isSolid: Bool
+
+    public init(format: ArchiveFormat, pages: [Page], comicInfo: ArchiveEntry?, skipped: [SkippedEntry], isSolid: Bool) {
+        self.format = format
+        self.pages = pages
+        self.comicInfo = comicInfo
+        self.skipped = skipped
+        self.isSolid = isSolid
+    }
+
+    public var totalBytes: Int64 { pages.reduce(0) { $0 + $1.size } }
+
+    public func page(named name: String) -> Page? { pages.first { $0.name == name } }
+
+    /// Builds the listing from an archive's members: filters, orders and names the pages and
+    /// enforces the comic-wide limits. `path` only labels errors.
+    public static func build(path: String, format: ArchiveFormat, entries: [ArchiveEntry],
+                             isSolid: Bool, limits: ComicLimits) throws(ComicError) -> ComicListing {
+        var candidates: [ArchiveEntry] = []
+        var comicInfo: ArchiveEntry?
+        var skipped: [SkippedEntry] = []
+        for entry in entries {
+            switch PageFilter.classify(entry, limits: limits) {
+            case .page: candidates.append(entry)
+            case .comicInfo: if comicInfo == nil { comicInfo = entry }
+            case .skipped(let reason): skipped.append(SkippedEntry(path: entry.path, reason: reason))
+            }
+        }
+        // Nothing readable but locked entries: the honest answer is "encrypted", not "no pages".
+        if candidates.isEmpty && entries.contains(where: \.isEncrypted) { throw .encrypted(path: path) }
+        if candidates.count > limits.maxPages {
+            throw .limitExceeded(path: path, detail: "\(candidates.count) pages, more than the limit of \(limits.maxPages)")
+        }
+        let keyed = candidates.map { (key: NaturalOrder.SortKey($0.path), entry: $0) }
+        let ordered = keyed.sorted { lhs, rhs in
+            switch NaturalOrder.compare(lhs.key, rhs.key) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: lhs.entry.index < rhs.entry.index
+            }
+        }.map(\.entry)
+        let pages = ordered.enumerated().map { number, entry in
+            Page(number: number,
+                 name: PageNaming.name(number: number, of: ordered.count, sourcePath: entry.path),
+                 sourcePath: entry.path, entryIndex: entry.index, size: entry.declaredSize ?? 0)
+        }
+        let listing = ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: isSolid)
+        if listing.totalBytes > limits.maxComicBytes {
+            throw .limitExceeded(path: path, detail: "pages total \(ByteCountText.format(listing.totalBytes)), more than the limit of \(ByteCountText.format(limits.maxComicBytes))")
+        }
+        return listing
+    }
+}
+
+/// An archive member that is not a page, with the reason.
+public struct SkippedEntry: Sendable, Equatable, Codable {
+    public var path: String
+    public var reason: SkipReason
+
+    public init(path: String, reason: SkipReason) {
+        self.path = path
+        self.reason = reason
+    }
+}

@@ -1,0 +1,33 @@
+/// One page of a comic as the mount shows it.
+public struct Page: Sendable, Equatable, Hashable, Codable {
+    /// Position in reading order, from 0.
+    public var number: Int
+    /// The name under the mount: "001.jpg", zero-padded so byte order is reading order.
+    public var name: String
+    /// The member's path inside the archive (exposed as the `user.inkyfs.source` xattr).
+    public var sourcePath: String
+    /// The member's position in stream order: what a backend seeks to.
+    public var entryIndex: Int
+    /// Exact size in bytes, as declared; reads that produce anything else fail.
+    public var size: Int64
+
+    public init(number: Int, name: String, sourcePath: String, entryIndex: Int, size: Int64) {
+        self.number = number
+        self.name = name
+        self.sourcePath = sourcePath
+        self.entryIndex = entryIndex
+        self.size = size
+    }
+}
+
+/// Page file names: `001.jpg`, `002.png`, … padded to the width of the page count and at
+/// least three digits, so a plain byte-wise sort in any viewer is the reading order.
+public enum PageNaming {
+    public static func name(number: Int, of count: Int, sourcePath: String) -> String {
+        let width = max(3, String(count).count)
+        let digits = String(number + 1)
+        let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
+        let ext = EntryPath.lowercasedExtension(of: EntryPath.components(of: sourcePath).last ?? "")
+        return ext.isEmpty ? padded : "\(padded).\(ext)"
+    }
+}
