@@ -1,0 +1,58 @@
+internal import CUnarr
+import InkyCore
+
+/// The one Swift owner of an unarr stream + RAR archive pair (RAR 1.5–4, solid included):
+/// opens both, turns unarr's booleans into `ComicError`, closes both in deinit.
+final class UnarrArchive {
+    private let stream: OpaquePointer
+    private let archive: OpaquePointer
+    let path: String
+
+    init(path: String) throws(ComicError) {
+        guard let stream = ar_open_file(path) else {
+            throw .io(path: path, errno: 0, detail: "cannot open")
+        }
+        guard let archive = ar_open_rar_archive(stream) else {
+            ar_close(stream)
+            throw .corrupted(path: path, detail: "unarr cannot read the RAR headers")
+        }
+        self.path = path
+        self.stream = stream
+        self.archive = archive
+    }
+
+    deinit {
+        ar_close_archive(archive)
+        ar_close(stream)
+    }
+
+    struct Entry {
+        var name: String
+        var size: Int64
+        var offset: Int64
+    }
+
+    /// The next entry's header, nil at the end; throws when the headers break off early.
+    func nextEntry() throws(ComicError) -> Entry? {
+        guard ar_parse_entry(archive) else {
+            if ar_at_eof(archive) { return nil }
+            throw .corrupted(path: path, detail: "unreadable RAR header")
+        }
+        let name = CP437.recoverUTF8(ar_entry_get_name(archive).map { String(cString: $0) } ?? "")
+        return Entry(name: name, size: Int64(ar_entry_get_size(archive)), offset: ar_entry_get_offset(archive))
+    }
+
+    /// Positions on the entry whose header starts at `offset` (from `nextEntry`).
+    func seek(toEntryAt offset: Int64) throws(ComicError) {
+        guard ar_parse_entry_at(archive, offset) else {
+            throw .corrupted(path: path, detail: "cannot find the entry again at offset \(offset)")
+        }
+    }
+
+    /// Decodes the next `count` bytes of the current entry into `buffer`.
+    func uncompress(into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) {
+        guard ar_entry_uncompress(archive, buffer, count) else {
+            throw .corrupted(path: path, detail: "RAR data error (damaged archive or unsupported compression)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import InkyCore
+
+/// RAR 1.5–4 through libunarr. libarchive 3.6 cannot read solid RAR4 nor RAR 1.5/2.x, and
+/// solid RAR4 is common among real CBRs; unarr reads all of them (see README, Formats).
+///
+/// unarr seeks to any entry by header offset; in a solid archive it decodes forward from the
+/// last position itself, restarting from the first entry only to go backwards.
+final class UnarrComicReader: ComicReader {
+    let path: String
+    let listing: ComicListing
+    private let limits: ComicLimits
+    private let archive: UnarrArchive
+    private var offsets: [Int: Int64] = [:]
+    private var position = StreamPosition()
+    private var currentStats = ReaderStats()
+    private let chunk = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+
+    init(path: String, limits: ComicLimits) throws(ComicError) {
+        let source = try FileSource(path: path)
+        let scan = try RARHeaderScan.scan(source)
+        if scan.isEncrypted { throw .encrypted(path: path) }
+        self.path = path
+        self.limits = limits
+        archive = try UnarrArchive(path: path)
+        var entries: [ArchiveEntry] = []
+        while let entry = try archive.nextEntry() {
+            // unarr lists regular files only: directories and links are not entries here.
+            entries.append(ArchiveEntry(index: entries.count, path: entry.name, kind: .file, declaredSize: entry.size))
+            offsets[entries.count - 1] = entry.offset
+            if entries.count > limits.maxEntries {
+                throw .limitExceeded(path: path, detail: "more than \(limits.maxEntries) entries")
+            }
+        }
+        listing = try ComicListing.build(path: path, format: .rar4, entries: entries, isSolid: scan.isSolid, limits: limits)
+        currentStats.sourceBytesRead = source.bytesRead
+    }
+
+    deinit { chunk.deallocate() }
+
+    var stats: ReaderStats { currentStats }
+
+    func cost(of page: Page) -> ReadCost {
+        position.cost(of: page.entryIndex, isSolid: listing.isSolid)
+    }
+
+    func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        try stream(entryIndex: page.entryIndex, name: page.sourcePath, size: page.size, into: sink)
+        currentStats.pageBytesProduced += page.size
+    }
+
+    func readComicInfo() throws(ComicError) -> [UInt8]? {
+        guard let info = listing.comicInfo, let size = info.declaredSize, size <= limits.maxPageBytes else { return nil }
+        var bytes: [UInt8] = []
+        try stream(entryIndex: info.index, name: info.path, size: size) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    private func stream(entryIndex: Int, name: String, size: Int64,
+                        into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        guard let offset = offsets[entryIndex] else {
+            throw .corrupted(path: path, detail: "no entry \(entryIndex)")
+        }
+        if listing.isSolid && position.needsRestart(for: entryIndex) { currentStats.restarts += 1 }
+        try archive.seek(toEntryAt: offset)
+        var budget = PageBudget(path: path, entryName: name, declaredSize: size, limits: limits)
+        var remaining = size
+        while remaining > 0 {
+            let count = Int(min(remaining, 1 << 16))
+            try archive.uncompress(into: chunk, count: count)
+            try budget.accept(count, consumed: nil)
+            sink(UnsafeRawBufferPointer(start: chunk, count: count))
+            remaining -= Int64(count)
+        }
+        try budget.finish()
+        position.pendingEntry = nil
+        position.nextEntry = entryIndex + 1
+    }
+}
