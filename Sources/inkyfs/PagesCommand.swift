@@ -1,0 +1,33 @@
+import ArgumentParser
+import InkyArchive
+import InkyCore
+
+struct PagesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pages",
+        abstract: "Show a comic's pages in reading order, as the mount names them.",
+        discussion: """
+            Lists the page names (001.jpg, …), the original path inside the archive and the size. \
+            Entries that are left out for a reason worth knowing (unsafe names, oversized, \
+            encrypted) are listed after the pages. Exits 1 when the comic cannot be read.
+            """
+    )
+
+    @Argument(help: "A comic archive or a folder of images.")
+    var comic: String
+
+    @Flag(help: "Print JSON (the shape is in the README).")
+    var json = false
+
+    @OptionGroup var limitOptions: LimitOptions
+
+    func run() throws {
+        let summary = LibraryWalk.summarize(comic, limits: limitOptions.limits)
+        if json {
+            try JSONOutput.print(summary)
+        } else {
+            print(SummaryText.pages(summary), terminator: "")
+        }
+        if summary.error != nil { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A one-line "[12/340] path" on stderr while a long command runs, only when stderr is a
+/// terminal: pipes and logs get clean output.
+final class ProgressLine {
+    private let total: Int
+    private let enabled: Bool
+    private var shown = false
+
+    init(total: Int) {
+        self.total = total
+        enabled = isatty(STDERR_FILENO) == 1 && total > 1
+    }
+
+    func update(done: Int, current: String) {
+        guard enabled else { return }
+        let name = current.split(separator: "/").last.map(String.init) ?? current
+        let line = "[\(done + 1)/\(total)] \(name)"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + String(line.prefix(100))).utf8))
+        shown = true
+    }
+
+    func clear() {
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = false
+    }
+}
