@@ -1,0 +1,81 @@
+import Foundation
+
+/// Builds test archives on the fly with Python's zipfile/tarfile and the 7z tool, including
+/// hostile ones no well-behaved archiver writes (traversal names, lying sizes, bombs).
+public enum ArchiveMaker {
+    /// A scratch folder removed by the caller (`try? FileManager.default.removeItem`).
+    public static func temporaryDirectory(_ label: String = "inkyfs-test") -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Deterministic, incompressible bytes (xorshift): a stand-in for JPEG data.
+    public static func noise(count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed | 1
+        return (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+
+    /// A ZIP with the given members (name → bytes), in this order.
+    /// `compression`: "stored" or "deflated".
+    public static func zip(at url: URL, members: [(String, [UInt8])], compression: String = "stored", password: String? = nil) throws {
+        let dir = temporaryDirectory("members")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var list: [[String]] = []
+        for (index, member) in members.enumerated() {
+            let file = dir.appendingPathComponent("m\(index)")
+            try Data(member.1).write(to: file)
+            list.append([member.0, file.path])
+        }
+        let manifest = dir.appendingPathComponent("list.json")
+        try JSONSerialization.data(withJSONObject: list).write(to: manifest)
+        try python("""
+            import json, sys, zipfile
+            members = json.load(open(sys.argv[2]))
+            mode = zipfile.ZIP_STORED if sys.argv[3] == "stored" else zipfile.ZIP_DEFLATED
+            with zipfile.ZipFile(sys.argv[1], "w", mode) as z:
+                for name, path in members:
+                    info = zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0))
+                    info.compress_type = mode
+                    z.writestr(info, open(path, "rb").read())
+            """, arguments: [url.path, manifest.path, compression])
+    }
+
+    /// Runs a Python 3 program; throws with its stderr when it fails.
+    public static func python(_ program: String, arguments: [String]) throws {
+        try run("/usr/bin/python3", ["-c", program] + arguments)
+    }
+
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ToolFailure(command: ([executable] + arguments).joined(separator: " "),
+                              status: process.terminationStatus, stderr: String(decoding: err, as: UTF8.self))
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public struct ToolFailure: Error, CustomStringConvertible {
+        public let command: String
+        public let status: Int32
+        public let stderr: String
+        public var description: String { "\(command) exited \(status): \(stderr)" }
+    }
+}
