@@ -5,6 +5,7 @@ import InkyCore
 final class FolderComicReader: ComicReader {
     let path: String
     let listing: ComicListing
+    var onProgress: (() -> Void)?
     private let limits: ComicLimits
     private var currentStats = ReaderStats()
 

@@ -8,6 +8,7 @@ import InkyCore
 final class LibArchiveComicReader: ComicReader {
     let path: String
     let listing: ComicListing
+    var onProgress: (() -> Void)?
     private let format: ArchiveFormat
     private let limits: ComicLimits
     private var handle: LibArchiveHandle?
@@ -75,6 +76,7 @@ final class LibArchiveComicReader: ComicReader {
                 if got == 0 { break }
                 try budget.accept(got, consumed: handle.source.bytesRead - consumedAtStart)
                 sink(UnsafeRawBufferPointer(start: chunk, count: got))
+                onProgress?()
             }
             try budget.finish()
         } catch {
@@ -135,6 +137,7 @@ final class LibArchiveComicReader: ComicReader {
             let got = try handle.readData(into: chunk, count: 1 << 16)
             if got == 0 { return decoded }
             decoded += Int64(got)
+            onProgress?()
             if decoded > limits.maxComicBytes {
                 throw .limitExceeded(path: path, detail: "an entry decodes to more than \(ByteCountText.format(limits.maxComicBytes))")
             }

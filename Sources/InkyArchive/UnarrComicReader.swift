@@ -8,6 +8,7 @@ import InkyCore
 final class UnarrComicReader: ComicReader {
     let path: String
     let listing: ComicListing
+    var onProgress: (() -> Void)?
     private let limits: ComicLimits
     private let archive: UnarrArchive
     private var offsets: [Int: Int64] = [:]
@@ -70,6 +71,7 @@ final class UnarrComicReader: ComicReader {
             try budget.accept(count, consumed: nil)
             sink(UnsafeRawBufferPointer(start: chunk, count: count))
             remaining -= Int64(count)
+            onProgress?()
         }
         try budget.finish()
         position.pendingEntry = nil

@@ -27,6 +27,8 @@ public protocol ComicReader: AnyObject {
     var path: String { get }
     var listing: ComicListing { get }
     var stats: ReaderStats { get }
+    /// Called now and then while decoding, so a supervisor can tell slow from stuck.
+    var onProgress: (() -> Void)? { get set }
     func cost(of page: Page) -> ReadCost
     /// Streams exactly the page's bytes to `sink`, in order, in chunks. Fails (and stops
     /// calling `sink`) when the archive yields more or fewer bytes than the listing promised.

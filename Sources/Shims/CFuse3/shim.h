@@ -6,4 +6,29 @@
 
 static inline const char *inky_fuse_version_string(void) { return fuse_pkgversion(); }
 static inline int inky_fuse_version(void) { return fuse_version(); }
+
+/* fuse_session_loop_mt is a macro over a versioned symbol; this is the 3.12+ form. */
+static inline int inky_fuse_session_loop_mt(struct fuse_session *se, unsigned int max_threads) {
+    struct fuse_loop_config *config = fuse_loop_cfg_create();
+    if (config == NULL) return -1;
+    fuse_loop_cfg_set_max_threads(config, max_threads);
+    fuse_loop_cfg_set_clone_fd(config, 0);
+    int result = fuse_session_loop_mt(se, config);
+    fuse_loop_cfg_destroy(config);
+    return result;
+}
+
+/* fuse_file_info flags are bitfields. */
+static inline void inky_fi_set_keep_cache(struct fuse_file_info *fi, int on) { fi->keep_cache = on ? 1 : 0; }
+static inline void inky_fi_set_cache_readdir(struct fuse_file_info *fi, int on) { fi->cache_readdir = on ? 1 : 0; }
+static inline int inky_fi_flags(const struct fuse_file_info *fi) { return fi->flags; }
+static inline uint64_t inky_fi_fh(const struct fuse_file_info *fi) { return fi == NULL ? 0 : fi->fh; }
+static inline void inky_fi_set_fh(struct fuse_file_info *fi, uint64_t fh) { fi->fh = fh; }
+
+/* Kernel-side limits negotiated in init: large reads, so the page cache fills in big steps. */
+static inline void inky_conn_tune(struct fuse_conn_info *conn, unsigned max_readahead) {
+    conn->max_readahead = max_readahead;
+    if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
+    if (conn->capable & FUSE_CAP_SPLICE_WRITE) conn->want |= FUSE_CAP_SPLICE_WRITE;
+}
 #endif

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A POSIX error number as a Swift error (Foundation's POSIXErrorCode is no `Error` on Linux).
+/// This is what the filesystem layer answers the kernel with.
+public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    public let code: Int32
+
+    public init(_ code: Int32) { self.code = code }
+
+    /// The current `errno`, defaulting to EIO if it was somehow 0.
+    public static var current: Errno { Errno(errno == 0 ? Foundation.EIO : errno) }
+
+    public static let ENOENT = Errno(Foundation.ENOENT)
+    public static let ENOTDIR = Errno(Foundation.ENOTDIR)
+    public static let EISDIR = Errno(Foundation.EISDIR)
+    public static let ESTALE = Errno(Foundation.ESTALE)
+    public static let EIO = Errno(Foundation.EIO)
+    public static let EBADF = Errno(Foundation.EBADF)
+    public static let ENODATA = Errno(Foundation.ENODATA)
+    public static let ERANGE = Errno(Foundation.ERANGE)
+    public static let EROFS = Errno(Foundation.EROFS)
+    public static let EACCES = Errno(Foundation.EACCES)
+    public static let ENOSYS = Errno(Foundation.ENOSYS)
+
+    public var description: String { String(cString: strerror(code)) }
+}
