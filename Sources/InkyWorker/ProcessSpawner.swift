@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLinux
+import InkyCore
+
+/// posix_spawn with the few file actions inkyfs needs. fork() is not safe in a multithreaded
+/// Swift process, so workers and the background daemon are new executions of our own binary.
+public enum ProcessSpawner {
+    public enum FileAction {
+        /// Make `descriptor` appear as `target` in the child.
+        case duplicate(Int32, as: Int32)
+        /// Open `path` as `target` in the child.
+        case open(String, flags: Int32, as: Int32)
+    }
+
+    /// The running executable, for re-executing ourselves.
+    public static var ownExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// Starts `executable` with `arguments` (argv[0] is the executable). Signal dispositions and
+    /// mask are reset, so the child does not inherit the daemon's signal handling.
+    public static func spawn(_ executable: String, _ arguments: [String], files: [FileAction],
+                             newSession: Bool = false) throws(Errno) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for action in files {
+            switch action {
+            case .duplicate(let descriptor, let target): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+            case .open(let path, let flags, let target): posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o600)
+            }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newSession { flags |= inky_posix_spawn_setsid() }
+        posix_spawnattr_setflags(&attributes, flags)
+
+        let argv = ([executable] + arguments).map { $0.withCString { strdup($0) } } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, Glibc.environ)
+        guard status == 0 else { throw Errno(status) }
+        return child
+    }
+
+    /// A pipe whose ends close on exec (hand one to a child with `.duplicate`).
+    public static func pipe() throws(Errno) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard inky_pipe_cloexec(&fds) == 0 else { throw Errno.current }
+        return (fds[0], fds[1])
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Resource limits a worker puts on itself before touching any archive.
+public struct WorkerLimits: Sendable, Equatable {
+    /// Address space: bounds what a decoder bug or a bomb can allocate.
+    public var addressSpaceBytes: UInt64
+    /// Lifetime CPU seconds: a decoder spinning forever is killed by the kernel even if the
+    /// daemon's watchdog did not fire. Workers retire at half of it.
+    public var cpuSeconds: UInt64
+
+    public init(addressSpaceBytes: UInt64 = 2 << 30, cpuSeconds: UInt64 = 600) {
+        self.addressSpaceBytes = addressSpaceBytes
+        self.cpuSeconds = cpuSeconds
+    }
+
+    func apply() {
+        var space = rlimit(rlim_cur: rlim_t(addressSpaceBytes), rlim_max: rlim_t(addressSpaceBytes))
+        setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space)
+        var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
+        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+        var core = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &core)
+    }
+
+    func cpuSecondsUsed() -> UInt64 {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return UInt64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import InkyCore
+
+/// What the daemon asks a worker.
+public enum WorkerRequest: Codable, Sendable, Equatable {
+    /// List a comic: answered by `.listing` or `.failure`.
+    case list(path: String, limits: ComicLimits)
+    /// Stream these entries in this order: each answered by `.pageStart`, data chunks and
+    /// `.pageEnd`, or by `.pageFailed`; then `.done`.
+    case read(path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits)
+    /// The ComicInfo.xml bytes: one data chunk sequence between `.pageStart`/`.pageEnd`, then `.done`.
+    case comicInfo(path: String, identity: FileIdentity, limits: ComicLimits)
+}
+
+/// One entry to stream, with the size its listing promised.
+public struct EntryRequest: Codable, Sendable, Equatable {
+    public var entryIndex: Int
+    public var size: Int64
+    public var name: String
+
+    public init(entryIndex: Int, size: Int64, name: String) {
+        self.entryIndex = entryIndex
+        self.size = size
+        self.name = name
+    }
+}
+
+/// What a worker answers. Data travels in raw chunk frames between `pageStart` and `pageEnd`.
+public enum WorkerReply: Codable, Sendable, Equatable {
+    case listing(ComicListing, identity: FileIdentity)
+    case failure(ComicError)
+    case pageStart(entryIndex: Int, size: Int64)
+    case pageEnd(entryIndex: Int)
+    case pageFailed(entryIndex: Int, ComicError)
+    /// Still decoding (sent at most once a second): keeps the watchdog from killing slow work.
+    case progress
+    case done
+}
+
+/// The wire format: `[UInt32 length][UInt8 kind][payload]`, little-endian. Kind 1 carries a
+/// JSON-encoded message, kind 2 raw page bytes. The reader treats every frame as untrusted
+/// (a worker decoding a hostile archive may be subverted): lengths are bounded.
+public enum WorkerFrame: Equatable {
+    case message(Data)
+    case data([UInt8])
+
+    /// Largest frame accepted; page data is sent in chunks far below it.
+    public static let maxLength = 4 << 20
+    public static let chunkSize = 1 << 20
+
+    public static func encode<Message: Encodable>(_ message: Message) -> [UInt8] {
+        // Encoding our own Codable enums cannot fail.
+        let json = (try? JSONEncoder().encode(message)) ?? Data()
+        return header(length: json.count, kind: 1) + Array(json)
+    }
+
+    public static func encodeData(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        header(length: bytes.count, kind: 2) + Array(bytes)
+    }
+
+    static func header(length: Int, kind: UInt8) -> [UInt8] {
+        let value = UInt32(length)
+        return [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 24), kind]
+    }
+
+    /// Parses a 5-byte header; nil for a kind or length no honest peer sends.
+    static func parseHeader(_ bytes: [UInt8]) -> (length: Int, kind: UInt8)? {
+        guard bytes.count == 5 else { return nil }
+        let length = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
+        guard length <= maxLength, bytes[4] == 1 || bytes[4] == 2 else { return nil }
+        return (length, bytes[4])
+    }
+}

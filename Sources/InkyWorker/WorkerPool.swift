@@ -1,0 +1,214 @@
+import Foundation
+import InkyCore
+
+/// A small pool of worker processes that parse and decode archives for the daemon.
+///
+/// A comic's requests prefer the worker that served it last (its reader keeps a solid stream's
+/// position); any idle worker will do otherwise. A worker that crashes, sends garbage, or makes
+/// no progress for `timeout` seconds is killed, the comic's request fails with `.parserFailed`,
+/// and a fresh worker replaces it on demand. Thread-safe; callers block while they wait.
+public final class WorkerPool: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var executable: String
+        public var arguments: [String]
+        public var maxWorkers: Int
+        /// Seconds without any frame from a busy worker before it is killed.
+        public var timeout: Double
+
+        public init(executable: String, arguments: [String] = ["__worker"], maxWorkers: Int = 4, timeout: Double = 15) {
+            self.executable = executable
+            self.arguments = arguments
+            self.maxWorkers = max(1, maxWorkers)
+            self.timeout = timeout
+        }
+    }
+
+    private let configuration: Configuration
+    private let condition = NSCondition()
+    private var idle: [WorkerProcess] = []
+    private var running = 0
+    private var lastWorker: [String: pid_t] = [:]
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Lists a comic in a worker.
+    public func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+        var result: Result<(ComicListing, FileIdentity), ComicError>?
+        try exchange(path: path, request: .list(path: path, limits: limits)) { reply, _ throws(ComicError) in
+            switch reply {
+            case .progress: return false
+            case .listing(let listing, let identity): result = .success((listing, identity))
+            case .failure(let error): result = .failure(error)
+            default: throw .parserFailed(path: path, detail: "the worker answered out of turn")
+            }
+            return true
+        }
+        guard let result else { throw .parserFailed(path: path, detail: "the worker gave no listing") }
+        return try result.get()
+    }
+
+    /// Streams entries of a comic; `deliver` gets each entry's complete bytes or its error,
+    /// in the order the worker finishes them.
+    public func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+                     deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+        var collector = PageCollector(path: path, entries: entries)
+        try exchange(path: path, request: .read(path: path, identity: identity, entries: entries, limits: limits)) { reply, data throws(ComicError) in
+            try collector.accept(reply: reply, data: data, deliver: deliver)
+        }
+        if let failure = collector.requestFailure { throw failure }
+    }
+
+    /// The ComicInfo.xml bytes, nil when the comic has none.
+    public func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
+        var collector = PageCollector(path: path, entries: [EntryRequest(entryIndex: -1, size: limits.maxPageBytes, name: "ComicInfo.xml")])
+        var bytes: [UInt8]?
+        try exchange(path: path, request: .comicInfo(path: path, identity: identity, limits: limits)) { reply, data throws(ComicError) in
+            try collector.accept(reply: reply, data: data) { _, result in bytes = try? result.get() }
+        }
+        if let failure = collector.requestFailure { throw failure }
+        return bytes
+    }
+
+    /// Sends one request and feeds replies (and data chunks, as `reply == nil`) to `handle`
+    /// until it returns true (finished). `handle` throws only for protocol violations, after
+    /// which the worker cannot be trusted and is stopped. Worker failures become `.parserFailed`.
+    private func exchange(path: String, request: WorkerRequest,
+                          handle: (WorkerReply?, [UInt8]?) throws(ComicError) -> Bool) throws(ComicError) {
+        let worker = try checkOut(for: path)
+        var healthy = false
+        defer { checkIn(worker, healthy: healthy, for: path) }
+        var violation: ComicError?
+        do throws(FrameChannel.Failure) {
+            try worker.send(request)
+            receiving: while true {
+                var reply: WorkerReply?
+                var data: [UInt8]?
+                switch try worker.receive(timeout: configuration.timeout) {
+                case .message(let json):
+                    guard let decoded = try? JSONDecoder().decode(WorkerReply.self, from: json) else { throw .malformed }
+                    reply = decoded
+                case .data(let bytes):
+                    data = bytes
+                }
+                do throws(ComicError) {
+                    if try handle(reply, data) {
+                        healthy = true
+                        return
+                    }
+                } catch {
+                    violation = error
+                    break receiving
+                }
+            }
+        } catch .timedOut {
+            worker.terminate()
+            throw .parserFailed(path: path, detail: "timed out: the archive parser made no progress for \(Int(configuration.timeout)) s")
+        } catch {
+            let how = worker.terminate()
+            throw .parserFailed(path: path, detail: error == .malformed ? "the worker sent garbage and was stopped" : "the worker \(how)")
+        }
+        worker.terminate()
+        throw violation ?? .parserFailed(path: path, detail: "the worker broke the protocol")
+    }
+
+    private func checkOut(for path: String) throws(ComicError) -> WorkerProcess {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred }) {
+                return idle.remove(at: index)
+            }
+            if let worker = idle.popLast() { return worker }
+            if running < configuration.maxWorkers {
+                running += 1
+                do throws(ComicError) {
+                    return try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments)
+                } catch {
+                    running -= 1
+                    throw error
+                }
+            }
+            condition.wait()
+        }
+    }
+
+    private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String) {
+        condition.lock()
+        if healthy {
+            idle.append(worker)
+            lastWorker[path] = worker.pid
+            if lastWorker.count > 4096 { lastWorker.removeAll() }
+        } else {
+            running -= 1
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops every idle worker (busy ones stop when their request ends and the pool is gone).
+    public func shutdown() {
+        condition.lock()
+        let workers = idle
+        idle.removeAll()
+        running -= workers.count
+        condition.unlock()
+        for worker in workers { worker.terminate() }
+    }
+}
+
+/// Reassembles streamed entries and checks them against what was asked: a subverted worker
+/// cannot make the daemon keep more bytes than the listing promised.
+struct PageCollector {
+    let path: String
+    let sizes: [Int: Int64]
+    /// The whole request failed (the file changed, the archive would not open); `.done` follows.
+    private(set) var requestFailure: ComicError?
+    private var current: (index: Int, size: Int64, bytes: [UInt8])?
+
+    init(path: String, entries: [EntryRequest]) {
+        self.path = path
+        sizes = Dictionary(entries.map { ($0.entryIndex, $0.size) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Returns true when the exchange is finished.
+    mutating func accept(reply: WorkerReply?, data: [UInt8]?, deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
+        if let data {
+            guard var page = current, Int64(page.bytes.count + data.count) <= page.size else {
+                throw .parserFailed(path: path, detail: "the worker sent data it was not asked for")
+            }
+            page.bytes.append(contentsOf: data)
+            current = page
+            return false
+        }
+        switch reply {
+        case .pageStart(let index, let size)?:
+            guard let limit = sizes[index], size <= limit else {
+                throw .parserFailed(path: path, detail: "the worker started an entry it was not asked for")
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Int(size))
+            current = (index, size, bytes)
+        case .pageEnd(let index)?:
+            guard let page = current, page.index == index, Int64(page.bytes.count) == page.size else {
+                throw .parserFailed(path: path, detail: "the worker ended an entry with the wrong size")
+            }
+            current = nil
+            deliver(index, .success(page.bytes))
+        case .pageFailed(let index, let error)?:
+            current = nil
+            deliver(index, .failure(error))
+        case .failure(let error)?:
+            current = nil
+            requestFailure = error
+        case .done?:
+            return true
+        case .progress?:
+            return false
+        case .listing?, nil:
+            throw .parserFailed(path: path, detail: "the worker answered out of turn")
+        }
+        return false
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import InkyCore
+
+/// One worker process as the daemon sees it: spawned from our own executable in worker mode,
+/// reached over a socketpair, killed and reaped when it misbehaves.
+final class WorkerProcess {
+    let pid: pid_t
+    private let channel: FrameChannel
+    private var reaped = false
+
+    /// Starts `executable arguments…` with the socket as fd 3, stdin and stdout on /dev/null
+    /// (a library printing to stdout must not corrupt the protocol) and stderr inherited (the log).
+    init(executable: String, arguments: [String]) throws(ComicError) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw .parserFailed(path: executable, detail: "cannot create a socket pair: \(String(cString: strerror(errno)))")
+        }
+        let child: pid_t
+        do throws(Errno) {
+            child = try ProcessSpawner.spawn(executable, arguments, files: [
+                .duplicate(pair[1], as: 3),
+                .open("/dev/null", flags: O_RDONLY, as: 0),
+                .open("/dev/null", flags: O_WRONLY, as: 1),
+            ])
+        } catch {
+            close(pair[0])
+            close(pair[1])
+            throw .parserFailed(path: executable, detail: "cannot start a worker: \(error)")
+        }
+        close(pair[1])
+        pid = child
+        channel = FrameChannel(fd: pair[0])
+    }
+
+    deinit { terminate() }
+
+    func send(_ request: WorkerRequest) throws(FrameChannel.Failure) {
+        try channel.send(WorkerFrame.encode(request))
+    }
+
+    func receive(timeout: Double) throws(FrameChannel.Failure) -> WorkerFrame {
+        try channel.receive(timeout: timeout)
+    }
+
+    /// Kills the worker (if still running) and says how it ended, in words for ERROR.txt.
+    @discardableResult
+    func terminate() -> String {
+        guard !reaped else { return "stopped" }
+        reaped = true
+        var status: Int32 = 0
+        // A worker that already exited is reaped at once; otherwise it is killed first.
+        if waitpid(pid, &status, WNOHANG) == 0 {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        let signal = status & 0x7F
+        if signal != 0 {
+            let name = signal == SIGKILL ? "killed" : signal == SIGXCPU ? "CPU time limit" : "signal \(signal)"
+            return "crashed (\(name))"
+        }
+        return "exited with status \((status >> 8) & 0xFF)"
+    }
+}

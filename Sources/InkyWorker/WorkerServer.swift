@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLinux
+import InkyArchive
+import InkyCore
+
+/// The loop of a worker process (`inkyfs __worker`): reads requests from fd 3, parses archives
+/// with InkyArchive, streams answers back. A hostile archive that crashes or hangs the parser
+/// takes only this process down; the daemon's watchdog and respawn handle the rest.
+public enum WorkerServer {
+    /// Applies the worker's resource limits, then serves until the daemon closes the socket.
+    public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits()) -> Never {
+        _ = inky_die_with_parent()
+        signal(SIGPIPE, SIG_IGN)
+        limits.apply()
+        let channel = FrameChannel(fd: socket)
+        var session = WorkerSession()
+        while true {
+            let frame: WorkerFrame
+            do throws(FrameChannel.Failure) {
+                frame = try channel.receive(timeout: nil)
+            } catch {
+                exit(0) // the daemon went away
+            }
+            guard case .message(let json) = frame,
+                  let request = try? JSONDecoder().decode(WorkerRequest.self, from: json) else { exit(2) }
+            do throws(FrameChannel.Failure) {
+                try session.handle(request, on: channel)
+            } catch {
+                exit(0)
+            }
+            // CPU time is a lifetime limit: retire before reaching it so no request dies of it.
+            if limits.cpuSecondsUsed() > limits.cpuSeconds / 2 { exit(0) }
+        }
+    }
+}
+
+/// Sends replies; remembers the first failure (the daemon went away) and drops the rest, so
+/// request handling only ever deals with `ComicError`.
+final class ReplySink {
+    private let channel: FrameChannel
+    private(set) var failure: FrameChannel.Failure?
+
+    init(_ channel: FrameChannel) { self.channel = channel }
+
+    func send(_ reply: WorkerReply) { send(WorkerFrame.encode(reply)) }
+
+    func send(data: UnsafeRawBufferPointer) { send(WorkerFrame.encodeData(data)) }
+
+    private func send(_ frame: [UInt8]) {
+        guard failure == nil else { return }
+        do throws(FrameChannel.Failure) { try channel.send(frame) } catch { failure = error }
+    }
+}
+
+/// Sends `.progress` at most once a second while a request decodes.
+final class HeartbeatTarget {
+    var sink: ReplySink?
+    private var last = DispatchTime.now()
+
+    func beat() {
+        let now = DispatchTime.now()
+        guard let sink, now.uptimeNanoseconds - last.uptimeNanoseconds > 1_000_000_000 else { return }
+        last = now
+        sink.send(.progress)
+    }
+}
+
+/// Open readers kept between requests, so a solid stream continues where it stopped.
+struct WorkerSession {
+    private var readers: [(path: String, identity: FileIdentity, reader: any ComicReader)] = []
+    private static let keptReaders = 4
+    /// Where progress frames go during the current request.
+    private let heartbeatTarget = HeartbeatTarget()
+    private var heartbeat: () -> Void { { [heartbeatTarget] in heartbeatTarget.beat() } }
+
+    mutating func handle(_ request: WorkerRequest, on channel: FrameChannel) throws(FrameChannel.Failure) {
+        let sink = ReplySink(channel)
+        heartbeatTarget.sink = sink
+        defer { heartbeatTarget.sink = nil }
+        WorkerFault.inject(for: request)
+        switch request {
+        case .list(let path, let limits):
+            do throws(ComicError) {
+                let (identity, reader) = try open(path, expected: nil, limits: limits)
+                sink.send(.listing(reader.listing, identity: identity))
+            } catch {
+                sink.send(.failure(error))
+            }
+        case .read(let path, let identity, let entries, let limits):
+            do throws(ComicError) {
+                let reader = try open(path, expected: identity, limits: limits).1
+                for entry in entries {
+                    let page = Page(number: 0, name: entry.name, sourcePath: entry.name, entryIndex: entry.entryIndex, size: entry.size)
+                    stream(entry.entryIndex, size: entry.size, to: sink) { chunkSink throws(ComicError) in
+                        try reader.read(page, into: chunkSink)
+                    }
+                }
+            } catch {
+                sink.send(.failure(error))
+            }
+            sink.send(.done)
+        case .comicInfo(let path, let identity, let limits):
+            do throws(ComicError) {
+                let reader = try open(path, expected: identity, limits: limits).1
+                if let bytes = try reader.readComicInfo() {
+                    stream(-1, size: Int64(bytes.count), to: sink) { chunkSink in
+                        bytes.withUnsafeBytes { chunkSink($0) }
+                    }
+                }
+            } catch {
+                sink.send(.failure(error))
+            }
+            sink.send(.done)
+        }
+        if let failure = sink.failure { throw failure }
+    }
+
+    /// Streams one entry as start, chunks, end; a decoder error becomes `pageFailed` and the
+    /// daemon drops what it received of that page.
+    private func stream(_ entryIndex: Int, size: Int64, to sink: ReplySink,
+                        _ read: ((UnsafeRawBufferPointer) -> Void) throws(ComicError) -> Void) {
+        sink.send(.pageStart(entryIndex: entryIndex, size: size))
+        var pending: [UInt8] = []
+        pending.reserveCapacity(WorkerFrame.chunkSize)
+        do throws(ComicError) {
+            try read { chunk in
+                pending.append(contentsOf: chunk)
+                if pending.count >= WorkerFrame.chunkSize {
+                    pending.withUnsafeBytes { sink.send(data: $0) }
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+            if !pending.isEmpty { pending.withUnsafeBytes { sink.send(data: $0) } }
+            sink.send(.pageEnd(entryIndex: entryIndex))
+        } catch {
+            sink.send(.pageFailed(entryIndex: entryIndex, error))
+        }
+    }
+
+    /// A reader for `path`, reused while the file keeps the identity the daemon expects.
+    private mutating func open(_ path: String, expected: FileIdentity?, limits: ComicLimits) throws(ComicError) -> (FileIdentity, any ComicReader) {
+        let current: FileIdentity
+        switch FileIdentity.of(path) {
+        case .success(let identity): current = identity
+        case .failure(let code): throw .io(path: path, errno: code.code, detail: code.description)
+        }
+        if let expected, expected != current {
+            throw .io(path: path, errno: ESTALE, detail: "the file changed on disk since it was listed")
+        }
+        if let index = readers.firstIndex(where: { $0.path == path && $0.identity == current }) {
+            let kept = readers.remove(at: index)
+            readers.append(kept)
+            return (current, kept.reader)
+        }
+        readers.removeAll { $0.path == path }
+        let reader = try ComicOpener.open(path, limits: limits)
+        readers.append((path, current, reader))
+        reader.onProgress = heartbeat
+        if readers.count > Self.keptReaders { readers.removeFirst() }
+        return (current, reader)
+    }
+}
