@@ -1,0 +1,93 @@
+import Foundation
+import InkyCore
+
+/// One comic of the mounted library: its file identity, the listing of the current generation
+/// and the serial queue its page fetches run on (readers of one comic share its decoder; other
+/// comics have their own queues and never wait on it).
+final class ComicState: @unchecked Sendable {
+    let relativePath: String
+    let realPath: String
+    let fetchQueue: DispatchQueue
+    /// Held while listing, so concurrent lookups list once.
+    let listingLock = NSLock()
+
+    private let lock = NSLock()
+    private var _identity: FileIdentity?
+    private var _generation = 0
+    private var _listing: Result<ComicListing, ComicError>?
+    private var _pageIndex: [String: Int] = [:]
+    private var _comicInfo: [UInt8]?
+    private var _currentPage = 0
+
+    init(relativePath: String, realPath: String) {
+        self.relativePath = relativePath
+        self.realPath = realPath
+        fetchQueue = DispatchQueue(label: "inkyfs.comic")
+    }
+
+    struct Snapshot {
+        var identity: FileIdentity
+        var generation: Int
+        var listing: Result<ComicListing, ComicError>
+    }
+
+    var generation: Int { lock.withLock { _generation } }
+
+    /// Compares the file with what was listed; a change starts a new generation. Returns the
+    /// new identity and whether the generation moved.
+    func refresh(_ identity: FileIdentity) -> Bool {
+        lock.withLock {
+            guard _identity != identity else { return false }
+            let changed = _identity != nil
+            _identity = identity
+            if changed { _generation += 1 }
+            _listing = nil
+            _pageIndex = [:]
+            _comicInfo = nil
+            return changed
+        }
+    }
+
+    func snapshot() -> Snapshot? {
+        lock.withLock {
+            guard let identity = _identity, let listing = _listing else { return nil }
+            return Snapshot(identity: identity, generation: _generation, listing: listing)
+        }
+    }
+
+    /// Stores a listing made for `identity`; ignored when the file moved on meanwhile.
+    func store(_ listing: Result<ComicListing, ComicError>, for identity: FileIdentity) {
+        lock.withLock {
+            guard identity == _identity else { return }
+            _listing = listing
+            if case .success(let value) = listing {
+                _pageIndex = Dictionary(value.pages.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
+            }
+        }
+    }
+
+    /// Replaces a good listing by the error that reading it ran into (a dead parser).
+    func markFailed(_ error: ComicError, generation: Int) {
+        lock.withLock {
+            guard generation == _generation else { return }
+            _listing = .failure(error)
+            _pageIndex = [:]
+        }
+    }
+
+    func pageNumber(named name: String) -> Int? { lock.withLock { _pageIndex[name] } }
+
+    var comicInfo: [UInt8]? {
+        get { lock.withLock { _comicInfo } }
+        set { lock.withLock { _comicInfo = newValue } }
+    }
+
+    /// Records the page a reader is on; returns the previous one.
+    func moveTo(page: Int) -> Int {
+        lock.withLock {
+            let previous = _currentPage
+            _currentPage = page
+            return previous
+        }
+    }
+}

@@ -1,0 +1,384 @@
+import Foundation
+import InkyCore
+import InkyWorker
+
+/// The mounted library as a tree of nodes, independent of FUSE: the adapter asks it for
+/// lookups, attributes, listings and bytes, and turns the answers into replies.
+///
+/// Errors are POSIX error numbers (ENOENT for what vanished, ESTALE for a page of a comic
+/// that changed since it was looked up, EIO for what cannot be read).
+public final class LibraryFilesystem: @unchecked Sendable {
+    public let libraryPath: String
+    let options: MountOptions
+    let backend: any ComicBackend
+    let nodes: NodeTable
+    let cache: PageCache
+    private let lock = NSLock()
+    private var folders: [String: FolderIndex] = [:]
+    private var comics: [String: ComicState] = [:]
+    private let logger: @Sendable (String) -> Void
+
+    /// `library` may be a folder (the tree) or one comic file (the root is its pages).
+    public init(library: String, options: MountOptions, backend: any ComicBackend, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        libraryPath = library
+        self.options = options
+        self.backend = backend
+        logger = log
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory)
+        nodes = NodeTable(root: isDirectory.boolValue ? .folder("") : .comic(""))
+        cache = PageCache(budget: options.cacheBytes)
+    }
+
+    public static let rootID: NodeID = 1
+
+    // MARK: - Names and attributes
+
+    public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
+        guard let parentNode = nodes.node(parent) else { return .failure(.ENOENT) }
+        switch parentNode {
+        case .folder(let path):
+            return folderIndex(path).flatMap { index in
+                guard let child = index.nodes[name] else { return .failure(.ENOENT) }
+                return attributes(of: nodes.id(for: child), node: child)
+            }
+        case .comic(let path):
+            return comicChild(path, name: name).flatMap { attributes(of: nodes.id(for: $0), node: $0) }
+        default:
+            return .failure(.ENOTDIR)
+        }
+    }
+
+    public func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
+        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        return attributes(of: id, node: node)
+    }
+
+    private func attributes(of id: NodeID, node: Node) -> Result<NodeAttributes, Errno> {
+        let volatile = options.volatileTimeout
+        switch node {
+        case .folder(let path), .file(let path):
+            var info = stat()
+            guard stat(realPath(path), &info) == 0 else { return .failure(Errno.current) }
+            let isFolder = { if case .folder = node { true } else { false } }()
+            return .success(NodeAttributes(id: id, kind: isFolder ? .directory : .regularFile,
+                                           size: isFolder ? 0 : Int64(info.st_size), permissions: isFolder ? 0o555 : 0o444,
+                                           modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
+                                           entryTimeout: volatile, attributeTimeout: volatile))
+        case .comic(let path):
+            return currentComic(path).map { state, snapshot in
+                NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
+                               modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
+                               entryTimeout: volatile, attributeTimeout: volatile)
+            }
+        case .page(let path, let generation, let index):
+            return sameGeneration(path, generation).flatMap { snapshot in
+                guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
+                return .success(fileAttributes(id, size: listing.pages[index].size, snapshot))
+            }
+        case .comicInfo(let path, let generation):
+            return sameGeneration(path, generation).flatMap { snapshot in
+                guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return .failure(.ENOENT) }
+                return .success(fileAttributes(id, size: size, snapshot))
+            }
+        case .errorText(let path, let generation):
+            return sameGeneration(path, generation).flatMap { snapshot in
+                guard let text = Self.errorText(snapshot.listing, path: realPath(path)) else { return .failure(.ENOENT) }
+                return .success(fileAttributes(id, size: Int64(text.utf8.count), snapshot))
+            }
+        }
+    }
+
+    private func fileAttributes(_ id: NodeID, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .regularFile, size: size, permissions: 0o444,
+                       modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
+                       entryTimeout: options.volatileTimeout, attributeTimeout: options.pageAttributeTimeout)
+    }
+
+    // MARK: - Directories
+
+    public func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
+        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        switch node {
+        case .folder(let path):
+            return folderIndex(path).map { index in
+                index.names.map { name in
+                    let child = index.nodes[name]!
+                    let kind: NodeAttributes.Kind = if case .file = child { .regularFile } else { .directory }
+                    return DirectoryEntry(name: name, id: nodes.id(for: child), kind: kind)
+                }
+            }
+        case .comic(let path):
+            return currentComic(path).map { _, snapshot in
+                comicChildren(path, snapshot).map { DirectoryEntry(name: $0.name, id: nodes.id(for: $0.node), kind: .regularFile) }
+            }
+        default:
+            return .failure(.ENOTDIR)
+        }
+    }
+
+    /// A comic directory's files: its pages and hidden ComicInfo.xml, or only ERROR.txt.
+    private func comicChildren(_ path: String, _ snapshot: ComicState.Snapshot) -> [(name: String, node: Node)] {
+        if Self.errorText(snapshot.listing, path: realPath(path)) != nil {
+            return [("ERROR.txt", .errorText(comic: path, generation: snapshot.generation))]
+        }
+        guard case .success(let listing) = snapshot.listing else { return [] }
+        var children = listing.pages.map { ($0.name, Node.page(comic: path, generation: snapshot.generation, index: $0.number)) }
+        if listing.comicInfo != nil { children.append((".ComicInfo.xml", .comicInfo(comic: path, generation: snapshot.generation))) }
+        return children
+    }
+
+    private func comicChild(_ path: String, name: String) -> Result<Node, Errno> {
+        currentComic(path).flatMap { state, snapshot in
+            if name == "ERROR.txt", Self.errorText(snapshot.listing, path: realPath(path)) != nil {
+                return .success(.errorText(comic: path, generation: snapshot.generation))
+            }
+            guard case .success(let listing) = snapshot.listing, !listing.pages.isEmpty else { return .failure(.ENOENT) }
+            if name == ".ComicInfo.xml", listing.comicInfo != nil {
+                return .success(.comicInfo(comic: path, generation: snapshot.generation))
+            }
+            guard let number = state.pageNumber(named: name) else { return .failure(.ENOENT) }
+            return .success(.page(comic: path, generation: snapshot.generation, index: number))
+        }
+    }
+
+    // MARK: - Opening and reading
+
+    public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
+        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        switch node {
+        case .file(let path):
+            let fd = Glibc.open(realPath(path), O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return .failure(Errno.current) }
+            return .success(OpenedFile(keepCache: false, descriptor: fd))
+        case .page(let path, let generation, _), .comicInfo(let path, let generation), .errorText(let path, let generation):
+            return sameGeneration(path, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
+        case .folder, .comic:
+            return .failure(.EISDIR)
+        }
+    }
+
+    /// Reads `size` bytes at `offset`. Calls `completion` at once on a cache hit (on the
+    /// caller's thread), later from the comic's fetch queue on a miss.
+    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+                     completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        guard let node = nodes.node(id) else { return completion(.failure(.ENOENT)) }
+        switch node {
+        case .file:
+            guard let descriptor else { return completion(.failure(.EBADF)) }
+            var buffer = [UInt8](repeating: 0, count: size)
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, size, off_t(offset)) }
+            completion(got < 0 ? .failure(Errno.current) : .success(buffer[0..<got]))
+        case .errorText(let path, let generation):
+            switch sameGeneration(path, generation) {
+            case .success(let snapshot): completion(.success(Self.slice(Array((Self.errorText(snapshot.listing, path: realPath(path)) ?? "").utf8), offset, size)))
+            case .failure(let code): completion(.failure(code))
+            }
+        case .comicInfo(let path, let generation):
+            completion(comicInfoBytes(path, generation).map { Self.slice($0, offset, size) })
+        case .page(let path, let generation, let index):
+            readPage(path, generation: generation, index: index) { result in
+                completion(result.map { Self.slice($0, offset, size) })
+            }
+        case .folder, .comic:
+            completion(.failure(.EISDIR))
+        }
+    }
+
+    private func readPage(_ path: String, generation: Int, index: Int,
+                          completion: @escaping @Sendable (Result<[UInt8], Errno>) -> Void) {
+        guard let state = comicState(path), let snapshot = state.snapshot(), snapshot.generation == generation,
+              case .success(let listing) = snapshot.listing, index < listing.pages.count else {
+            return completion(.failure(.ESTALE))
+        }
+        let key = PageCache.Key(comic: path, generation: generation, index: index)
+        let previous = state.moveTo(page: index)
+        if let bytes = cache.page(key) {
+            completion(.success(bytes))
+        } else {
+            let logger = self.logger
+            let waiter: PageCache.Waiter = { result in
+                completion(result.mapError { error in
+                    logger("read failed: \(error.message)")
+                    return .EIO
+                })
+            }
+            if !cache.wait(for: key, waiter) {
+                fetch(state, snapshot, listing, pages: [index], first: waiter)
+            }
+        }
+        maintainWindow(state, snapshot, listing, current: index, previous: previous)
+    }
+
+    /// Evicts pages outside twice the window and fetches the next pages ahead.
+    private func maintainWindow(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int, previous: Int) {
+        if current != previous {
+            let policy = options.window
+            cache.drop(comic: state.relativePath) { key in
+                key.generation != snapshot.generation || policy.shouldEvict(key.index, current: current)
+            }
+        }
+        var ahead = options.window.prefetched(after: current, pageCount: listing.pages.count)
+        if listing.isSolid, let here = listing.pages[safe: current] {
+            // In a solid stream only pages after this one are cheap; the rest wait for their turn.
+            ahead = ahead.filter { listing.pages[$0].entryIndex > here.entryIndex }
+        }
+        if !ahead.isEmpty { fetch(state, snapshot, listing, pages: ahead, first: nil) }
+    }
+
+    /// Fetches pages on the comic's queue, in stream order, and completes their waiters.
+    private func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
+                       pages: [Int], first waiter: PageCache.Waiter?) {
+        let keys = pages.map { PageCache.Key(comic: state.relativePath, generation: snapshot.generation, index: $0) }
+        let claimed = cache.claim(keys)
+        if let waiter, let firstKey = keys.first {
+            if claimed.contains(firstKey) { _ = cache.wait(for: firstKey, waiter) } else if !cache.wait(for: firstKey, waiter) {
+                waiter(.failure(.parserFailed(path: state.realPath, detail: "page vanished from the cache")))
+            }
+        }
+        guard !claimed.isEmpty else { return }
+        let byEntry = Dictionary(claimed.map { (listing.pages[$0.index].entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
+        let requests = claimed.map { key in
+            let page = listing.pages[key.index]
+            return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath)
+        }.sorted { $0.entryIndex < $1.entryIndex }
+        let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
+        state.fetchQueue.async {
+            var pending = Set(claimed)
+            do throws(ComicError) {
+                try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
+                    guard let key = byEntry[entryIndex], pending.remove(key) != nil else { return }
+                    cache.complete(key, result)
+                }
+                for key in pending { cache.complete(key, .failure(.corrupted(path: path, detail: "the page was not delivered"))) }
+            } catch {
+                // A parser that crashed or hung on this comic will do so again: show ERROR.txt.
+                if case .parserFailed = error { state.markFailed(error, generation: snapshot.generation) }
+                for key in pending { cache.complete(key, .failure(error)) }
+            }
+        }
+    }
+
+    private func comicInfoBytes(_ path: String, _ generation: Int) -> Result<[UInt8], Errno> {
+        guard let state = comicState(path), let snapshot = state.snapshot(), snapshot.generation == generation else {
+            return .failure(.ESTALE)
+        }
+        if let bytes = state.comicInfo { return .success(bytes) }
+        do throws(ComicError) {
+            guard let bytes = try backend.comicInfo(state.realPath, identity: snapshot.identity, limits: options.limits) else {
+                return .failure(.ENOENT)
+            }
+            state.comicInfo = bytes
+            return .success(bytes)
+        } catch {
+            logger("ComicInfo.xml failed: \(error.message)")
+            return .failure(.EIO)
+        }
+    }
+
+    // MARK: - Extended attributes
+
+    public func extendedAttributes(of id: NodeID) -> [String: [UInt8]] {
+        guard let node = nodes.node(id), let path = node.comicPath else { return [:] }
+        var attributes = ["user.inkyfs.archive": Array(realPath(path).utf8)]
+        if case .page(_, let generation, let index) = node, case .success(let snapshot) = sameGeneration(path, generation),
+           case .success(let listing) = snapshot.listing, index < listing.pages.count {
+            attributes["user.inkyfs.source"] = Array(listing.pages[index].sourcePath.utf8)
+        }
+        return attributes
+    }
+
+    // MARK: - State
+
+    func realPath(_ relative: String) -> String {
+        relative.isEmpty ? libraryPath : libraryPath + "/" + relative
+    }
+
+    private func folderIndex(_ path: String) -> Result<FolderIndex, Errno> {
+        let real = realPath(path)
+        let identity: FileIdentity
+        switch FileIdentity.of(real) {
+        case .success(let value): identity = value
+        case .failure(let code): return .failure(code)
+        }
+        if let index = lock.withLock({ folders[path] }), index.identity == identity { return .success(index) }
+        let index = FolderIndex.build(realPath: real, relativePath: path, identity: identity)
+        lock.withLock { folders[path] = index }
+        return .success(index)
+    }
+
+    private func comicState(_ path: String) -> ComicState? {
+        lock.withLock { comics[path] }
+    }
+
+    /// The comic's state after checking the file on disk: vanished → ENOENT, changed → a new
+    /// generation (its old pages dropped), unlisted → listed now, through the backend.
+    private func currentComic(_ path: String) -> Result<(ComicState, ComicState.Snapshot), Errno> {
+        let real = realPath(path)
+        let identity: FileIdentity
+        switch FileIdentity.of(real) {
+        case .success(let value): identity = value
+        case .failure(let code):
+            lock.withLock { _ = comics.removeValue(forKey: path) }
+            cache.drop(comic: path) { _ in true }
+            return .failure(code)
+        }
+        let state = lock.withLock {
+            if let existing = comics[path] { return existing }
+            let created = ComicState(relativePath: path, realPath: real)
+            comics[path] = created
+            return created
+        }
+        if state.refresh(identity) {
+            let generation = state.generation
+            cache.drop(comic: path) { $0.generation != generation }
+            logger("\(real) changed on disk: serving its new content")
+        }
+        if let snapshot = state.snapshot() { return .success((state, snapshot)) }
+        state.listingLock.lock()
+        defer { state.listingLock.unlock() }
+        if let snapshot = state.snapshot() { return .success((state, snapshot)) }
+        do throws(ComicError) {
+            let (listing, listedIdentity) = try backend.list(real, limits: options.limits)
+            if listedIdentity != identity {
+                // Changed while being listed: the next lookup starts over with the new file.
+                _ = state.refresh(listedIdentity)
+            }
+            state.store(.success(listing), for: listedIdentity)
+        } catch {
+            logger("cannot open \(real): \(error.message)")
+            state.store(.failure(error), for: identity)
+        }
+        guard let snapshot = state.snapshot() else { return .failure(.EIO) }
+        return .success((state, snapshot))
+    }
+
+    /// The comic's snapshot if `generation` is still current; ESTALE for pages of a changed file.
+    private func sameGeneration(_ path: String, _ generation: Int) -> Result<ComicState.Snapshot, Errno> {
+        currentComic(path).flatMap { _, snapshot in
+            snapshot.generation == generation ? .success(snapshot) : .failure(.ESTALE)
+        }
+    }
+
+    /// ERROR.txt's text for a comic that shows no pages, nil for a readable one.
+    static func errorText(_ listing: Result<ComicListing, ComicError>, path: String) -> String? {
+        switch listing {
+        case .failure(let error):
+            return "inkyfs cannot show this comic.\n\n\(error.message)\n"
+        case .success(let value) where value.pages.isEmpty:
+            return "inkyfs cannot show this comic.\n\n\(ComicError.noPages(path: path).message)\n"
+        case .success:
+            return nil
+        }
+    }
+
+    static func slice(_ bytes: [UInt8], _ offset: Int64, _ size: Int) -> ArraySlice<UInt8> {
+        guard offset < Int64(bytes.count), offset >= 0 else { return [] }
+        let start = Int(offset)
+        return bytes[start..<min(bytes.count, start + size)]
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -1,0 +1,29 @@
+/// What `stat` shows for a node; the FUSE adapter turns it into `struct stat`.
+public struct NodeAttributes: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable { case directory, regularFile }
+
+    public var id: NodeID
+    public var kind: Kind
+    public var size: Int64
+    /// Permission bits only: 0555 for directories, 0444 for files (read-only mount).
+    public var permissions: UInt32
+    public var modifiedNanoseconds: Int64
+    /// Seconds the kernel may keep this name → node mapping.
+    public var entryTimeout: Double
+    /// Seconds the kernel may keep these attributes.
+    public var attributeTimeout: Double
+}
+
+/// One line of a directory listing.
+public struct DirectoryEntry: Sendable, Equatable {
+    public var name: String
+    public var id: NodeID
+    public var kind: NodeAttributes.Kind
+}
+
+/// What `open` hands the adapter: pages are immutable per generation, so the kernel may keep
+/// their cache across opens; passthrough files are read through a real descriptor.
+public struct OpenedFile: Sendable, Equatable {
+    public var keepCache: Bool
+    public var descriptor: Int32?
+}

@@ -1,0 +1,102 @@
+import Foundation
+import InkyCore
+
+/// The window cache's storage: decoded pages under one global byte budget, least recently used
+/// first out, with the waiters of pages being fetched. Every page byte served comes through here.
+final class PageCache: @unchecked Sendable {
+    struct Key: Hashable, Sendable {
+        var comic: String
+        var generation: Int
+        var index: Int
+    }
+
+    typealias Waiter = @Sendable (Result<[UInt8], ComicError>) -> Void
+
+    let budget: Int
+    private let lock = NSLock()
+    private var pages: [Key: (bytes: [UInt8], lastUse: UInt64)] = [:]
+    private var inFlight: [Key: [Waiter]] = [:]
+    private var clock: UInt64 = 0
+    private(set) var totalBytes = 0
+    /// One page larger than the whole budget, kept only while it is being read.
+    private var oversize: (key: Key, bytes: [UInt8])?
+
+    init(budget: Int) { self.budget = max(1, budget) }
+
+    func page(_ key: Key) -> [UInt8]? {
+        lock.withLock {
+            if let oversize, oversize.key == key { return oversize.bytes }
+            guard let entry = pages[key] else { return nil }
+            clock += 1
+            pages[key]!.lastUse = clock
+            return entry.bytes
+        }
+    }
+
+    func contains(_ key: Key) -> Bool {
+        lock.withLock { pages[key] != nil || inFlight[key] != nil }
+    }
+
+    /// Marks the keys that are neither cached nor being fetched as in flight and returns them.
+    func claim(_ keys: [Key]) -> [Key] {
+        lock.withLock {
+            keys.filter { key in
+                guard pages[key] == nil, inFlight[key] == nil, oversize?.key != key else { return false }
+                inFlight[key] = []
+                return true
+            }
+        }
+    }
+
+    /// Waits for a page: false when it is neither cached nor in flight (the caller must fetch).
+    func wait(for key: Key, _ waiter: @escaping Waiter) -> Bool {
+        lock.lock()
+        if inFlight[key] != nil {
+            inFlight[key]!.append(waiter)
+            lock.unlock()
+            return true
+        }
+        let cached = pages[key]?.bytes ?? (oversize?.key == key ? oversize?.bytes : nil)
+        lock.unlock()
+        guard let cached else { return false }
+        waiter(.success(cached))
+        return true
+    }
+
+    /// Stores a fetched page (unless it alone exceeds the budget) and wakes its waiters.
+    func complete(_ key: Key, _ result: Result<[UInt8], ComicError>) {
+        lock.lock()
+        let waiters = inFlight.removeValue(forKey: key) ?? []
+        if case .success(let bytes) = result {
+            if bytes.count > budget {
+                oversize = (key, bytes)
+            } else if pages[key] == nil {
+                clock += 1
+                pages[key] = (bytes, clock)
+                totalBytes += bytes.count
+                evictOverBudget()
+            }
+        }
+        lock.unlock()
+        for waiter in waiters { waiter(result) }
+    }
+
+    /// Drops a comic's pages that `shouldDrop` selects (window eviction, stale generations).
+    func drop(comic: String, where shouldDrop: (Key) -> Bool) {
+        lock.withLock {
+            for key in pages.keys where key.comic == comic && shouldDrop(key) {
+                totalBytes -= pages.removeValue(forKey: key)!.bytes.count
+            }
+            if let oversize, oversize.key.comic == comic, shouldDrop(oversize.key) { self.oversize = nil }
+        }
+    }
+
+    var count: Int { lock.withLock { pages.count } }
+
+    private func evictOverBudget() {
+        while totalBytes > budget, let oldest = pages.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            totalBytes -= oldest.value.bytes.count
+            pages.removeValue(forKey: oldest.key)
+        }
+    }
+}
