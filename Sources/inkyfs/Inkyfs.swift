@@ -12,10 +12,11 @@ struct Inkyfs: ParsableCommand {
             pages, 001.jpg, 002.png, … in reading order, so any image viewer can page through it.
 
             Examples:
+              inkyfs mount ~/Comics ~/mnt   mount the library; `inkyfs unmount ~/mnt` to stop
               inkyfs scan ~/Comics          list every comic and its page count
               inkyfs pages "Issue 1.cbz"    show one comic's pages in reading order
             """,
         version: InkyfsVersion.text,
-        subcommands: [ScanCommand.self, PagesCommand.self]
+        subcommands: [MountCommand.self, UnmountCommand.self, ScanCommand.self, PagesCommand.self, WorkerCommand.self]
     )
 }

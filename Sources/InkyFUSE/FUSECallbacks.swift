@@ -1,0 +1,141 @@
+import Foundation
+internal import CFuse3
+import InkyCore
+import InkyLibrary
+
+/// The low-level operations table. Every callback is nonisolated C-convention code that finds
+/// its state through `fuse_req_userdata`, copies what it needs out of `name`/`fi` (they live
+/// only during the call) and answers through a `FUSEReply`.
+enum FUSECallbacks {
+    static func context(_ request: fuse_req_t?) -> FUSEContext {
+        Unmanaged<FUSEContext>.fromOpaque(fuse_req_userdata(request)!).takeUnretainedValue()
+    }
+
+    static func operations() -> fuse_lowlevel_ops {
+        var ops = fuse_lowlevel_ops()
+        ops.`init` = { _, connection in
+            if let connection { inky_conn_tune(connection, 1 << 20) }
+        }
+        ops.lookup = { request, parent, name in
+            let reply = FUSEReply(request!)
+            let name = String(cString: name!)
+            switch FUSECallbacks.context(request).filesystem.lookup(parent: NodeID(parent), name: name) {
+            case .success(let attributes): reply.entry(attributes)
+            case .failure(let code): reply.error(code)
+            }
+        }
+        ops.getattr = { request, inode, _ in
+            let reply = FUSEReply(request!)
+            switch FUSECallbacks.context(request).filesystem.attributes(of: NodeID(inode)) {
+            case .success(let attributes): reply.attributes(attributes)
+            case .failure(let code): reply.error(code)
+            }
+        }
+        ops.opendir = { request, inode, info in
+            let reply = FUSEReply(request!)
+            let state = FUSECallbacks.context(request)
+            switch state.filesystem.directoryEntries(of: NodeID(inode)) {
+            case .success(let entries):
+                inky_fi_set_fh(info, state.openDirectory(entries))
+                reply.open(info!)
+            case .failure(let code):
+                reply.error(code)
+            }
+        }
+        ops.readdir = { request, inode, size, offset, info in
+            let reply = FUSEReply(request!)
+            guard let entries = FUSECallbacks.context(request).directory(inky_fi_fh(info)) else { return reply.error(.EBADF) }
+            reply.bytes(DirectoryBuffer.fill(request: request!, directory: NodeID(inode), entries: entries, offset: Int(offset), size: size))
+        }
+        ops.releasedir = { request, _, info in
+            FUSECallbacks.context(request).closeDirectory(inky_fi_fh(info))
+            FUSEReply(request!).ok()
+        }
+        ops.open = { request, inode, info in
+            let reply = FUSEReply(request!)
+            guard inky_fi_flags(info) & O_ACCMODE == O_RDONLY else { return reply.error(.EROFS) }
+            switch FUSECallbacks.context(request).filesystem.open(NodeID(inode)) {
+            case .success(let opened):
+                // fh 0 means "no descriptor"; a passthrough descriptor is stored plus one.
+                inky_fi_set_fh(info, opened.descriptor.map { UInt64($0) + 1 } ?? 0)
+                inky_fi_set_keep_cache(info, opened.keepCache ? 1 : 0)
+                reply.open(info!)
+            case .failure(let code):
+                reply.error(code)
+            }
+        }
+        ops.read = { request, inode, size, offset, info in
+            FUSECallbacks.read(request!, inode: inode, size: size, offset: offset, handle: inky_fi_fh(info))
+        }
+        ops.release = { request, _, info in
+            let handle = inky_fi_fh(info)
+            if handle != 0 { close(Int32(handle - 1)) }
+            FUSEReply(request!).ok()
+        }
+        ops.getxattr = { request, inode, name, size in
+            let reply = FUSEReply(request!)
+            let name = String(cString: name!)
+            guard let value = FUSECallbacks.context(request).filesystem.extendedAttributes(of: NodeID(inode))[name] else {
+                return reply.error(.ENODATA)
+            }
+            if size == 0 { return reply.xattrSize(value.count) }
+            guard size >= value.count else { return reply.error(.ERANGE) }
+            reply.bytes(value)
+        }
+        ops.listxattr = { request, inode, size in
+            let reply = FUSEReply(request!)
+            let names: [String] = FUSECallbacks.context(request).filesystem.extendedAttributes(of: NodeID(inode)).keys.sorted()
+            var list: [UInt8] = []
+            for name in names { list += Array(name.utf8) + [0] }
+            if size == 0 { return reply.xattrSize(list.count) }
+            guard size >= list.count else { return reply.error(.ERANGE) }
+            reply.bytes(list)
+        }
+        ops.statfs = { request, _ in
+            let reply = FUSEReply(request!)
+            var info = statvfs()
+            if statvfs(FUSECallbacks.context(request).filesystem.libraryPath, &info) != 0 { return reply.error(.current) }
+            reply.statfs(info)
+        }
+        return ops
+    }
+
+    /// Replies inline on a cache hit (the completion runs before `read` returns); a miss
+    /// replies later from the comic's fetch thread.
+    static func read(_ request: fuse_req_t, inode: fuse_ino_t, size: Int, offset: off_t, handle: UInt64) {
+        let reply = FUSEReply(request)
+        let descriptor: Int32? = handle == 0 ? nil : Int32(handle - 1)
+        let completion: @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void = { result in
+            switch result {
+            case .success(let bytes): reply.bytes(bytes)
+            case .failure(let code): reply.error(code)
+            }
+        }
+        context(request).filesystem.read(NodeID(inode), offset: Int64(offset), size: size, descriptor: descriptor, completion: completion)
+    }
+}
+
+/// Packs directory entries into the kernel's readdir format, from `offset`, up to `size` bytes.
+enum DirectoryBuffer {
+    static func fill(request: fuse_req_t, directory: NodeID, entries: [DirectoryEntry], offset: Int, size: Int) -> [UInt8] {
+        var all: [(String, NodeID, Bool)] = [(".", directory, true), ("..", directory, true)]
+        all += entries.map { ($0.name, $0.id, $0.kind == .directory) }
+        var buffer = [UInt8](repeating: 0, count: size)
+        var used = 0
+        var index = offset
+        while index < all.count {
+            let (name, id, isDirectory) = all[index]
+            var info = Glibc.stat()
+            info.st_ino = UInt(id)
+            info.st_mode = isDirectory ? S_IFDIR : S_IFREG
+            let needed = buffer.withUnsafeMutableBytes { raw in
+                fuse_add_direntry(request, raw.baseAddress!.advanced(by: used).assumingMemoryBound(to: CChar.self),
+                                  size - used, name, &info, off_t(index + 1))
+            }
+            if used + needed > size { break }
+            used += needed
+            index += 1
+        }
+        return Array(buffer[0..<used])
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+internal import CFuse3
+import InkyCore
+import InkyLibrary
+
+/// A mounted FUSE session serving a `LibraryFilesystem`, multithreaded, read-only.
+public final class FUSESession {
+    public enum Failure: Error, CustomStringConvertible {
+        case cannotCreate
+        case cannotMount(String)
+
+        public var description: String {
+            switch self {
+            case .cannotCreate: "libfuse refused the mount options (see the log above)"
+            case .cannotMount(let mountpoint): "cannot mount on \(mountpoint) (see the message above)"
+            }
+        }
+    }
+
+    private let context: FUSEContext
+    private let mountpoint: String
+    private let options: [String]
+
+    /// `options` are FUSE `-o` options (`allow_other`, …); read-only ones are always added.
+    public init(filesystem: LibraryFilesystem, mountpoint: String, options: [String], log: @escaping @Sendable (String) -> Void) {
+        context = FUSEContext(filesystem: filesystem, log: log)
+        self.mountpoint = mountpoint
+        self.options = options
+    }
+
+    /// Mounts, calls `ready` once the kernel answers, serves until unmounted or signalled.
+    /// Returns 0, or the signal number after SIGTERM/SIGINT/SIGHUP: both are clean exits.
+    public func run(maxThreads: Int = 16, ready: () -> Void) throws(Failure) -> Int32 {
+        // Only argv[0] and real options: positional arguments crash fuse_session_new.
+        let fsname = context.filesystem.libraryPath.replacingOccurrences(of: ",", with: "_")
+        let optionText = (["ro", "default_permissions", "fsname=\(fsname)", "subtype=inkyfs"] + options).joined(separator: ",")
+        let argv = ["inkyfs", "-o", optionText].map { text in text.withCString { strdup($0) } }
+        defer { argv.forEach { free($0) } }
+        var cArgv = argv
+        return try cArgv.withUnsafeMutableBufferPointer { buffer -> Result<Int32, Failure> in
+            var args = fuse_args(argc: Int32(argv.count), argv: buffer.baseAddress, allocated: 0)
+            var ops = FUSECallbacks.operations()
+            let userdata = Unmanaged.passRetained(context).toOpaque()
+            defer { Unmanaged<FUSEContext>.fromOpaque(userdata).release() }
+            guard let session = fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, userdata) else {
+                fuse_opt_free_args(&args)
+                return .failure(.cannotCreate)
+            }
+            defer {
+                fuse_session_destroy(session)
+                fuse_opt_free_args(&args)
+            }
+            guard fuse_set_signal_handlers(session) == 0 else { return .failure(.cannotCreate) }
+            defer { fuse_remove_signal_handlers(session) }
+            guard fuse_session_mount(session, mountpoint) == 0 else { return .failure(.cannotMount(mountpoint)) }
+            defer { fuse_session_unmount(session) }
+            ready()
+            return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads)))
+        }.get()
+    }
+}

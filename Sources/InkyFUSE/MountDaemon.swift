@@ -1,0 +1,36 @@
+import Foundation
+import InkyCore
+import InkyLibrary
+import InkyWorker
+
+/// The daemon: a worker pool for archive parsing, the library filesystem over it, and the
+/// FUSE session serving it until unmounted or signalled.
+public enum MountDaemon {
+    public struct Configuration: Sendable {
+        public var library: String
+        public var mountpoint: String
+        public var fuseOptions: [String]
+        public var mount: MountOptions
+        public var workers: WorkerPool.Configuration
+
+        public init(library: String, mountpoint: String, fuseOptions: [String], mount: MountOptions, workers: WorkerPool.Configuration) {
+            self.library = library
+            self.mountpoint = mountpoint
+            self.fuseOptions = fuseOptions
+            self.mount = mount
+            self.workers = workers
+        }
+    }
+
+    /// Serves until unmounted. Returns normally for a clean end (unmount or SIGTERM/SIGINT).
+    public static func run(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void,
+                           ready: () -> Void) throws(FUSESession.Failure) {
+        let pool = WorkerPool(configuration.workers)
+        defer { pool.shutdown() }
+        let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool, log: log)
+        let session = FUSESession(filesystem: filesystem, mountpoint: configuration.mountpoint,
+                                  options: configuration.fuseOptions, log: log)
+        let result = try session.run(ready: ready)
+        log(result == 0 ? "unmounted \(configuration.mountpoint)" : "signal \(result): unmounted \(configuration.mountpoint)")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import InkyCore
+
+/// Checks made before mounting, each failure with the fix, because a FUSE mount that fails
+/// half-way leaves the user with libfuse's terse messages or, worse, a stale mountpoint.
+public enum MountPreflight {
+    public struct Problem: Error, Equatable, CustomStringConvertible {
+        public let message: String
+        public let fix: String
+        public var description: String { "\(message)\n  fix: \(fix)" }
+    }
+
+    public struct Environment: Sendable {
+        public var fuseDevice = "/dev/fuse"
+        public var fusermount = "fusermount3"
+        public init() {}
+    }
+
+    /// `force` clears a stale mount left by a killed daemon. `allowNonEmpty` is `-o nonempty`.
+    public static func check(library: String, mountpoint: String, allowNonEmpty: Bool, force: Bool,
+                             environment: Environment = Environment()) throws(Problem) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory) else {
+            throw Problem(message: "library \(library) does not exist", fix: "give the folder of your comics (or one comic file)")
+        }
+        var info = stat()
+        if stat(mountpoint, &info) != 0 {
+            if errno == ENOTCONN {
+                if force {
+                    _ = try? runFusermount(environment.fusermount, ["-u", "-z", mountpoint])
+                    if stat(mountpoint, &info) != 0 {
+                        throw Problem(message: "\(mountpoint) is still a dead mount after unmounting it", fix: "run: fusermount3 -u -z \(mountpoint)")
+                    }
+                } else {
+                    throw Problem(message: "\(mountpoint): Transport endpoint is not connected (a previous mount's daemon died)",
+                                  fix: "run: fusermount3 -u -z \(mountpoint)   (or mount again with --force)")
+                }
+            } else {
+                throw Problem(message: "mountpoint \(mountpoint) does not exist", fix: "create it: mkdir -p \(mountpoint)")
+            }
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw Problem(message: "mountpoint \(mountpoint) is not a directory", fix: "mount on an empty directory")
+        }
+        if !allowNonEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: mountpoint), !entries.isEmpty {
+            throw Problem(message: "mountpoint \(mountpoint) is not empty", fix: "use an empty directory, or add -o nonempty to mount over it")
+        }
+        let device = open(environment.fuseDevice, O_RDWR | O_CLOEXEC)
+        if device < 0 {
+            let code = errno
+            if code == ENOENT {
+                throw Problem(message: "\(environment.fuseDevice) is missing: the kernel's FUSE support is not loaded",
+                              fix: "run: sudo modprobe fuse   (in a container, pass --device /dev/fuse)")
+            }
+            throw Problem(message: "cannot open \(environment.fuseDevice): \(String(cString: strerror(code)))",
+                          fix: "check its permissions (crw-rw-rw- root root) or add your user to the group that owns it")
+        }
+        close(device)
+        if getuid() != 0, findExecutable(environment.fusermount) == nil {
+            throw Problem(message: "\(environment.fusermount) not found: unprivileged FUSE mounts need it",
+                          fix: "install it: sudo apt-get install fuse3")
+        }
+    }
+
+    public static func findExecutable(_ name: String) -> String? {
+        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs fusermount3 (unmount, lazy unmount); returns its stderr on failure.
+    @discardableResult
+    public static func runFusermount(_ fusermount: String = "fusermount3", _ arguments: [String]) throws(Problem) -> Int32 {
+        guard let executable = findExecutable(fusermount) else {
+            throw Problem(message: "\(fusermount) not found", fix: "install it: sudo apt-get install fuse3")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        do { try process.run() } catch {
+            throw Problem(message: "cannot run \(executable): \(error.localizedDescription)", fix: "check the fuse3 installation")
+        }
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Problem(message: message.trimmingCharacters(in: .whitespacesAndNewlines),
+                          fix: "check that it is an inkyfs mount and that no program has files open in it (lsof +D it)")
+        }
+        return process.terminationStatus
+    }
+}
