@@ -1,22 +1,22 @@
 import Foundation
-import InkyTestSupport
 
 /// Runs the built `inkyfs` binary like a user would, capturing its output and exit status.
-enum CommandRunner {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
+public enum CommandRunner {
+    public struct Result {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
     }
 
-    static var binary: URL {
+    public static var binary: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("inkyfs")
     }
 
-    static func inkyfs(_ arguments: [String]) throws -> Result {
+    public static func inkyfs(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+/// A real FUSE mount of a library by the built `inkyfs` binary, in the foreground as a child
+/// of the test, so the test knows the daemon's pid and exit status. Teardown always runs
+/// `fusermount3 -u -z`, so a crashed daemon never leaves "Transport endpoint is not connected".
+public final class MountedLibrary {
+    public let library: URL
+    public let mountpoint: URL
+    public let process: Process
+    private let output = Pipe()
+    private let log = LogBuffer()
+
+    public init(library: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+        self.library = library
+        mountpoint = ArchiveMaker.temporaryDirectory("mnt")
+        process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["mount", "--foreground"] + arguments + [library.path, mountpoint.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        process.standardError = output
+        output.fileHandleForReading.readabilityHandler = { [log] handle in log.append(handle.availableData) }
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !Self.isMounted(mountpoint.path) {
+            guard process.isRunning, Date() < deadline else {
+                unmount()
+                throw MountFailure(log: logText)
+            }
+            usleep(20_000)
+        }
+    }
+
+    deinit { unmount() }
+
+    public var logText: String { log.text }
+
+    public func path(_ relative: String) -> String { mountpoint.appendingPathComponent(relative).path }
+
+    public var isDaemonAlive: Bool { process.isRunning }
+
+    /// Unmounts (lazily, so it always works) and waits for the daemon; returns its exit status.
+    @discardableResult
+    public func unmount() -> Int32? {
+        if Self.isMounted(mountpoint.path) || process.isRunning {
+            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: mountpoint)
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    public static func isMounted(_ path: String) -> Bool {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return false }
+        let escaped = path.replacingOccurrences(of: " ", with: "\\040")
+        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == escaped }
+    }
+
+    public struct MountFailure: Error, CustomStringConvertible {
+        public let log: String
+        public var description: String { "the mount did not come up:\n\(log)" }
+    }
+
+    /// Pids of the daemon's worker processes.
+    public var workerPIDs: [Int32] {
+        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").compactMap { Int32($0) }
+    }
+}
+
+/// The daemon's output, collected from a pipe handler thread.
+final class LogBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ more: Data) { lock.withLock { data.append(more) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}
+
+/// Reads a whole file through the kernel, like any program would.
+public func readFile(_ path: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+}
