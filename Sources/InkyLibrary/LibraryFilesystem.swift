@@ -55,7 +55,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     }
 
     private func attributes(of id: NodeID, node: Node) -> Result<NodeAttributes, Errno> {
-        let volatile = options.volatileTimeout
+        let volatile = options.treeTimeout
         switch node {
         case .folder(let path), .file(let path):
             var info = stat()
@@ -92,7 +92,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     private func fileAttributes(_ id: NodeID, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
         NodeAttributes(id: id, kind: .regularFile, size: size, permissions: 0o444,
                        modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                       entryTimeout: options.volatileTimeout, attributeTimeout: options.pageAttributeTimeout)
+                       entryTimeout: options.pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout)
     }
 
     // MARK: - Directories

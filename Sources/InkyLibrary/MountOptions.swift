@@ -7,17 +7,22 @@ public struct MountOptions: Sendable {
     public var window: WindowPolicy
     /// The one memory budget for decoded pages across all comics.
     public var cacheBytes: Int
-    /// Seconds the kernel may cache names and attributes of things that can change on disk.
-    public var volatileTimeout: Double
+    /// Seconds the kernel may cache names and attributes of folders, comics and passthrough
+    /// files. 0: every path walk asks us, so a change on disk shows at the next lookup.
+    public var treeTimeout: Double
+    /// Seconds the kernel may keep a page name → inode mapping. A page of a changed archive
+    /// answers ESTALE, which makes the kernel look the name up again, so this can be longer.
+    public var pageEntryTimeout: Double
     /// Seconds for attributes of pages, which never change within a generation.
     public var pageAttributeTimeout: Double
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
-                volatileTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {
+                treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {
         self.limits = limits
         self.window = window
         self.cacheBytes = cacheBytes
-        self.volatileTimeout = volatileTimeout
+        self.treeTimeout = treeTimeout
+        self.pageEntryTimeout = pageEntryTimeout
         self.pageAttributeTimeout = pageAttributeTimeout
     }
 }

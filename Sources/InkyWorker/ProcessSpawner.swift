@@ -23,7 +23,7 @@ public enum ProcessSpawner {
     /// Starts `executable` with `arguments` (argv[0] is the executable). Signal dispositions and
     /// mask are reset, so the child does not inherit the daemon's signal handling.
     public static func spawn(_ executable: String, _ arguments: [String], files: [FileAction],
-                             newSession: Bool = false) throws(Errno) -> Int32 {
+                             newSession: Bool = false, environment extra: [String: String] = [:]) throws(Errno) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -48,8 +48,11 @@ public enum ProcessSpawner {
 
         let argv = ([executable] + arguments).map { $0.withCString { strdup($0) } } + [nil]
         defer { argv.forEach { free($0) } }
+        let variables = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        let envp = variables.map { "\($0.key)=\($0.value)".withCString { strdup($0) } } + [nil]
+        defer { envp.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, &attributes, argv, Glibc.environ)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else { throw Errno(status) }
         return child
     }

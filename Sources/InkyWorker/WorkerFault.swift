@@ -5,8 +5,9 @@ import Glibc
 
 /// Deliberate worker failures for the isolation tests, which must see a real crash and a real
 /// hang of a worker process through a real mount. Set `INKYFS_TEST_WORKER_FAULT` to
-/// `crash:TEXT` or `hang:TEXT`: a worker asked about a path containing TEXT then dies of
-/// SIGSEGV or spins forever. Unset (always, outside tests) it does nothing.
+/// `crash:TEXT` or `hang:TEXT` (any request about a path containing TEXT), or `crash-read:TEXT`
+/// / `hang-read:TEXT` (only page reads, after a good listing): the worker then dies of SIGSEGV
+/// or stops answering. Unset (always, outside tests) it does nothing.
 enum WorkerFault {
     static let setting: (kind: Substring, text: Substring)? = {
         guard let value = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_FAULT"],
@@ -16,13 +17,17 @@ enum WorkerFault {
 
     static func inject(for request: WorkerRequest) {
         guard let setting, !setting.text.isEmpty else { return }
-        let path: String = switch request {
-        case .list(let path, _), .read(let path, _, _, _), .comicInfo(let path, _, _): path
+        let (path, isRead): (String, Bool) = switch request {
+        case .list(let path, _): (path, false)
+        case .comicInfo(let path, _, _): (path, false)
+        case .read(let path, _, _, _): (path, true)
         }
         guard path.contains(setting.text) else { return }
         switch setting.kind {
-        case "crash": raise(SIGSEGV)
-        case "hang": while true { sleep(1000) }
+        case "crash", "crash-read" where isRead:
+            // A real invalid access, as a decoder bug would make; raise() would return from the handler.
+            UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
+        case "hang", "hang-read" where isRead: while true { sleep(1000) }
         default: return
         }
     }

@@ -64,10 +64,10 @@ public enum ArchiveMaker {
         try process.run()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let status = process.waitForExit()
+        guard status == 0 else {
             throw ToolFailure(command: ([executable] + arguments).joined(separator: " "),
-                              status: process.terminationStatus, stderr: String(decoding: err, as: UTF8.self))
+                              status: status, stderr: String(decoding: err, as: UTF8.self))
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -38,7 +38,7 @@ public final class MountedLibrary {
 
     public func path(_ relative: String) -> String { mountpoint.appendingPathComponent(relative).path }
 
-    public var isDaemonAlive: Bool { process.isRunning }
+    public var isDaemonAlive: Bool { kill(process.processIdentifier, 0) == 0 && process.isRunning }
 
     /// Unmounts (lazily, so it always works) and waits for the daemon; returns its exit status.
     @discardableResult
@@ -46,11 +46,9 @@ public final class MountedLibrary {
         if Self.isMounted(mountpoint.path) || process.isRunning {
             _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
         }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        let status = process.waitForExit()
         try? FileManager.default.removeItem(at: mountpoint)
-        return process.isRunning ? nil : process.terminationStatus
+        return status
     }
 
     public static func isMounted(_ path: String) -> Bool {

@@ -1,0 +1,42 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// Archives replaced, deleted and added under a live mount: old bytes are never served.
+final class MountChangeTests: XCTestCase {
+    func testReplacedDeletedAndAddedArchivesAreNoticed() throws {
+        let library = ArchiveMaker.temporaryDirectory("live")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let oldPages = (1...3).map { ArchiveMaker.noise(count: 10_000 + $0, seed: UInt64($0)) }
+        let newPages = (1...4).map { ArchiveMaker.noise(count: 20_000 + $0, seed: UInt64(100 + $0)) }
+        let comic = library.appendingPathComponent("Issue.cbz")
+        try ArchiveMaker.zip(at: comic, members: oldPages.enumerated().map { ("p\($0.offset + 1).jpg", $0.element) })
+        let mount = try MountedLibrary(library: library)
+
+        XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), oldPages[0])
+        // Replace the archive by rename, as downloaders and taggers do.
+        let staging = library.appendingPathComponent(".Issue.cbz.tmp")
+        try ArchiveMaker.zip(at: staging, members: newPages.enumerated().map { ("p\($0.offset + 1).jpg", $0.element) })
+        XCTAssertEqual(rename(staging.path, comic.path), 0)
+        XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), newPages[0], "the new archive's page, not the cached old one")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Issue")).count, 4)
+        XCTAssertEqual(try readFile(mount.path("Issue/004.jpg")), newPages[3])
+
+        // Rewrite in place (same inode, new size and mtime).
+        let rewritten = library.appendingPathComponent("rewrite.zip.tmp")
+        try ArchiveMaker.zip(at: rewritten, members: [("only.jpg", oldPages[2])])
+        try Data(contentsOf: rewritten).write(to: comic, options: [])
+        try FileManager.default.removeItem(at: rewritten)
+        XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), oldPages[2])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Issue")), ["001.jpg"])
+
+        try FileManager.default.removeItem(at: comic)
+        XCTAssertThrowsError(try readFile(mount.path("Issue/001.jpg")), "deleted comics are gone")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Issue")))
+
+        try ArchiveMaker.zip(at: library.appendingPathComponent("Later.cbz"), members: [("a.jpg", newPages[1])])
+        XCTAssertEqual(try readFile(mount.path("Later/001.jpg")), newPages[1], "new comics appear")
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: mount.mountpoint.path).contains("Later"))
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// A hostile archive costs only its own comic: crashing and hanging parsers are contained.
+final class MountIsolationTests: XCTestCase {
+    func testTheWholeCorpusIncludingCrashersAndLoopersMountsAndReads() throws {
+        try XCTSkipIf(Corpus.manifest.isEmpty, "../shared/corpus is missing")
+        let copy = ArchiveMaker.temporaryDirectory("corpus")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try ArchiveMaker.run("/bin/cp", ["-r", Corpus.root.path + "/.", copy.path])
+        let mount = try MountedLibrary(library: copy, arguments: ["--worker-timeout", "5"])
+        let started = Date()
+        let script = "cd \"$1\" && find . -type f -print0 | xargs -0 -n 1 timeout 30 cat > /dev/null 2>/tmp/inkyfs-corpus-errors; echo done"
+        let output = try ArchiveMaker.run("/bin/sh", ["-c", script, "sh", mount.mountpoint.path])
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(output, "done\n")
+        XCTAssertLessThan(elapsed, 240, "bounded time")
+        XCTAssertTrue(mount.isDaemonAlive, mount.logText)
+        for hostile in Corpus.knownHostile {
+            let directory = mount.path((hostile as NSString).deletingPathExtension)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), ["ERROR.txt"], hostile)
+        }
+        // Still serving after all that.
+        let page = try readFile(mount.path("real-comics/comicbox/Captain Science #001.cb7/001.jpg"))
+        XCTAssertEqual(Digest.sha256Hex(page), "7487ced0a65c96cca7e340c8cbfdecda0b66e9bd512f1aeabdd5e10d2077fe4f")
+        print("corpus read through the mount in \(String(format: "%.1f", elapsed)) s")
+    }
+
+    func testACrashingParserShowsErrorTextAndEveryOtherComicKeepsWorking() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures, environment: ["INKYFS_TEST_WORKER_FAULT": "crash:Moon Tales 01"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 01")), ["ERROR.txt"])
+        let text = String(decoding: try readFile(mount.path("Moon Tales/Moon Tales 01/ERROR.txt")), as: UTF8.self)
+        XCTAssertTrue(text.contains("parser failed") && text.contains("signal 11"), text)
+        for _ in 0..<3 {
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 02")).count, 6)
+            XCTAssertEqual(try readFile(mount.path("Space Patrol/Space Patrol 001/001.jpg")).count, 37909)
+        }
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
+    func testAWorkerDyingDuringAPageReadFailsTheReadAndMarksTheComic() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures, environment: ["INKYFS_TEST_WORKER_FAULT": "crash-read:Moon Tales 02"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 02")).count, 6, "listing works")
+        XCTAssertThrowsError(try readFile(mount.path("Moon Tales/Moon Tales 02/001.jpg")), "EIO, never garbage")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 02")), ["ERROR.txt"])
+        XCTAssertEqual(try readFile(mount.path("Moon Tales/Moon Tales 01/010.jpg")).count, 37342, "other comics still read")
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
+    func testAHangingParserIsKilledByTheWatchdogWhileOthersAreServed() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures, arguments: ["--worker-timeout", "2"],
+                                       environment: ["INKYFS_TEST_WORKER_FAULT": "hang:Moon Tales 01"])
+        let hanging = DispatchGroup()
+        let started = Date()
+        let listing = LockedBox<[String]>([])
+        let hangPath = mount.path("Moon Tales/Moon Tales 01")
+        DispatchQueue.global().async(group: hanging) {
+            listing.value = (try? FileManager.default.contentsOfDirectory(atPath: hangPath)) ?? []
+        }
+        usleep(300_000)
+        // While one worker hangs, other comics are served by other workers, at once.
+        let otherStart = Date()
+        XCTAssertEqual(try readFile(mount.path("Space Patrol/Space Patrol 002/010.jpg")).isEmpty, false)
+        XCTAssertLessThan(Date().timeIntervalSince(otherStart), 1.5)
+        hanging.wait()
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertEqual(listing.value, ["ERROR.txt"])
+        XCTAssertGreaterThan(waited, 1.5)
+        XCTAssertLessThan(waited, 10)
+        let text = String(decoding: try readFile(mount.path("Moon Tales/Moon Tales 01/ERROR.txt")), as: UTF8.self)
+        XCTAssertTrue(text.contains("timed out"), text)
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+}
+
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// Mounting and unmounting as a user does it: background daemon, clean exits, clear errors.
+final class MountLifecycleTests: XCTestCase {
+    private func daemonPIDs(for mountpoint: String) -> [Int32] {
+        let output = (try? ArchiveMaker.run("/usr/bin/pgrep", ["-f", "--", "inkyfs mount .* \(mountpoint)"])) ?? ""
+        return output.split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    private func workerCount() -> Int {
+        ((try? ArchiveMaker.run("/usr/bin/pgrep", ["-f", "inkyfs __worker"])) ?? "").split(separator: "\n").count
+    }
+
+    func testDaemonModeReturnsWhenMountedAndUnmountLeavesNothingBehind() throws {
+        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
+        defer {
+            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
+            try? FileManager.default.removeItem(at: mountpoint)
+        }
+        let workersBefore = workerCount()
+        let state = ArchiveMaker.temporaryDirectory("state")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let mounted = try CommandRunner.inkyfs(["mount", Corpus.fixtures.path, mountpoint.path], environment: ["XDG_STATE_HOME": state.path])
+        XCTAssertEqual(mounted.status, 0, mounted.stderr)
+        XCTAssertTrue(MountedLibrary.isMounted(mountpoint.path), "mount returns only once the mount answers")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountpoint.appendingPathComponent("Moon Tales/Moon Tales 02").path).count, 6)
+        let daemons = daemonPIDs(for: mountpoint.path)
+        XCTAssertEqual(daemons.count, 1)
+        XCTAssertGreaterThan(workerCount(), workersBefore, "pages were parsed by workers")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: state.appendingPathComponent("inkyfs").path)
+        XCTAssertEqual(logs.count, 1, "the daemon logs under $XDG_STATE_HOME/inkyfs")
+
+        let unmounted = try CommandRunner.inkyfs(["unmount", mountpoint.path])
+        XCTAssertEqual(unmounted.status, 0, unmounted.stderr)
+        let deadline = Date().addingTimeInterval(10)
+        while (!daemonPIDs(for: mountpoint.path).isEmpty || workerCount() > workersBefore) && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(daemonPIDs(for: mountpoint.path), [], "the daemon exits")
+        XCTAssertEqual(workerCount(), workersBefore, "its workers exit with it")
+        XCTAssertFalse(MountedLibrary.isMounted(mountpoint.path))
+        let log = try String(contentsOfFile: state.appendingPathComponent("inkyfs/\(logs[0])").path, encoding: .utf8)
+        XCTAssertTrue(log.contains("unmounted"), log)
+    }
+
+    func testPlainFusermountAndSigtermAreCleanExits() throws {
+        let first = try MountedLibrary(library: Corpus.fixtures)
+        _ = try FileManager.default.contentsOfDirectory(atPath: first.path("Space Patrol/Space Patrol 001"))
+        _ = try ArchiveMaker.run("/usr/bin/fusermount3", ["-u", first.mountpoint.path])
+        XCTAssertEqual(first.process.waitForExit(), 0)
+
+        let second = try MountedLibrary(library: Corpus.fixtures)
+        kill(second.process.processIdentifier, SIGTERM)
+        XCTAssertEqual(second.process.waitForExit(), 0, "SIGTERM unmounts and exits 0: \(second.logText)")
+        XCTAssertFalse(MountedLibrary.isMounted(second.mountpoint.path))
+    }
+
+    func testStartupErrorsSayWhatToDo() throws {
+        let empty = ArchiveMaker.temporaryDirectory("mnt")
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let missingMountpoint = try CommandRunner.inkyfs(["mount", Corpus.fixtures.path, "/nonexistent/mnt"])
+        XCTAssertEqual(missingMountpoint.status, 2)
+        XCTAssertTrue(missingMountpoint.stderr.contains("does not exist") && missingMountpoint.stderr.contains("mkdir -p"), missingMountpoint.stderr)
+
+        let missingLibrary = try CommandRunner.inkyfs(["mount", "/nonexistent/library", empty.path])
+        XCTAssertEqual(missingLibrary.status, 2)
+        XCTAssertTrue(missingLibrary.stderr.contains("library /nonexistent/library does not exist"), missingLibrary.stderr)
+
+        let occupied = ArchiveMaker.temporaryDirectory("mnt")
+        defer { try? FileManager.default.removeItem(at: occupied) }
+        FileManager.default.createFile(atPath: occupied.appendingPathComponent("file").path, contents: Data())
+        let notEmpty = try CommandRunner.inkyfs(["mount", Corpus.fixtures.path, occupied.path])
+        XCTAssertEqual(notEmpty.status, 2)
+        XCTAssertTrue(notEmpty.stderr.contains("not empty") && notEmpty.stderr.contains("-o nonempty"), notEmpty.stderr)
+        let allowed = try MountedLibrary(library: Corpus.fixtures, arguments: ["-o", "nonempty"])
+        XCTAssertTrue(allowed.isDaemonAlive)
+        allowed.unmount()
+    }
+
+    func testStaleMountOfAKilledDaemonIsExplainedAndClearedWithForce() throws {
+        let killed = try MountedLibrary(library: Corpus.fixtures)
+        let mountpoint = killed.mountpoint.path
+        kill(killed.process.processIdentifier, SIGKILL)
+        _ = killed.process.waitForExit()
+        var info = stat()
+        XCTAssertEqual(stat(mountpoint, &info), -1)
+        XCTAssertEqual(errno, ENOTCONN, "a killed daemon leaves a dead mount")
+
+        let refused = try CommandRunner.inkyfs(["mount", "--foreground", Corpus.fixtures.path, mountpoint])
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.stderr.contains("Transport endpoint is not connected") && refused.stderr.contains("--force"), refused.stderr)
+
+        let state = ArchiveMaker.temporaryDirectory("state")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let forced = try CommandRunner.inkyfs(["mount", "--force", Corpus.fixtures.path, mountpoint], environment: ["XDG_STATE_HOME": state.path])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountpoint + "/Moon Tales").sorted(), ["Moon Tales 01", "Moon Tales 02"])
+        XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint]).status, 0)
+    }
+}
