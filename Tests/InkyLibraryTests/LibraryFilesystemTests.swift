@@ -1,0 +1,96 @@
+import Foundation
+import InkyArchive
+import InkyCore
+import InkyTestSupport
+import XCTest
+@testable import InkyLibrary
+@testable import InkyWorker
+
+/// The library tree without FUSE, over an in-process backend, so naming and generation rules
+/// are checked directly (the mount tests check them again through the kernel).
+final class LibraryFilesystemTests: XCTestCase {
+    /// Parses in this process; fine for trusted test archives.
+    struct InProcessBackend: ComicBackend {
+        func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+            let identity = try FileIdentity.of(path).mapError { ComicError.io(path: path, errno: $0.code, detail: "\($0)") }.get()
+            return (try ComicOpener.open(path, limits: limits).listing, identity)
+        }
+
+        func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+                  deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+            let reader = try ComicOpener.open(path, limits: limits)
+            for entry in entries {
+                let page = Page(number: 0, name: entry.name, sourcePath: entry.name, entryIndex: entry.entryIndex, size: entry.size)
+                do throws(ComicError) { deliver(entry.entryIndex, .success(try reader.readPage(page))) } catch { deliver(entry.entryIndex, .failure(error)) }
+            }
+        }
+
+        func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
+            try ComicOpener.open(path, limits: limits).readComicInfo()
+        }
+    }
+
+    private func read(_ filesystem: LibraryFilesystem, _ id: NodeID, size: Int = 1 << 24) -> Result<[UInt8], Errno> {
+        let done = DispatchSemaphore(value: 0)
+        let box = LockedResult()
+        filesystem.read(id, offset: 0, size: size, descriptor: nil) { result in
+            box.set(result.map(Array.init))
+            done.signal()
+        }
+        done.wait()
+        return box.get()
+    }
+
+    func testAReplacedArchiveGetsNewPageNodesAndOldOnesGoStale() throws {
+        let library = ArchiveMaker.temporaryDirectory("lib")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let comic = library.appendingPathComponent("A.cbz")
+        try ArchiveMaker.zip(at: comic, members: [("1.jpg", [1, 1, 1])])
+        let filesystem = LibraryFilesystem(library: library.path, options: MountOptions(), backend: InProcessBackend())
+        let directory = try filesystem.lookup(parent: LibraryFilesystem.rootID, name: "A").get()
+        XCTAssertEqual(directory.kind, .directory)
+        let oldPage = try filesystem.lookup(parent: directory.id, name: "001.jpg").get()
+        XCTAssertEqual(try read(filesystem, oldPage.id).get(), [1, 1, 1])
+
+        sleep(1) // a new mtime even on coarse-timestamp filesystems
+        try ArchiveMaker.zip(at: comic, members: [("1.jpg", [2, 2]), ("2.jpg", [3])])
+        let newPage = try filesystem.lookup(parent: directory.id, name: "001.jpg").get()
+        XCTAssertNotEqual(newPage.id, oldPage.id, "a new generation, a new inode")
+        XCTAssertEqual(try read(filesystem, newPage.id).get(), [2, 2])
+        XCTAssertEqual(filesystem.attributes(of: oldPage.id).map(\.size), .failure(.ESTALE))
+        XCTAssertEqual(read(filesystem, oldPage.id).map(\.count), .failure(.ESTALE))
+        XCTAssertEqual(try filesystem.directoryEntries(of: directory.id).get().map(\.name), ["001.jpg", "002.jpg"])
+    }
+
+    func testFolderNamesHideExtensionsUnlessTheyCollide() throws {
+        let library = ArchiveMaker.temporaryDirectory("lib")
+        defer { try? FileManager.default.removeItem(at: library) }
+        for name in ["X.cbz", "X.cbr", "Y.cbz", "notes.txt", ".cbz"] {
+            try ArchiveMaker.zip(at: library.appendingPathComponent(name), members: [("1.jpg", [1])])
+        }
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("Y"), withIntermediateDirectories: true)
+        let index = FolderIndex.build(realPath: library.path, relativePath: "", identity: try FileIdentity.of(library.path).get())
+        XCTAssertEqual(index.names, [".cbz", "X.cbr", "X.cbz", "Y", "Y.cbz", "notes.txt"])
+        XCTAssertEqual(index.nodes["Y"], .folder("Y"))
+        XCTAssertEqual(index.nodes["notes.txt"], .file("notes.txt"))
+        XCTAssertEqual(index.nodes[".cbz"], .file(".cbz"), "no name left without the extension: a plain file")
+    }
+
+    func testUnreadableComicsHoldOnlyErrorText() throws {
+        let filesystem = LibraryFilesystem(library: Corpus.fixtures.path, options: MountOptions(), backend: InProcessBackend())
+        let broken = try filesystem.lookup(parent: LibraryFilesystem.rootID, name: "Broken").get()
+        let comic = try filesystem.lookup(parent: broken.id, name: "Not A Comic").get()
+        let entries = try filesystem.directoryEntries(of: comic.id).get()
+        XCTAssertEqual(entries.map(\.name), ["ERROR.txt"])
+        let text = String(decoding: try read(filesystem, entries[0].id).get(), as: UTF8.self)
+        XCTAssertTrue(text.contains("not a comic archive"), text)
+        XCTAssertEqual(try filesystem.attributes(of: entries[0].id).get().size, Int64(text.utf8.count), "exact size before the read")
+    }
+}
+
+final class LockedResult: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Result<[UInt8], Errno> = .failure(.EIO)
+    func set(_ result: Result<[UInt8], Errno>) { lock.withLock { stored = result } }
+    func get() -> Result<[UInt8], Errno> { lock.withLock { stored } }
+}

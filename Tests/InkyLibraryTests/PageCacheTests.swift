@@ -1,0 +1,64 @@
+import XCTest
+@testable import InkyCore
+@testable import InkyLibrary
+
+final class PageCacheTests: XCTestCase {
+    private func key(_ index: Int, comic: String = "a", generation: Int = 0) -> PageCache.Key {
+        PageCache.Key(comic: comic, generation: generation, index: index)
+    }
+
+    func testTheBudgetEvictsTheLeastRecentlyUsed() {
+        let cache = PageCache(budget: 300)
+        for index in 0..<3 {
+            XCTAssertEqual(cache.claim([key(index)]), [key(index)])
+            cache.complete(key(index), .success([UInt8](repeating: UInt8(index), count: 100)))
+        }
+        _ = cache.page(key(0)) // 0 is now more recent than 1
+        XCTAssertEqual(cache.claim([key(3)]), [key(3)])
+        cache.complete(key(3), .success([UInt8](repeating: 3, count: 100)))
+        XCTAssertEqual(cache.totalBytes, 300)
+        XCTAssertNotNil(cache.page(key(0)))
+        XCTAssertNil(cache.page(key(1)), "the least recently used page went first")
+    }
+
+    func testAPageLargerThanTheBudgetIsServedButNotCounted() {
+        let cache = PageCache(budget: 10)
+        _ = cache.claim([key(0)])
+        cache.complete(key(0), .success([UInt8](repeating: 1, count: 50)))
+        XCTAssertEqual(cache.totalBytes, 0)
+        XCTAssertEqual(cache.page(key(0))?.count, 50, "kept aside while it is being read")
+    }
+
+    func testWaitersOfAPageInFlightAllGetIt() {
+        let cache = PageCache(budget: 1000)
+        XCTAssertEqual(cache.claim([key(0), key(1)]), [key(0), key(1)])
+        XCTAssertEqual(cache.claim([key(0)]), [], "claimed once")
+        let got = LockedResults()
+        for _ in 0..<3 { XCTAssertTrue(cache.wait(for: key(0)) { got.append($0) }) }
+        XCTAssertFalse(cache.wait(for: key(5)) { _ in XCTFail("nobody fetches 5") })
+        cache.complete(key(0), .success([7]))
+        cache.complete(key(1), .failure(.corrupted(path: "a", detail: "x")))
+        XCTAssertEqual(got.values, [[7], [7], [7]])
+        XCTAssertNil(cache.page(key(1)), "errors are not cached")
+    }
+
+    func testDropRemovesOnlyTheSelectedPagesOfOneComic() {
+        let cache = PageCache(budget: 1000)
+        for (comic, index) in [("a", 0), ("a", 20), ("b", 20)] {
+            _ = cache.claim([key(index, comic: comic)])
+            cache.complete(key(index, comic: comic), .success([1]))
+        }
+        let policy = WindowPolicy()
+        cache.drop(comic: "a") { policy.shouldEvict($0.index, current: 0) }
+        XCTAssertNotNil(cache.page(key(0)))
+        XCTAssertNil(cache.page(key(20)))
+        XCTAssertNotNil(cache.page(key(20, comic: "b")))
+    }
+}
+
+final class LockedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [[UInt8]] = []
+    func append(_ result: Result<[UInt8], ComicError>) { lock.withLock { stored.append((try? result.get()) ?? []) } }
+    var values: [[UInt8]] { lock.withLock { stored } }
+}

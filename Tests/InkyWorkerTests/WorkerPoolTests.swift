@@ -1,0 +1,61 @@
+import Foundation
+import InkyArchive
+import InkyCore
+import InkyTestSupport
+import XCTest
+@testable import InkyWorker
+
+/// The pool against real worker processes (the built `inkyfs __worker`) and impostors.
+final class WorkerPoolTests: XCTestCase {
+    private func pool(timeout: Double = 10, executable: String? = nil, arguments: [String] = ["__worker"]) -> WorkerPool {
+        WorkerPool(.init(executable: executable ?? CommandRunner.binary.path, arguments: arguments, maxWorkers: 2, timeout: timeout))
+    }
+
+    func testListsAndStreamsPagesExactlyAsInProcess() throws {
+        let path = Corpus.fixture("Moon Tales/Moon Tales 01.cb7")
+        let workers = pool()
+        defer { workers.shutdown() }
+        let (listing, identity) = try workers.list(path, limits: .default)
+        let reader = try ComicOpener.open(path)
+        XCTAssertEqual(listing, reader.listing)
+        var pages: [Int: [UInt8]] = [:]
+        let requests = listing.pages.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.sourcePath) }
+        try workers.read(path, identity: identity, entries: requests, limits: .default) { index, result in pages[index] = try? result.get() }
+        for page in reader.listing.pages { XCTAssertEqual(pages[page.entryIndex], try reader.readPage(page)) }
+        let info = try workers.comicInfo(Corpus.fixture("Space Patrol/Space Patrol 001.cbz"),
+                                         identity: FileIdentity.of(Corpus.fixture("Space Patrol/Space Patrol 001.cbz")).get(), limits: .default)
+        XCTAssertTrue(String(decoding: try XCTUnwrap(info), as: UTF8.self).contains("<Series>Space Patrol</Series>"))
+    }
+
+    func testAChangedFileIsRefusedInsteadOfServedStale() throws {
+        let workers = pool()
+        defer { workers.shutdown() }
+        let path = Corpus.fixture("Space Patrol/Space Patrol 001.cbz")
+        let (listing, identity) = try workers.list(path, limits: .default)
+        var stale = identity
+        stale.modifiedNanoseconds += 1
+        let page = listing.pages[0]
+        XCTAssertThrowsError(try workers.read(path, identity: stale, entries: [EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.name)],
+                                              limits: .default) { _, _ in }) { error in
+            guard case ComicError.io(_, let code, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(code, ESTALE)
+        }
+    }
+
+    func testImpostorsAreStoppedWithTypedErrors() throws {
+        let garbage = pool(executable: "/bin/sh", arguments: ["-c", "head -c 64 /dev/urandom >&3; sleep 30"])
+        XCTAssertThrowsError(try garbage.list("x.cbz", limits: .default)) { error in
+            guard case ComicError.parserFailed = error else { return XCTFail("\(error)") }
+        }
+        let silent = pool(timeout: 1, executable: "/bin/sh", arguments: ["-c", "sleep 30"])
+        let started = Date()
+        XCTAssertThrowsError(try silent.list("x.cbz", limits: .default)) { error in
+            XCTAssertTrue((error as? ComicError)?.message.contains("timed out") ?? false, "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        let dying = pool(executable: "/bin/sh", arguments: ["-c", "kill -SEGV $$"])
+        XCTAssertThrowsError(try dying.list("x.cbz", limits: .default)) { error in
+            XCTAssertTrue((error as? ComicError)?.message.contains("signal 11") ?? false, "\(error)")
+        }
+    }
+}
