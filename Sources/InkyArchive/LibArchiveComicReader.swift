@@ -5,12 +5,12 @@ import InkyCore
 /// Listing reads headers only. Reading keeps one handle positioned in the stream: the next
 /// entry costs nothing extra, ZIP and plain TAR skip by seeking, and a solid stream is
 /// reopened only when a caller goes backwards.
-final class LibArchiveComicReader: ComicReader {
+final class LibArchiveComicReader: EntryStreamingReader {
     let path: String
     let listing: ComicListing
     var onProgress: (() -> Void)?
     private let format: ArchiveFormat
-    private let limits: ComicLimits
+    let limits: ComicLimits
     private var handle: LibArchiveHandle?
     private var position = StreamPosition()
     private var finishedStats = ReaderStats()
@@ -41,6 +41,8 @@ final class LibArchiveComicReader: ComicReader {
 
     deinit { chunk.deallocate() }
 
+    func countProduced(_ bytes: Int64) { finishedStats.pageBytesProduced += bytes }
+
     var stats: ReaderStats {
         var stats = finishedStats
         stats.sourceBytesRead += handle?.source.bytesRead ?? 0
@@ -52,20 +54,8 @@ final class LibArchiveComicReader: ComicReader {
             : position.cost(of: page.entryIndex, isSolid: listing.isSolid)
     }
 
-    func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
-        try stream(entryIndex: page.entryIndex, name: page.sourcePath, size: page.size, into: sink)
-        finishedStats.pageBytesProduced += page.size
-    }
-
-    func readComicInfo() throws(ComicError) -> [UInt8]? {
-        guard let info = listing.comicInfo, let size = info.declaredSize, size <= limits.maxPageBytes else { return nil }
-        var bytes: [UInt8] = []
-        try stream(entryIndex: info.index, name: info.path, size: size) { bytes.append(contentsOf: $0) }
-        return bytes
-    }
-
-    fileprivate func stream(entryIndex: Int, name: String, size: Int64,
-                        into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+    func stream(entryIndex: Int, name: String, size: Int64,
+                into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
         do throws(ComicError) {
             let handle = try positionedHandle(at: entryIndex)
             var budget = PageBudget(path: path, entryName: name, declaredSize: size, limits: limits)

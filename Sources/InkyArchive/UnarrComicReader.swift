@@ -5,11 +5,11 @@ import InkyCore
 ///
 /// unarr seeks to any entry by header offset; in a solid archive it decodes forward from the
 /// last position itself, restarting from the first entry only to go backwards.
-final class UnarrComicReader: ComicReader {
+final class UnarrComicReader: EntryStreamingReader {
     let path: String
     let listing: ComicListing
     var onProgress: (() -> Void)?
-    private let limits: ComicLimits
+    let limits: ComicLimits
     private let archive: UnarrArchive
     private var offsets: [Int: Int64] = [:]
     private var position = StreamPosition()
@@ -38,26 +38,16 @@ final class UnarrComicReader: ComicReader {
 
     deinit { chunk.deallocate() }
 
+    func countProduced(_ bytes: Int64) { currentStats.pageBytesProduced += bytes }
+
     var stats: ReaderStats { currentStats }
 
     func cost(of page: Page) -> ReadCost {
         position.cost(of: page.entryIndex, isSolid: listing.isSolid)
     }
 
-    func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
-        try stream(entryIndex: page.entryIndex, name: page.sourcePath, size: page.size, into: sink)
-        currentStats.pageBytesProduced += page.size
-    }
-
-    func readComicInfo() throws(ComicError) -> [UInt8]? {
-        guard let info = listing.comicInfo, let size = info.declaredSize, size <= limits.maxPageBytes else { return nil }
-        var bytes: [UInt8] = []
-        try stream(entryIndex: info.index, name: info.path, size: size) { bytes.append(contentsOf: $0) }
-        return bytes
-    }
-
-    private func stream(entryIndex: Int, name: String, size: Int64,
-                        into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+    func stream(entryIndex: Int, name: String, size: Int64,
+                into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
         guard let offset = offsets[entryIndex] else {
             throw .corrupted(path: path, detail: "no entry \(entryIndex)")
         }

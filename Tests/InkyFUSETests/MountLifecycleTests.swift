@@ -68,7 +68,7 @@ final class MountLifecycleTests: XCTestCase {
 
         let occupied = ArchiveMaker.temporaryDirectory("mnt")
         defer { try? FileManager.default.removeItem(at: occupied) }
-        FileManager.default.createFile(atPath: occupied.appendingPathComponent("file").path, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: occupied.appendingPathComponent("file").path, contents: Data()))
         let notEmpty = try CommandRunner.inkyfs(["mount", Corpus.fixtures.path, occupied.path])
         XCTAssertEqual(notEmpty.status, 2)
         XCTAssertTrue(notEmpty.stderr.contains("not empty") && notEmpty.stderr.contains("-o nonempty"), notEmpty.stderr)

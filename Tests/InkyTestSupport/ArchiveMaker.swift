@@ -51,25 +51,14 @@ public enum ArchiveMaker {
         try run("/usr/bin/python3", ["-c", program] + arguments)
     }
 
+    /// Runs a tool; throws with its stderr when it fails.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        let status = process.waitForExit()
-        guard status == 0 else {
-            throw ToolFailure(command: ([executable] + arguments).joined(separator: " "),
-                              status: status, stderr: String(decoding: err, as: UTF8.self))
+        let result = try CommandRunner.capture(executable, arguments, in: directory)
+        guard result.status == 0 else {
+            throw ToolFailure(command: ([executable] + arguments).joined(separator: " "), status: result.status, stderr: result.stderr)
         }
-        return String(decoding: out, as: UTF8.self)
+        return result.stdout
     }
 
     public struct ToolFailure: Error, CustomStringConvertible {

@@ -13,19 +13,32 @@ public enum CommandRunner {
     }
 
     public static func inkyfs(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try capture(binary.path, arguments, environment: environment)
+    }
+
+    /// Runs any program, capturing stdout and stderr; the exit status is the caller's to judge.
+    public static func capture(_ executable: String, _ arguments: [String], in directory: URL? = nil,
+                               environment: [String: String] = [:]) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // stderr is drained on another thread so a chatty child cannot block on a full pipe.
+        let errorText = LogBuffer()
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            errorText.append(errors.fileHandleForReading.readDataToEndOfFile())
+            drained.signal()
+        }
         let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         let status = process.waitForExit()
-        return Result(status: status, stdout: String(decoding: out, as: UTF8.self),
-                      stderr: String(decoding: err, as: UTF8.self))
+        return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: errorText.text)
     }
 }
