@@ -27,6 +27,7 @@ public enum MountDaemon {
                            ready: () -> Void) throws(FUSESession.Failure) {
         let pool = WorkerPool(configuration.workers)
         defer { pool.shutdown() }
+        pool.warmUp(2)
         let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool, log: log)
         let session = FUSESession(filesystem: filesystem, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)

@@ -134,17 +134,38 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String) {
+    private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String?) {
         condition.lock()
         if healthy {
             idle.append(worker)
-            lastWorker[path] = worker.pid
+            if let path { lastWorker[path] = worker.pid }
             if lastWorker.count > 4096 { lastWorker.removeAll() }
         } else {
             running -= 1
         }
         condition.signal()
         condition.unlock()
+    }
+
+    /// Starts up to `count` workers in the background, so the first comic a reader opens does
+    /// not wait for a process to start (about 20 ms for our binary).
+    public func warmUp(_ count: Int) {
+        DispatchQueue.global(qos: .utility).async { [self] in
+            for _ in 0..<min(count, configuration.maxWorkers) {
+                let started = condition.withLock {
+                    guard running < configuration.maxWorkers else { return false }
+                    running += 1
+                    return true
+                }
+                guard started else { return }
+                do throws(ComicError) {
+                    checkIn(try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments), healthy: true, for: nil)
+                } catch {
+                    condition.withLock { running -= 1 }
+                    return
+                }
+            }
+        }
     }
 
     /// Stops every idle worker (busy ones stop when their request ends and the pool is gone).
