@@ -34,7 +34,10 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Stay attached and log to stderr instead of daemonizing.")
     var foreground = false
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("FUSE mount options, comma-separated (allow_other, nonempty, …).", valueName: "options"))
+    @Option(name: .customShort("o"), help: ArgumentHelp(
+        "Mount options, comma-separated: FUSE ones (allow_other, nonempty, …) and inkyfs settings "
+            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15), as /etc/fstab passes them.",
+        valueName: "options"))
     var fuseOptions: [String] = []
 
     @Option(help: ArgumentHelp("Memory for decoded pages, across all comics, e.g. 256M.", valueName: "size"), transform: parseSize)
@@ -60,19 +63,30 @@ struct MountCommand: ParsableCommand {
     @Option(help: .hidden)
     var readyFd: Int32?
 
-    func validate() throws {
+    mutating func validate() throws {
+        let list = try MountOptionList(fuseOptions)
+        // Settings given in -o (the fstab way) count like the flags.
+        if let value = list.settings["cache_size"] { cacheSize = try parseSize(value) }
+        if let value = list.settings["window"] { window = try integer(value, "window") }
+        if let value = list.settings["prefetch"] { prefetch = try integer(value, "prefetch") }
+        if let value = list.settings["workers"] { workers = try integer(value, "workers") }
+        if let value = list.settings["worker_timeout"] { workerTimeout = Double(try integer(value, "worker_timeout")) }
         guard window >= 0, prefetch >= 0 else { throw ValidationError("--window and --prefetch must be 0 or more") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
+    }
+
+    private func integer(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text) else { throw ValidationError("-o \(name)=\(text): not a whole number") }
+        return value
     }
 
     func run() throws {
         let library = absolute(self.library)
         let mountpoint = absolute(self.mountpoint)
-        var options = fuseOptions.flatMap { $0.split(separator: ",").map(String.init) }
-        let allowNonEmpty = options.contains("nonempty")
-        options.removeAll { $0 == "nonempty" } // fuse3 mounts over non-empty directories; the check is ours
+        let list = try MountOptionList(fuseOptions)
+        let options = list.fuse
         do throws(MountPreflight.Problem) {
-            try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: allowNonEmpty, force: force)
+            try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force)
         } catch {
             report(ready: readyFd, "inkyfs: \(error)")
             throw ExitCode(2)

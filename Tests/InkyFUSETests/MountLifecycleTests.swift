@@ -97,4 +97,30 @@ final class MountLifecycleTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountpoint + "/Moon Tales").sorted(), ["Moon Tales 01", "Moon Tales 02"])
         XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint]).status, 0)
     }
+
+    /// The form mount.fuse3 uses for a `fuse.inkyfs` line in /etc/fstab: no subcommand, options
+    /// after -o, including mount(8)'s own words and inkyfs settings.
+    func testTheFstabFormMountsThroughMountFuse3ReadOnly() throws {
+        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
+        let state = ArchiveMaker.temporaryDirectory("state")
+        defer {
+            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
+            try? FileManager.default.removeItem(at: mountpoint)
+            try? FileManager.default.removeItem(at: state)
+        }
+        let path = CommandRunner.binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try CommandRunner.capture("/sbin/mount.fuse3", [Corpus.fixtures.path, mountpoint.path, "-t", "inkyfs",
+                                                                    "-o", "rw,noatime,nofail,cache_size=64M,window=3"],
+                                               environment: ["PATH": path, "XDG_STATE_HOME": state.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let mounts = try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)
+        let line = try XCTUnwrap(mounts.split(separator: "\n").first { $0.contains(" \(mountpoint.path) ") })
+        XCTAssertTrue(line.contains("fuse.inkyfs"), String(line))
+        XCTAssertTrue(line.contains(" ro,") && line.contains("nosuid") && line.contains("nodev"), "read-only whatever fstab says: \(line)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountpoint.path + "/Moon Tales/Moon Tales 02").count, 6)
+        XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint.path]).status, 0)
+        let bad = try CommandRunner.inkyfs([Corpus.fixtures.path, mountpoint.path, "-o", "window=many"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("window=many"), bad.stderr)
+    }
 }
