@@ -106,4 +106,59 @@ final class UnarrRARTests: XCTestCase {
             }
         }
     }
+
+    /// The measurement behind "RAR4 goes to unarr" (README, Formats): both backends decode every
+    /// RAR 1.5–4 file of rarfile's suite, checked entry by entry against rarfile's CRCs.
+    func testUnarrDecodesEveryRAR4FileLibarchiveDecodesAndMore() throws {
+        let folder = Corpus.root.appendingPathComponent("rarfile-tests")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: folder.path))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".rar") }.sorted()
+            .filter { (try? ComicOpener.detectFormat(folder.appendingPathComponent($0).path)) == .rar4 }
+            .filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0 + ".exp").path) }
+        var byUnarr: Set<String> = [], byLibarchive: Set<String> = []
+        for file in files {
+            let expected = try expectations("rarfile-tests/" + file)
+            if (try? decodeWithUnarr(file, expected)) == true { byUnarr.insert(file) }
+            if (try? decodeWithLibarchive(file, expected)) == true { byLibarchive.insert(file) }
+        }
+        print("RAR 1.5-4 files of rarfile-tests decoded with correct CRCs: unarr \(byUnarr.count)/\(files.count), libarchive \(byLibarchive.count)/\(files.count)")
+        print("unarr only: \(byUnarr.subtracting(byLibarchive).sorted()); libarchive only: \(byLibarchive.subtracting(byUnarr).sorted())")
+        // unarr reports symlink entries as files holding the link target, which rarfile's dump
+        // counts differently; that one file is not a decoding difference (README, Formats).
+        XCTAssertTrue(byLibarchive.subtracting(["rar3-symlink-unix.rar"]).isSubset(of: byUnarr), "unarr must not lose what libarchive reads")
+        XCTAssertGreaterThan(byUnarr.count, byLibarchive.count)
+    }
+
+    private func decodeWithUnarr(_ file: String, _ expected: [ExpectedEntry]) throws -> Bool {
+        let archive = try UnarrArchive(path: Corpus.path("rarfile-tests/" + file))
+        var crcs: [UInt32] = []
+        while let entry = try archive.nextEntry() {
+            var bytes = [UInt8](repeating: 0, count: Int(entry.size))
+            try bytes.withUnsafeMutableBytes { raw in if raw.count > 0 { try archive.uncompress(into: raw.baseAddress!, count: raw.count) } }
+            crcs.append(bytes.isEmpty ? 0 : Digest.crc32(bytes))
+        }
+        return crcs == expected.map { $0.size == 0 ? 0 : $0.crc }
+    }
+
+    private func decodeWithLibarchive(_ file: String, _ expected: [ExpectedEntry]) throws -> Bool {
+        let handle = try LibArchiveHandle(source: FileSource(path: Corpus.path("rarfile-tests/" + file)), format: .rar4)
+        var crcs: [UInt32] = []
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            switch try handle.nextHeader() {
+            case .end: return crcs == expected.map { $0.size == 0 ? 0 : $0.crc }
+            case .unreadable: return false
+            case .entry(let entry):
+                guard entry.kind == .file else { continue }
+                var bytes: [UInt8] = []
+                while true {
+                    let got = try handle.readData(into: buffer, count: 1 << 16)
+                    if got == 0 { break }
+                    bytes += UnsafeRawBufferPointer(start: buffer, count: got)
+                }
+                crcs.append(bytes.isEmpty ? 0 : Digest.crc32(bytes))
+            }
+        }
+    }
 }
