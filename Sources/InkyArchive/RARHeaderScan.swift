@@ -9,6 +9,9 @@ struct RARHeaderScan: Equatable {
     var encryptedEntries = 0
     /// RAR5 names of entries whose data is encrypted (their headers stay readable).
     var encryptedNames: Set<String> = []
+    /// RAR4: for each non-directory file header in archive order, whether it is a symbolic
+    /// link (unarr lists links as files whose data is the target path).
+    var fileIsLink: [Bool] = []
 
     var isEncrypted: Bool { headersEncrypted || encryptedEntries > 0 }
 
@@ -48,6 +51,13 @@ struct RARHeaderScan: Equatable {
                 if flags & 0x0080 != 0 { result.headersEncrypted = true; return result }
             case 0x74: // file header
                 if flags & 0x0004 != 0 { result.encryptedEntries += 1 }
+                // Fixed fields: pack/unpack size, host OS at +15, attributes at +28 (a Unix mode
+                // when the host is Unix). Directories have all three window bits 0xE0 set.
+                if flags & 0x00E0 != 0x00E0, block.count >= 32 {
+                    let hostOS = block[15]
+                    let attributes = UInt32(block[28]) | UInt32(block[29]) << 8 | UInt32(block[30]) << 16 | UInt32(block[31]) << 24
+                    result.fileIsLink.append(hostOS == 3 && attributes & 0xF000 == 0xA000)
+                }
                 if flags & 0x0010 != 0 { result.isSolid = true }
                 if flags & 0x0100 != 0 {
                     let high = try read(offset + 32, 4) // HIGH_PACK_SIZE follows the fixed fields

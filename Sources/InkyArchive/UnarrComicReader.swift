@@ -32,6 +32,10 @@ final class UnarrComicReader: EntryStreamingReader {
                 throw .limitExceeded(path: path, detail: "more than \(limits.maxEntries) entries")
             }
         }
+        // Links by position: only when the scan saw exactly the entries unarr lists.
+        if scan.fileIsLink.count == entries.count {
+            for index in entries.indices where scan.fileIsLink[index] { entries[index].kind = .symlink }
+        }
         listing = try ComicListing.build(path: path, format: .rar4, entries: entries, isSolid: scan.isSolid, limits: limits)
         currentStats.sourceBytesRead = source.bytesRead
     }

@@ -82,6 +82,16 @@ final class UnarrRARTests: XCTestCase {
         XCTAssertFalse(try RARHeaderScan.scan(FileSource(path: Corpus.path("rarfile-tests/rar3-readonly-unix.rar"))).isSolid)
     }
 
+    func testRAR4SymlinksNeverBecomePages() throws {
+        let path = Corpus.path("rarfile-tests/rar3-symlink-unix.rar")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: path))
+        let scan = try RARHeaderScan.scan(FileSource(path: path))
+        XCTAssertEqual(scan.fileIsLink.filter { $0 }.count, 2, "\(scan.fileIsLink)")
+        let reader = try UnarrComicReader(path: path, limits: .default)
+        let links = reader.listing.skipped.filter { $0.reason == .notARegularFile(.symlink) }
+        XCTAssertEqual(links.count, 2, "\(reader.listing.skipped)")
+    }
+
     func testRARHeaderScanFindsEncryption() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: Corpus.path("rarfile-tests/rar5-psw.rar")))
         XCTAssertTrue(try RARHeaderScan.scan(FileSource(path: Corpus.path("rarfile-tests/rar5-psw.rar"))).encryptedEntries > 0)
