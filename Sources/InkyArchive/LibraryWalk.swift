@@ -40,17 +40,4 @@ public enum LibraryWalk {
             }
         }
     }
-
-    /// Opens one comic and sums it up; never throws, because a bad comic is a result.
-    public static func summarize(_ path: String, limits: ComicLimits = .default) -> ComicSummary {
-        do throws(ComicError) {
-            let reader = try ComicOpener.open(path, limits: limits)
-            if reader.listing.pages.isEmpty {
-                return ComicSummary(path: path, format: reader.listing.format, error: .noPages(path: path))
-            }
-            return ComicSummary(path: path, listing: reader.listing)
-        } catch {
-            return ComicSummary(path: path, format: try? ComicOpener.detectFormat(path), error: error)
-        }
-    }
 }

@@ -14,12 +14,17 @@ public final class WorkerPool: @unchecked Sendable {
         public var maxWorkers: Int
         /// Seconds without any frame from a busy worker before it is killed.
         public var timeout: Double
+        /// Send workers' stderr (libunarr's debug chatter, crash messages) to /dev/null rather
+        /// than the caller's stderr: right for a command line, wrong for the daemon's log.
+        public var discardWorkerOutput: Bool
 
-        public init(executable: String, arguments: [String] = ["__worker"], maxWorkers: Int = 4, timeout: Double = 15) {
+        public init(executable: String, arguments: [String] = ["__worker"], maxWorkers: Int = 4, timeout: Double = 15,
+                    discardWorkerOutput: Bool = false) {
             self.executable = executable
             self.arguments = arguments
             self.maxWorkers = max(1, maxWorkers)
             self.timeout = timeout
+            self.discardWorkerOutput = discardWorkerOutput
         }
     }
 
@@ -124,7 +129,7 @@ public final class WorkerPool: @unchecked Sendable {
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    return try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments)
+                    return try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
                 } catch {
                     running -= 1
                     throw error
@@ -159,7 +164,7 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    checkIn(try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments), healthy: true, for: nil)
+                    checkIn(try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput), healthy: true, for: nil)
                 } catch {
                     condition.withLock { running -= 1 }
                     return

@@ -13,18 +13,21 @@ final class WorkerProcess {
 
     /// Starts `executable arguments…` with the socket as fd 3, stdin and stdout on /dev/null
     /// (a library printing to stdout must not corrupt the protocol) and stderr inherited (the log).
-    init(executable: String, arguments: [String]) throws(ComicError) {
+    init(executable: String, arguments: [String], quiet: Bool = false) throws(ComicError) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw .parserFailed(path: executable, detail: "cannot create a socket pair: \(String(cString: strerror(errno)))")
         }
         let child: pid_t
         do throws(Errno) {
-            child = try ProcessSpawner.spawn(executable, arguments, files: [
+            var files: [ProcessSpawner.FileAction] = [
                 .duplicate(pair[1], as: 3),
                 .open("/dev/null", flags: O_RDONLY, as: 0),
                 .open("/dev/null", flags: O_WRONLY, as: 1),
-            ], environment: ["SWIFT_BACKTRACE": "enable=no"]) // a crash is expected and reported; no backtrace in the log
+            ]
+            if quiet { files.append(.open("/dev/null", flags: O_WRONLY, as: 2)) }
+            // A crash is expected and reported as a typed error; no backtrace in the log.
+            child = try ProcessSpawner.spawn(executable, arguments, files: files, environment: ["SWIFT_BACKTRACE": "enable=no"])
         } catch {
             close(pair[0])
             close(pair[1])

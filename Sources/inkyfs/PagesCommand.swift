@@ -1,6 +1,7 @@
 import ArgumentParser
 import InkyArchive
 import InkyCore
+import InkyWorker
 
 struct PagesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,7 +23,9 @@ struct PagesCommand: ParsableCommand {
     @OptionGroup var limitOptions: LimitOptions
 
     func run() throws {
-        let summary = LibraryWalk.summarize(comic, limits: limitOptions.limits)
+        let pool = WorkerPool.forCommandLine()
+        defer { pool.shutdown() }
+        let summary = pool.summarize(comic, limits: limitOptions.limits)
         if json {
             try JSONOutput.print(summary)
         } else {

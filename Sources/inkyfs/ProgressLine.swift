@@ -2,7 +2,7 @@ import Foundation
 
 /// A one-line "[12/340] path" on stderr while a long command runs, only when stderr is a
 /// terminal: pipes and logs get clean output.
-final class ProgressLine {
+final class ProgressLine: @unchecked Sendable {
     private let total: Int
     private let enabled: Bool
     private var shown = false

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkyArchive
 import InkyCore
+import InkyWorker
 
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,8 +11,9 @@ struct ScanCommand: ParsableCommand {
         discussion: """
             Comics are archive files with a comic or archive extension (.cbz .cbr .cb7 .cbt .zip \
             .rar .7z .tar …; the content decides the real format) and folders holding only images. \
-            Ends with a summary line. Exits 0 even when some comics are broken: that is a finding, \
-            not a failure of the scan.
+            Archives are parsed in worker processes, one per core, so a hostile file costs only its \
+            own line. Ends with a summary line. Exits 0 even when some comics are broken: that is a \
+            finding, not a failure of the scan.
             """
     )
 
@@ -30,22 +32,45 @@ struct ScanCommand: ParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        let progress = ProgressLine(total: comics.count)
-        var summaries: [ComicSummary] = []
-        for (done, path) in comics.enumerated() {
-            progress.update(done: done, current: path)
-            let summary = LibraryWalk.summarize(path, limits: limitOptions.limits)
-            summaries.append(summary)
-            if !json {
-                progress.clear()
-                print(SummaryText.scanLine(summary, library: library))
-            }
-        }
+        let pool = WorkerPool.forCommandLine()
+        defer { pool.shutdown() }
+        let report = ScanReport(total: comics.count, library: library, json: json)
+        pool.summarize(comics, limits: limitOptions.limits) { index, summary in report.add(index, summary, next: comics[safe: index + 1]) }
+        report.finish()
+    }
+}
+
+/// Prints scan results as they arrive, with a progress line on a terminal.
+final class ScanReport: @unchecked Sendable {
+    private let progress: ProgressLine
+    private let library: String
+    private let json: Bool
+    private var summaries: [ComicSummary] = []
+
+    init(total: Int, library: String, json: Bool) {
+        progress = ProgressLine(total: total)
+        self.library = library
+        self.json = json
+    }
+
+    /// Called in library order, one call at a time.
+    func add(_ index: Int, _ summary: ComicSummary, next: String?) {
+        summaries.append(summary)
+        progress.clear()
+        if !json { print(SummaryText.scanLine(summary, library: library)) }
+        if let next { progress.update(done: index + 1, current: next) }
+    }
+
+    func finish() {
         progress.clear()
         if json {
-            try JSONOutput.print(summaries)
+            try? JSONOutput.print(summaries)
         } else {
             print(SummaryText.scanTotals(summaries))
         }
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

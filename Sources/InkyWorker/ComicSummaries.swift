@@ -1,0 +1,59 @@
+import Foundation
+import InkyArchive
+import InkyCore
+
+extension WorkerPool {
+    /// A pool for a command line: one worker per core, quiet, generous timeout.
+    public static func forCommandLine(timeout: Double = 60) -> WorkerPool {
+        WorkerPool(.init(executable: ProcessSpawner.ownExecutable, maxWorkers: max(1, ProcessInfo.processInfo.activeProcessorCount),
+                         timeout: timeout, discardWorkerOutput: true))
+    }
+
+    /// Lists one comic in a worker and sums it up; never throws, because a bad comic (even
+    /// one that crashes the parser) is a result.
+    public func summarize(_ path: String, limits: ComicLimits = .default) -> ComicSummary {
+        do throws(ComicError) {
+            let (listing, _) = try list(path, limits: limits)
+            if listing.pages.isEmpty {
+                return ComicSummary(path: path, format: listing.format, error: .noPages(path: path))
+            }
+            return ComicSummary(path: path, listing: listing)
+        } catch {
+            return ComicSummary(path: path, format: try? ComicOpener.detectFormat(path), error: error)
+        }
+    }
+
+    /// Sums up many comics, as many at once as there are workers. `emit` gets each result in
+    /// the order of `paths` (so output reads like the library), as soon as all before it are in,
+    /// one call at a time.
+    public func summarize(_ paths: [String], limits: ComicLimits = .default, emit: @escaping @Sendable (Int, ComicSummary) -> Void) {
+        let emitter = OrderedEmitter(count: paths.count, emit: emit)
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            emitter.store(index, summarize(paths[index], limits: limits))
+        }
+    }
+}
+
+/// Collects results from several threads and releases them in index order, under one lock.
+private final class OrderedEmitter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [ComicSummary?]
+    private var next = 0
+    private let emit: @Sendable (Int, ComicSummary) -> Void
+
+    init(count: Int, emit: @escaping @Sendable (Int, ComicSummary) -> Void) {
+        pending = Array(repeating: nil, count: count)
+        self.emit = emit
+    }
+
+    func store(_ index: Int, _ summary: ComicSummary) {
+        lock.withLock {
+            pending[index] = summary
+            while next < pending.count, let ready = pending[next] {
+                pending[next] = nil
+                emit(next, ready)
+                next += 1
+            }
+        }
+    }
+}
