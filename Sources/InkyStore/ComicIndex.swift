@@ -1,0 +1,62 @@
+import Foundation
+import InkyCore
+
+/// Each comic's listing (or error) under the key of its archive's path, size, mtime (ns) and
+/// inode: a remount reads listings from here instead of opening archives, and a changed key
+/// means that comic alone is listed again.
+extension StateDatabase {
+    /// The stored result for `path` if it was made for exactly `identity`.
+    public func indexedListing(_ path: String, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
+        try? withDatabase { database throws(SQLiteError) -> Result<ComicListing, ComicError>? in
+            let query = try database.prepare("SELECT size, mtime_ns, inode, listing, error FROM comic_index WHERE path = ?")
+            try query.bind(path, at: 1)
+            guard try query.step(), query.int64(at: 0) == identity.size, query.int64(at: 1) == identity.modifiedNanoseconds,
+                  UInt64(bitPattern: query.int64(at: 2)) == identity.inode else { return nil }
+            let decoder = JSONDecoder()
+            if let listing = query.text(at: 3), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
+                return .success(value)
+            }
+            if let error = query.text(at: 4), let value = try? decoder.decode(ComicError.self, from: Data(error.utf8)) {
+                return .failure(value)
+            }
+            return nil
+        } ?? nil
+    }
+
+    /// Stores what listing `path` gave for `identity`. Parser crashes and timeouts are not
+    /// stored: they may be a passing fault of this run, and the next mount deserves a try.
+    public func storeListing(_ path: String, identity: FileIdentity, _ result: Result<ComicListing, ComicError>) {
+        if case .failure(.parserFailed) = result { return }
+        let encoder = JSONEncoder()
+        var listing: String?, error: String?
+        switch result {
+        case .success(let value): listing = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+        case .failure(let value): error = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        _ = try? withDatabase { database throws(SQLiteError) in
+            let statement = try database.prepare("""
+                INSERT OR REPLACE INTO comic_index (path, size, mtime_ns, inode, listing, error, indexed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            try statement.bind([path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode),
+                                listing, error, Date().timeIntervalSince1970])
+            try statement.step()
+        }
+    }
+
+    public func removeFromIndex(_ path: String) {
+        _ = try? withDatabase { database throws(SQLiteError) in
+            let statement = try database.prepare("DELETE FROM comic_index WHERE path = ?")
+            try statement.bind(path, at: 1)
+            try statement.step()
+        }
+    }
+
+    public var indexedComicCount: Int {
+        (try? withDatabase { database throws(SQLiteError) in
+            let query = try database.prepare("SELECT count(*) FROM comic_index")
+            _ = try query.step()
+            return Int(query.int64(at: 0))
+        }) ?? 0
+    }
+}

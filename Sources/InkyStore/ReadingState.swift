@@ -1,0 +1,101 @@
+import Foundation
+import InkyCore
+
+/// Where a reader is in a comic: the last page read, the pages seen, when.
+public struct ReadingProgress: Sendable, Equatable, Codable {
+    public var path: String
+    public var pageCount: Int
+    /// 0-based.
+    public var lastPage: Int
+    public var pagesSeen: Set<Int>
+    public var updatedAt: Date
+    public var bookmarks: [Int]
+
+    /// A comic whose last page was read is finished.
+    public var isFinished: Bool { pageCount > 0 && pagesSeen.contains(pageCount - 1) }
+    public var percent: Int { pageCount == 0 ? 0 : (lastPage + 1) * 100 / pageCount }
+
+    public init(path: String, pageCount: Int, lastPage: Int, pagesSeen: Set<Int>, updatedAt: Date, bookmarks: [Int] = []) {
+        self.path = path
+        self.pageCount = pageCount
+        self.lastPage = lastPage
+        self.pagesSeen = pagesSeen
+        self.updatedAt = updatedAt
+        self.bookmarks = bookmarks
+    }
+}
+
+extension StateDatabase {
+    /// Records that page `page` (0-based) of `path` was read now.
+    public func recordRead(_ path: String, page: Int, pageCount: Int, at date: Date = Date()) {
+        _ = try? withDatabase { database throws(SQLiteError) in
+            var seen: Set<Int> = []
+            let query = try database.prepare("SELECT pages_seen FROM reading WHERE path = ?")
+            try query.bind(path, at: 1)
+            if try query.step(), let text = query.text(at: 0) {
+                seen = (try? JSONDecoder().decode(Set<Int>.self, from: Data(text.utf8))) ?? []
+            }
+            seen.insert(page)
+            let encoded = String(decoding: (try? JSONEncoder().encode(seen.sorted())) ?? Data("[]".utf8), as: UTF8.self)
+            let upsert = try database.prepare("""
+                INSERT INTO reading (path, page_count, last_page, pages_seen, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(path) DO UPDATE SET page_count = excluded.page_count, last_page = excluded.last_page,
+                    pages_seen = excluded.pages_seen, updated_at = excluded.updated_at
+                """)
+            try upsert.bind([path, pageCount, page, encoded, date.timeIntervalSince1970])
+            try upsert.step()
+        }
+    }
+
+    /// Comics with reading state, most recent first; finished ones only with `includeFinished`.
+    public func progress(includeFinished: Bool = false) -> [ReadingProgress] {
+        let rows = (try? withDatabase { database throws(SQLiteError) -> [ReadingProgress] in
+            let query = try database.prepare("SELECT path, page_count, last_page, pages_seen, updated_at FROM reading ORDER BY updated_at DESC, path")
+            var rows: [ReadingProgress] = []
+            while try query.step() {
+                let seen = (try? JSONDecoder().decode(Set<Int>.self, from: Data((query.text(at: 3) ?? "[]").utf8))) ?? []
+                rows.append(ReadingProgress(path: query.text(at: 0) ?? "", pageCount: Int(query.int64(at: 1)),
+                                            lastPage: Int(query.int64(at: 2)), pagesSeen: seen,
+                                            updatedAt: Date(timeIntervalSince1970: query.double(at: 4))))
+            }
+            return rows
+        }) ?? []
+        let marks = allBookmarks()
+        return rows.filter { includeFinished || !$0.isFinished }.map { row in
+            var row = row
+            row.bookmarks = marks[row.path] ?? []
+            return row
+        }
+    }
+
+    public func addBookmark(_ path: String, page: Int) throws(SQLiteError) {
+        try withDatabase { database throws(SQLiteError) in
+            let statement = try database.prepare("INSERT OR IGNORE INTO bookmarks (path, page, created_at) VALUES (?, ?, ?)")
+            try statement.bind([path, page, Date().timeIntervalSince1970])
+            try statement.step()
+        }
+    }
+
+    /// Removes one bookmark, or all of the comic's with `page == nil`; returns how many went.
+    @discardableResult
+    public func removeBookmark(_ path: String, page: Int?) throws(SQLiteError) -> Int {
+        try withDatabase { database throws(SQLiteError) in
+            let statement = try database.prepare(page == nil ? "DELETE FROM bookmarks WHERE path = ?" : "DELETE FROM bookmarks WHERE path = ? AND page = ?")
+            try statement.bind(path, at: 1)
+            if let page { try statement.bind(page, at: 2) }
+            try statement.step()
+            return database.changes
+        }
+    }
+
+    public func bookmarks(_ path: String) -> [Int] { allBookmarks()[path] ?? [] }
+
+    private func allBookmarks() -> [String: [Int]] {
+        (try? withDatabase { database throws(SQLiteError) -> [String: [Int]] in
+            let query = try database.prepare("SELECT path, page FROM bookmarks ORDER BY path, page")
+            var marks: [String: [Int]] = [:]
+            while try query.step() { marks[query.text(at: 0) ?? "", default: []].append(Int(query.int64(at: 1))) }
+            return marks
+        }) ?? [:]
+    }
+}

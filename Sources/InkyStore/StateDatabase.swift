@@ -1,0 +1,64 @@
+import Foundation
+import InkyCore
+
+/// The mount's memory between runs: the library index and reading state, in one SQLite file
+/// (WAL, so the CLI can read while a daemon writes). Thread-safe: one connection behind a lock.
+///
+/// A damaged or unreadable database never fails a mount: it is moved aside and rebuilt (the
+/// index can always be rebuilt; reading state is lost only when the file itself is corrupt).
+public final class StateDatabase: @unchecked Sendable {
+    public let path: String
+    let database: Database
+    private let lock = NSLock()
+    /// What happened at open, for the log (moved aside, rebuilt…); nil when all was well.
+    public let recovery: String?
+
+    /// Opens (creating the folder and file) and migrates the database at `path`.
+    public static func open(at path: String) -> StateDatabase {
+        let folder = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        do throws(SQLiteError) {
+            return try StateDatabase(path: path, recovery: nil)
+        } catch {
+            let aside = "\(path).damaged-\(Int(Date().timeIntervalSince1970))"
+            try? FileManager.default.moveItem(atPath: path, toPath: aside)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            let note = "state database \(path) could not be used (\(error.description)); moved it to \(aside) and started a new one"
+            if let fresh = try? StateDatabase(path: path, recovery: note) { return fresh }
+            // Not even a new file (read-only or full disk): keep working from memory.
+            return (try? StateDatabase(path: ":memory:", recovery: note + "; that failed too, so state is kept in memory for this run"))!
+        }
+    }
+
+    private init(path: String, recovery: String?) throws(SQLiteError) {
+        self.path = path
+        self.recovery = recovery
+        database = try Database(path: path)
+        database.setBusyTimeout(.seconds(5))
+        if path != ":memory:" { try database.journalMode(.wal) }
+        // A file that is not a database fails here, not later in the middle of a mount.
+        try StateSchema.migrator.migrate(database)
+        _ = try database.prepare("SELECT count(*) FROM comic_index").step()
+    }
+
+    public var schemaVersion: Int {
+        (try? withDatabase { database throws(SQLiteError) in try database.userVersion() }) ?? 0
+    }
+
+    /// Runs `body` with the connection, one caller at a time.
+    func withDatabase<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    /// `$XDG_STATE_HOME/inkyfs/state.sqlite`, or `DIR/state.sqlite` for `--state DIR`.
+    public static func defaultPath(stateDirectory: String? = nil) -> String {
+        if let stateDirectory { return stateDirectory + "/state.sqlite" }
+        let environment = ProcessInfo.processInfo.environment
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        return state + "/inkyfs/state.sqlite"
+    }
+}

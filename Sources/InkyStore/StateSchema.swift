@@ -1,0 +1,33 @@
+/// The state database's schema, one migration per version. Never edit a released migration:
+/// add the next one. v1 shipped the index alone; v2 added reading state.
+enum StateSchema {
+    static let migrator = Migrator([
+        (1, """
+            CREATE TABLE comic_index (
+                path TEXT PRIMARY KEY,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                listing TEXT,          -- JSON ComicListing, or NULL when the comic failed
+                error TEXT,            -- JSON ComicError when it failed
+                indexed_at REAL NOT NULL
+            );
+            """),
+        (2, """
+            CREATE TABLE reading (
+                path TEXT PRIMARY KEY,
+                page_count INTEGER NOT NULL,
+                last_page INTEGER NOT NULL,   -- 0-based
+                pages_seen TEXT NOT NULL,     -- JSON array of 0-based page numbers
+                updated_at REAL NOT NULL
+            );
+            CREATE INDEX reading_recent ON reading(updated_at DESC);
+            CREATE TABLE bookmarks (
+                path TEXT NOT NULL,
+                page INTEGER NOT NULL,        -- 0-based
+                created_at REAL NOT NULL,
+                PRIMARY KEY (path, page)
+            );
+            """),
+    ])
+}

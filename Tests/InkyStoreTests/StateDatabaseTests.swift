@@ -1,0 +1,92 @@
+import Foundation
+import InkyCore
+import XCTest
+@testable import InkyStore
+
+final class StateDatabaseTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUp() {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID().uuidString)")
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private var path: String { folder.appendingPathComponent("inkyfs/state.sqlite").path }
+
+    private func listing(_ pages: Int) -> ComicListing {
+        ComicListing(format: .zip, pages: (0..<pages).map { Page(number: $0, name: String(format: "%03d.jpg", $0 + 1), sourcePath: "p\($0).jpg", entryIndex: $0, size: 10) },
+                     comicInfo: nil, skipped: [], isSolid: false)
+    }
+
+    func testAMissingStateFolderIsCreatedAndTheSchemaIsCurrent() {
+        let state = StateDatabase.open(at: path)
+        XCTAssertNil(state.recovery)
+        XCTAssertEqual(state.schemaVersion, 2)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+    }
+
+    func testAVersionOneDatabaseMigratesKeepingItsIndex() throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let old = try Database(path: path)
+        try Migrator([StateSchema.migrator.migrations[0]].map { ($0.version, $0.sql) }).migrate(old)
+        XCTAssertEqual(try old.userVersion(), 1)
+        let identity = FileIdentity(size: 5, modifiedNanoseconds: 7, inode: 9)
+        try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
+        let state = StateDatabase.open(at: path)
+        XCTAssertEqual(state.schemaVersion, 2)
+        XCTAssertEqual(try state.indexedListing("/lib/a.cbz", identity: identity)?.get().pages.count, 3)
+        state.recordRead("/lib/a.cbz", page: 0, pageCount: 3)
+        XCTAssertEqual(state.progress().count, 1, "the v2 tables exist")
+    }
+
+    func testACorruptDatabaseIsMovedAsideAndRebuilt() throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(repeating: 0x42, count: 10_000).write(to: URL(fileURLWithPath: path))
+        let state = StateDatabase.open(at: path)
+        XCTAssertNotNil(state.recovery)
+        XCTAssertTrue(state.recovery!.contains("moved it to"), state.recovery!)
+        XCTAssertEqual(state.schemaVersion, 2)
+        let folderContents = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+        XCTAssertTrue(folderContents.contains { $0.hasPrefix("state.sqlite.damaged-") }, "\(folderContents)")
+    }
+
+    func testTheIndexIsKeyedByPathSizeMtimeAndInode() {
+        let state = StateDatabase.open(at: path)
+        let identity = FileIdentity(size: 100, modifiedNanoseconds: 1_000, inode: 42)
+        state.storeListing("/lib/a.cbz", identity: identity, .success(listing(4)))
+        XCTAssertEqual(try state.indexedListing("/lib/a.cbz", identity: identity)?.get(), listing(4))
+        for changed in [FileIdentity(size: 101, modifiedNanoseconds: 1_000, inode: 42), FileIdentity(size: 100, modifiedNanoseconds: 1_001, inode: 42),
+                        FileIdentity(size: 100, modifiedNanoseconds: 1_000, inode: 43)] {
+            XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: changed))
+        }
+        state.storeListing("/lib/b.cbr", identity: identity, .failure(.encrypted(path: "/lib/b.cbr")))
+        XCTAssertEqual(state.indexedListing("/lib/b.cbr", identity: identity).map { (try? $0.get()) == nil }, true)
+        state.storeListing("/lib/c.cbz", identity: identity, .failure(.parserFailed(path: "/lib/c.cbz", detail: "crashed")))
+        XCTAssertNil(state.indexedListing("/lib/c.cbz", identity: identity), "a crash may be passing: not remembered")
+        state.removeFromIndex("/lib/a.cbz")
+        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity))
+    }
+
+    func testReadingStateOrderFinishedAndBookmarks() throws {
+        let state = StateDatabase.open(at: path)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        state.recordRead("/lib/a.cbz", page: 2, pageCount: 10, at: start)
+        state.recordRead("/lib/b.cbz", page: 0, pageCount: 3, at: start.addingTimeInterval(10))
+        state.recordRead("/lib/c.cbz", page: 4, pageCount: 5, at: start.addingTimeInterval(20))
+        XCTAssertEqual(state.progress().map(\.path), ["/lib/b.cbz", "/lib/a.cbz"], "most recent first, finished left out")
+        XCTAssertEqual(state.progress(includeFinished: true).map(\.path), ["/lib/c.cbz", "/lib/b.cbz", "/lib/a.cbz"])
+        state.recordRead("/lib/a.cbz", page: 3, pageCount: 10, at: start.addingTimeInterval(30))
+        let a = try XCTUnwrap(state.progress().first)
+        XCTAssertEqual(a.path, "/lib/a.cbz")
+        XCTAssertEqual(a.lastPage, 3)
+        XCTAssertEqual(a.pagesSeen, [2, 3])
+        XCTAssertEqual(a.percent, 40)
+        try state.addBookmark("/lib/a.cbz", page: 7)
+        try state.addBookmark("/lib/a.cbz", page: 1)
+        XCTAssertEqual(state.progress().first?.bookmarks, [1, 7])
+        XCTAssertEqual(try state.removeBookmark("/lib/a.cbz", page: 7), 1)
+        XCTAssertEqual(try state.removeBookmark("/lib/a.cbz", page: nil), 1)
+        XCTAssertEqual(state.bookmarks("/lib/a.cbz"), [])
+    }
+}
