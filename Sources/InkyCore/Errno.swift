@@ -21,6 +21,8 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let EROFS = Errno(Foundation.EROFS)
     public static let EACCES = Errno(Foundation.EACCES)
     public static let ENOSYS = Errno(Foundation.ENOSYS)
+    public static let EINVAL = Errno(Foundation.EINVAL)
+    public static let ELOOP = Errno(Foundation.ELOOP)
 
     public var description: String { String(cString: strerror(code)) }
 }

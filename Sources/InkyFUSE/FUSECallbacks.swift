@@ -91,6 +91,13 @@ enum FUSECallbacks {
             guard size >= list.count else { return reply.error(.ERANGE) }
             reply.bytes(list)
         }
+        ops.readlink = { request, inode in
+            let reply = FUSEReply(request!)
+            switch FUSECallbacks.context(request).filesystem.readLink(NodeID(inode)) {
+            case .success(let target): reply.link(target)
+            case .failure(let code): reply.error(code)
+            }
+        }
         ops.statfs = { request, _ in
             let reply = FUSEReply(request!)
             var info = statvfs()
@@ -118,16 +125,23 @@ enum FUSECallbacks {
 /// Packs directory entries into the kernel's readdir format, from `offset`, up to `size` bytes.
 enum DirectoryBuffer {
     static func fill(request: fuse_req_t, directory: NodeID, entries: [DirectoryEntry], offset: Int, size: Int) -> [UInt8] {
-        var all: [(String, NodeID, Bool)] = [(".", directory, true), ("..", directory, true)]
-        all += entries.map { ($0.name, $0.id, $0.kind == .directory) }
+        var all: [(String, NodeID, mode_t)] = [(".", directory, S_IFDIR), ("..", directory, S_IFDIR)]
+        all += entries.map { entry in
+            let type: mode_t = switch entry.kind {
+            case .directory: S_IFDIR
+            case .regularFile: S_IFREG
+            case .symlink: S_IFLNK
+            }
+            return (entry.name, entry.id, type)
+        }
         var buffer = [UInt8](repeating: 0, count: size)
         var used = 0
         var index = offset
         while index < all.count {
-            let (name, id, isDirectory) = all[index]
+            let (name, id, type) = all[index]
             var info = Glibc.stat()
             info.st_ino = UInt(id)
-            info.st_mode = isDirectory ? S_IFDIR : S_IFREG
+            info.st_mode = type
             let needed = buffer.withUnsafeMutableBytes { raw in
                 fuse_add_direntry(request, raw.baseAddress!.advanced(by: used).assumingMemoryBound(to: CChar.self),
                                   size - used, name, &info, off_t(index + 1))

@@ -55,6 +55,8 @@ final class FUSEReply: @unchecked Sendable {
 
     func open(_ info: UnsafeMutablePointer<fuse_file_info>) { once { fuse_reply_open($0, info) } }
 
+    func link(_ target: String) { once { fuse_reply_readlink($0, target) } }
+
     func xattrSize(_ size: Int) { once { fuse_reply_xattr($0, size) } }
 
     func statfs(_ info: statvfs) {
@@ -80,6 +82,9 @@ enum StatBuilder {
             info.st_nlink = 2
         case .regularFile:
             info.st_mode = S_IFREG | attributes.permissions
+            info.st_nlink = 1
+        case .symlink:
+            info.st_mode = S_IFLNK | attributes.permissions
             info.st_nlink = 1
         }
         info.st_size = Int(attributes.size)

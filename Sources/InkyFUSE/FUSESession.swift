@@ -54,6 +54,8 @@ public final class FUSESession {
             defer { fuse_remove_signal_handlers(session) }
             guard fuse_session_mount(session, mountpoint) == 0 else { return .failure(.cannotMount(mountpoint)) }
             defer { fuse_session_unmount(session) }
+            context.filesystem.kernelCache = FUSEKernelCache(session: session)
+            defer { context.filesystem.kernelCache = nil }
             ready()
             return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads)))
         }.get()

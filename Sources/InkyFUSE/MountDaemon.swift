@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyLibrary
+import InkyStore
 import InkyWorker
 
 /// The daemon: a worker pool for archive parsing, the library filesystem over it, and the
@@ -12,13 +13,17 @@ public enum MountDaemon {
         public var fuseOptions: [String]
         public var mount: MountOptions
         public var workers: WorkerPool.Configuration
+        /// The state database file (index, reading state); nil runs without one.
+        public var statePath: String?
 
-        public init(library: String, mountpoint: String, fuseOptions: [String], mount: MountOptions, workers: WorkerPool.Configuration) {
+        public init(library: String, mountpoint: String, fuseOptions: [String], mount: MountOptions,
+                    workers: WorkerPool.Configuration, statePath: String?) {
             self.library = library
             self.mountpoint = mountpoint
             self.fuseOptions = fuseOptions
             self.mount = mount
             self.workers = workers
+            self.statePath = statePath
         }
     }
 
@@ -28,7 +33,12 @@ public enum MountDaemon {
         let pool = WorkerPool(configuration.workers)
         defer { pool.shutdown() }
         pool.warmUp(2)
-        let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool, log: log)
+        let state = configuration.statePath.map { StateDatabase.open(at: $0) }
+        if let note = state?.recovery { log(note) }
+        let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool,
+                                           state: state, log: log)
+        filesystem.startWatching()
+        defer { filesystem.stopWatching() }
         let session = FUSESession(filesystem: filesystem, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
         let result = try session.run(ready: ready)

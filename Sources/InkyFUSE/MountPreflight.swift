@@ -17,11 +17,20 @@ public enum MountPreflight {
     }
 
     /// `force` clears a stale mount left by a killed daemon. `allowNonEmpty` is `-o nonempty`.
+    /// `reservedNames`: names of virtual top-level folders (with the option that renames them),
+    /// which a real folder of the library must not also use.
     public static func check(library: String, mountpoint: String, allowNonEmpty: Bool, force: Bool,
+                             reservedNames: [(name: String, option: String)] = [],
                              environment: Environment = Environment()) throws(Problem) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory) else {
             throw Problem(message: "library \(library) does not exist", fix: "give the folder of your comics (or one comic file)")
+        }
+        if isDirectory.boolValue {
+            for reserved in reservedNames where FileManager.default.fileExists(atPath: library + "/" + reserved.name) {
+                throw Problem(message: "the library has its own '\(reserved.name)', the name of a folder inkyfs adds",
+                              fix: "rename one of them: \(reserved.option)")
+            }
         }
         var info = stat()
         if stat(mountpoint, &info) != 0 {

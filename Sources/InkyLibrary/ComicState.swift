@@ -18,6 +18,13 @@ final class ComicState: @unchecked Sendable {
     private var _pageIndex: [String: Int] = [:]
     private var _comicInfo: [UInt8]?
     private var _currentPage = 0
+    private var _recordedOnce = false
+
+    /// True once a read of this comic was recorded (the first read of page 0 counts too).
+    var recordedOnce: Bool {
+        get { lock.withLock { _recordedOnce } }
+        set { lock.withLock { _recordedOnce = newValue } }
+    }
 
     init(relativePath: String, realPath: String) {
         self.relativePath = relativePath

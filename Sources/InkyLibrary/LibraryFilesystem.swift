@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyStore
 import InkyWorker
 
 /// The mounted library as a tree of nodes, independent of FUSE: the adapter asks it for
@@ -13,19 +14,40 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let backend: any ComicBackend
     let nodes: NodeTable
     let cache: PageCache
-    private let lock = NSLock()
+    let lock = NSLock()
     private var folders: [String: FolderIndex] = [:]
+    var watcher: LibraryWatcher?
+    private var _kernelCache: (any KernelCacheInvalidating)?
+    /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
+    let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     private var comics: [String: ComicState] = [:]
     private let logger: @Sendable (String) -> Void
+    /// The index and reading state; nil runs without memory between mounts.
+    let state: StateDatabase?
+    /// Reading-state writes happen here, off the FUSE threads.
+    let stateQueue = DispatchQueue(label: "inkyfs.state")
+    let isFolderLibrary: Bool
+
+    /// Set by the FUSE layer while mounted.
+    public var kernelCache: (any KernelCacheInvalidating)? {
+        get { lock.withLock { _kernelCache } }
+        set { lock.withLock { _kernelCache = newValue } }
+    }
+    /// How many comics were listed by the backend (not the index): the cost a warm index saves.
+    public var backendListings: Int { lock.withLock { _backendListings } }
+    private var _backendListings = 0
 
     /// `library` may be a folder (the tree) or one comic file (the root is its pages).
-    public init(library: String, options: MountOptions, backend: any ComicBackend, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(library: String, options: MountOptions, backend: any ComicBackend, state: StateDatabase? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         libraryPath = library
         self.options = options
         self.backend = backend
+        self.state = state
         logger = log
         var isDirectory: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory)
+        isFolderLibrary = isDirectory.boolValue
         nodes = NodeTable(root: isDirectory.boolValue ? .folder("") : .comic(""))
         cache = PageCache(budget: options.cacheBytes)
     }
@@ -37,6 +59,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
     public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
         guard let parentNode = nodes.node(parent) else { return .failure(.ENOENT) }
         switch parentNode {
+        case .folder("") where isFolderLibrary && name == options.continueReadingName:
+            return attributes(of: nodes.id(for: .continueReading), node: .continueReading)
+        case .continueReading:
+            guard let comic = continueReadingLinks().first(where: { $0.name == name })?.comic else { return .failure(.ENOENT) }
+            let node = Node.continueLink(comic: comic)
+            return attributes(of: nodes.id(for: node), node: node)
         case .folder(let path):
             return folderIndex(path).flatMap { index in
                 guard let child = index.nodes[name] else { return .failure(.ENOENT) }
@@ -86,6 +114,15 @@ public final class LibraryFilesystem: @unchecked Sendable {
                 guard let text = Self.errorText(snapshot.listing, path: realPath(path)) else { return .failure(.ENOENT) }
                 return .success(fileAttributes(id, size: Int64(text.utf8.count), snapshot))
             }
+        case .continueReading:
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
+                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
+                                           entryTimeout: 0, attributeTimeout: 0))
+        case .continueLink(let comic):
+            guard let target = linkTarget(comic) else { return .failure(.ENOENT) }
+            return .success(NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777,
+                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
+                                           entryTimeout: 0, attributeTimeout: 0))
         }
     }
 
@@ -102,12 +139,20 @@ public final class LibraryFilesystem: @unchecked Sendable {
         switch node {
         case .folder(let path):
             return folderIndex(path).map { index in
-                index.names.map { name in
+                var entries = index.names.map { name in
                     let child = index.nodes[name]!
                     let kind: NodeAttributes.Kind = if case .file = child { .regularFile } else { .directory }
                     return DirectoryEntry(name: name, id: nodes.id(for: child), kind: kind)
                 }
+                if path.isEmpty, isFolderLibrary, let name = options.continueReadingName {
+                    entries.append(DirectoryEntry(name: name, id: nodes.id(for: .continueReading), kind: .directory))
+                }
+                return entries
             }
+        case .continueReading:
+            return .success(continueReadingLinks().map { link in
+                DirectoryEntry(name: link.name, id: nodes.id(for: .continueLink(comic: link.comic)), kind: .symlink)
+            })
         case .comic(let path):
             return currentComic(path).map { _, snapshot in
                 comicChildren(path, snapshot).map { DirectoryEntry(name: $0.name, id: nodes.id(for: $0.node), kind: .regularFile) }
@@ -153,8 +198,10 @@ public final class LibraryFilesystem: @unchecked Sendable {
             return .success(OpenedFile(keepCache: false, descriptor: fd))
         case .page(let path, let generation, _), .comicInfo(let path, let generation), .errorText(let path, let generation):
             return sameGeneration(path, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
-        case .folder, .comic:
+        case .folder, .comic, .continueReading:
             return .failure(.EISDIR)
+        case .continueLink:
+            return .failure(.ELOOP)
         }
     }
 
@@ -180,9 +227,15 @@ public final class LibraryFilesystem: @unchecked Sendable {
             readPage(path, generation: generation, index: index) { result in
                 completion(result.map { Self.slice($0, offset, size) })
             }
-        case .folder, .comic:
+        case .folder, .comic, .continueReading, .continueLink:
             completion(.failure(.EISDIR))
         }
+    }
+
+    /// The target of a `Continue Reading/` link.
+    public func readLink(_ id: NodeID) -> Result<String, Errno> {
+        guard case .continueLink(let comic)? = nodes.node(id), let target = linkTarget(comic) else { return .failure(.EINVAL) }
+        return .success(target)
     }
 
     private func readPage(_ path: String, generation: Int, index: Int,
@@ -193,6 +246,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         }
         let key = PageCache.Key(comic: path, generation: generation, index: index)
         let previous = state.moveTo(page: index)
+        if index != previous || !state.recordedOnce { recordReading(state.realPath, page: index, of: listing.pages.count, comic: state) }
         if let bytes = cache.page(key) {
             completion(.success(bytes))
         } else {
@@ -294,6 +348,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
         relative.isEmpty ? libraryPath : libraryPath + "/" + relative
     }
 
+    func folderIndexForDisplay(_ path: String) -> Result<FolderIndex, Errno> { folderIndex(path) }
+
     private func folderIndex(_ path: String) -> Result<FolderIndex, Errno> {
         let real = realPath(path)
         let identity: FileIdentity
@@ -313,7 +369,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
 
     /// The comic's state after checking the file on disk: vanished → ENOENT, changed → a new
     /// generation (its old pages dropped), unlisted → listed now, through the backend.
-    private func currentComic(_ path: String) -> Result<(ComicState, ComicState.Snapshot), Errno> {
+    func currentComic(_ path: String) -> Result<(ComicState, ComicState.Snapshot), Errno> {
         let real = realPath(path)
         let identity: FileIdentity
         switch FileIdentity.of(real) {
@@ -338,16 +394,23 @@ public final class LibraryFilesystem: @unchecked Sendable {
         state.listingLock.lock()
         defer { state.listingLock.unlock() }
         if let snapshot = state.snapshot() { return .success((state, snapshot)) }
-        do throws(ComicError) {
-            let (listing, listedIdentity) = try backend.list(real, limits: options.limits)
-            if listedIdentity != identity {
-                // Changed while being listed: the next lookup starts over with the new file.
-                _ = state.refresh(listedIdentity)
+        if let indexed = self.state?.indexedListing(real, identity: identity) {
+            state.store(indexed, for: identity)
+        } else {
+            lock.withLock { _backendListings += 1 }
+            do throws(ComicError) {
+                let (listing, listedIdentity) = try backend.list(real, limits: options.limits)
+                if listedIdentity != identity {
+                    // Changed while being listed: the next lookup starts over with the new file.
+                    _ = state.refresh(listedIdentity)
+                }
+                state.store(.success(listing), for: listedIdentity)
+                self.state?.storeListing(real, identity: listedIdentity, .success(listing))
+            } catch {
+                logger("cannot open \(real): \(error.message)")
+                state.store(.failure(error), for: identity)
+                self.state?.storeListing(real, identity: identity, .failure(error))
             }
-            state.store(.success(listing), for: listedIdentity)
-        } catch {
-            logger("cannot open \(real): \(error.message)")
-            state.store(.failure(error), for: identity)
         }
         guard let snapshot = state.snapshot() else { return .failure(.EIO) }
         return .success((state, snapshot))

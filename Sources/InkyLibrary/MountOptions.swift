@@ -15,6 +15,10 @@ public struct MountOptions: Sendable {
     public var pageEntryTimeout: Double
     /// Seconds for attributes of pages, which never change within a generation.
     public var pageAttributeTimeout: Double
+    /// Record pages read into the state database.
+    public var recordProgress = true
+    /// Name of the virtual folder of comics in progress; nil hides it.
+    public var continueReadingName: String? = "Continue Reading"
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

@@ -8,11 +8,14 @@ public enum Node: Hashable, Sendable {
     case page(comic: String, generation: Int, index: Int)
     case comicInfo(comic: String, generation: Int)
     case errorText(comic: String, generation: Int)
+    /// The virtual folder of comics in progress, and one link in it (to a comic's directory).
+    case continueReading
+    case continueLink(comic: String)
 
     var comicPath: String? {
         switch self {
         case .comic(let path), .page(let path, _, _), .comicInfo(let path, _), .errorText(let path, _): path
-        case .folder, .file: nil
+        case .folder, .file, .continueReading, .continueLink: nil
         }
     }
 

@@ -1,11 +1,11 @@
 /// What `stat` shows for a node; the FUSE adapter turns it into `struct stat`.
 public struct NodeAttributes: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case directory, regularFile }
+    public enum Kind: Sendable, Equatable { case directory, regularFile, symlink }
 
     public var id: NodeID
     public var kind: Kind
     public var size: Int64
-    /// Permission bits only: 0555 for directories, 0444 for files (read-only mount).
+    /// Permission bits only: 0555 for directories, 0444 for files, 0777 for links (read-only mount).
     public var permissions: UInt32
     public var modifiedNanoseconds: Int64
     /// Seconds the kernel may keep this name → node mapping.

@@ -27,33 +27,9 @@ extension WorkerPool {
     /// the order of `paths` (so output reads like the library), as soon as all before it are in,
     /// one call at a time.
     public func summarize(_ paths: [String], limits: ComicLimits = .default, emit: @escaping @Sendable (Int, ComicSummary) -> Void) {
-        let emitter = OrderedEmitter(count: paths.count, emit: emit)
+        let emitter = OrderedDelivery<ComicSummary>(count: paths.count, deliver: emit)
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             emitter.store(index, summarize(paths[index], limits: limits))
-        }
-    }
-}
-
-/// Collects results from several threads and releases them in index order, under one lock.
-private final class OrderedEmitter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending: [ComicSummary?]
-    private var next = 0
-    private let emit: @Sendable (Int, ComicSummary) -> Void
-
-    init(count: Int, emit: @escaping @Sendable (Int, ComicSummary) -> Void) {
-        pending = Array(repeating: nil, count: count)
-        self.emit = emit
-    }
-
-    func store(_ index: Int, _ summary: ComicSummary) {
-        lock.withLock {
-            pending[index] = summary
-            while next < pending.count, let ready = pending[next] {
-                pending[next] = nil
-                emit(next, ready)
-                next += 1
-            }
         }
     }
 }

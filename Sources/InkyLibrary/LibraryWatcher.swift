@@ -1,0 +1,139 @@
+import Foundation
+import InkyCore
+
+/// Watches a library folder tree with inotify and reports changed paths (relative to the
+/// library), debounced: a copy that writes for seconds is one change, reported when it settles.
+/// When the kernel's watch limit is reached, or events overflow, it falls back to telling the
+/// owner to rescan, periodically.
+final class LibraryWatcher: @unchecked Sendable {
+    enum Change: Sendable, Equatable {
+        case paths(Set<String>)
+        /// Watching is incomplete (watch limit) or events were lost: compare everything.
+        case rescan
+    }
+
+    private let library: String
+    private let debounce: Double
+    private let rescanInterval: Double
+    private let report: @Sendable (Change) -> Void
+    private var fd: Int32 = -1
+    private var folders: [Int32: String] = [:]
+    private var degraded = false
+    private let lock = NSLock()
+    private var stopped = false
+
+    private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB
+                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+    init(library: String, debounce: Double = 0.3, rescanInterval: Double = 30, report: @escaping @Sendable (Change) -> Void) {
+        self.library = library
+        self.debounce = debounce
+        self.rescanInterval = rescanInterval
+        self.report = report
+    }
+
+    /// Starts watching on a thread of its own. Returns false when inotify is unavailable (then
+    /// only the periodic rescan runs).
+    @discardableResult
+    func start() -> Bool {
+        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if fd >= 0 { watchTree("") } else { degraded = true }
+        let thread = Thread { [self] in run() }
+        thread.name = "inkyfs.watch"
+        thread.start()
+        return fd >= 0
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Adds watches for `relative` and every folder below it.
+    private func watchTree(_ relative: String) {
+        let real = relative.isEmpty ? library : library + "/" + relative
+        let descriptor = inotify_add_watch(fd, real, Self.mask)
+        if descriptor < 0 {
+            if errno == ENOSPC { degraded = true } // fs.inotify.max_user_watches reached
+            return
+        }
+        folders[descriptor] = relative
+        let children = (try? FileManager.default.contentsOfDirectory(atPath: real)) ?? []
+        for name in children {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: real + "/" + name, isDirectory: &isDirectory), isDirectory.boolValue {
+                watchTree(relative.isEmpty ? name : relative + "/" + name)
+            }
+        }
+    }
+
+    private func run() {
+        var pending = Set<String>()
+        var needRescan = false
+        var lastEvent = Date.distantPast
+        var lastRescan = Date()
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer {
+            buffer.deallocate()
+            if fd >= 0 { close(fd) }
+        }
+        while !isStopped {
+            if fd >= 0 {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 100) > 0 {
+                    let got = read(fd, buffer, 64 << 10)
+                    if got > 0 {
+                        needRescan = parse(buffer, count: got, into: &pending) || needRescan
+                        lastEvent = Date()
+                    }
+                }
+            } else {
+                usleep(100_000)
+            }
+            let settled = Date().timeIntervalSince(lastEvent) >= debounce
+            if settled && needRescan {
+                report(.rescan)
+                needRescan = false
+                pending.removeAll()
+            } else if settled && !pending.isEmpty {
+                report(.paths(pending))
+                pending.removeAll()
+            }
+            if degraded && Date().timeIntervalSince(lastRescan) >= rescanInterval {
+                lastRescan = Date()
+                report(.rescan)
+            }
+        }
+    }
+
+    /// Returns true when events were lost and everything must be compared.
+    private func parse(_ buffer: UnsafeMutableRawPointer, count: Int, into pending: inout Set<String>) -> Bool {
+        var offset = 0
+        var overflow = false
+        let header = MemoryLayout<inotify_event>.size
+        while offset + header <= count {
+            let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+            let nameLength = Int(event.len)
+            var name = ""
+            if nameLength > 0 {
+                let start = buffer.advanced(by: offset + header).assumingMemoryBound(to: CChar.self)
+                name = String(cString: start)
+            }
+            offset += header + nameLength
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflow = true; continue }
+            guard let folder = folders[event.wd] else { continue }
+            if event.mask & UInt32(IN_IGNORED) != 0 { folders[event.wd] = nil; continue }
+            let path = name.isEmpty ? folder : (folder.isEmpty ? name : folder + "/" + name)
+            pending.insert(path)
+            if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                watchTree(path)
+                // Files may have landed in the new folder before its watch existed.
+                for child in (try? FileManager.default.subpathsOfDirectory(atPath: library + "/" + path)) ?? [] {
+                    pending.insert(path + "/" + child)
+                }
+            }
+        }
+        return overflow
+    }
+}
