@@ -58,6 +58,16 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Clear a stale mount left on MOUNTPOINT by a daemon that died.")
     var force = false
 
+    @Flag(help: "Do not record reading progress.")
+    var noProgress = false
+
+    @Option(help: "Name of the virtual folder of comics in progress.")
+    var continueName = "Continue Reading"
+
+    @Flag(help: "Hide the folder of comics in progress.")
+    var noContinue = false
+
+    @OptionGroup var stateOptions: StateOptions
     @OptionGroup var limitOptions: LimitOptions
 
     @Option(help: .hidden)
@@ -86,7 +96,8 @@ struct MountCommand: ParsableCommand {
         let list = try MountOptionList(fuseOptions)
         let options = list.fuse
         do throws(MountPreflight.Problem) {
-            try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force)
+            try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force,
+                                     reservedNames: noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
         } catch {
             report(ready: readyFd, "inkyfs: \(error)")
             throw ExitCode(2)
@@ -100,10 +111,14 @@ struct MountCommand: ParsableCommand {
             return
         }
         let logger = Logger(label: "inkyfs")
+        var mountOptions = MountOptions(limits: limitOptions.limits, window: WindowPolicy(window: window, prefetch: prefetch),
+                                        cacheBytes: Int(cacheSize))
+        mountOptions.recordProgress = !noProgress
+        mountOptions.continueReadingName = noContinue ? nil : continueName
         let configuration = MountDaemon.Configuration(
-            library: library, mountpoint: mountpoint, fuseOptions: options,
-            mount: MountOptions(limits: limitOptions.limits, window: WindowPolicy(window: window, prefetch: prefetch), cacheBytes: Int(cacheSize)),
-            workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout))
+            library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
+            workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),
+            statePath: stateOptions.databasePath)
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }) {
                 logger.info("mounted \(library) on \(mountpoint)")
@@ -115,10 +130,7 @@ struct MountCommand: ParsableCommand {
         }
     }
 
-    private func absolute(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        return url.standardizedFileURL.path
-    }
+    private func absolute(_ path: String) -> String { absolutePath(path) }
 
     /// Tells a waiting `inkyfs mount` (our parent) how startup went, or prints it when foreground.
     private func report(ready fd: Int32?, _ message: String) {

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import InkyCore
+import InkyLibrary
+import InkyWorker
+
+struct IndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "List every comic of a library ahead of time, so mounts open instantly.",
+        discussion: """
+            Comics whose file (path, size, mtime, inode) is unchanged since they were indexed are \
+            skipped; the rest are listed in worker processes, one per core. The mount indexes lazily \
+            too; this just does it up front. Ends with a summary and the comics that failed.
+            """
+    )
+
+    @Argument(help: "The library folder.")
+    var library: String
+
+    @OptionGroup var stateOptions: StateOptions
+    @OptionGroup var limitOptions: LimitOptions
+
+    func run() throws {
+        let library = absolutePath(self.library)
+        let comics: [String]
+        do throws(ComicError) { comics = try LibraryIndexer.comicFiles(in: library) } catch { throw ValidationError(error.message) }
+        let state = stateOptions.open()
+        let pool = WorkerPool.forCommandLine()
+        defer { pool.shutdown() }
+        let tally = IndexTally(total: comics.count)
+        let started = Date()
+        LibraryIndexer.index(comics, state: state, pool: pool, limits: limitOptions.limits) { _, outcome in tally.add(outcome) }
+        tally.finish(seconds: Date().timeIntervalSince(started), library: library, database: state.path)
+        if tally.failures.count == comics.count && !comics.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// Counts and the progress line of an index run (called one outcome at a time, in order).
+final class IndexTally: @unchecked Sendable {
+    private let progress: ProgressLine
+    private let total: Int
+    private let started = Date()
+    private(set) var done = 0, listed = 0, unchanged = 0
+    private(set) var failures: [(String, ComicError)] = []
+
+    init(total: Int) {
+        self.total = total
+        progress = ProgressLine(total: total)
+    }
+
+    func add(_ outcome: LibraryIndexer.Outcome) {
+        done += 1
+        switch outcome.result {
+        case nil: unchanged += 1
+        case .success?: listed += 1
+        case .failure(let error)?: listed += 1; failures.append((outcome.path, error))
+        }
+        let elapsed = max(0.001, Date().timeIntervalSince(started))
+        let rate = Double(done) / elapsed
+        let remaining = rate > 0 ? Double(total - done) / rate : 0
+        progress.update(done: done - 1, current: String(format: "%.0f comics/s, ETA %.0f s  %@", rate, remaining,
+                                                         (outcome.path as NSString).lastPathComponent))
+    }
+
+    func finish(seconds: Double, library: String, database: String) {
+        progress.clear()
+        print(String(format: "indexed %d comics in %.1f s: %d listed, %d unchanged, %d failed (%@)",
+                     total, seconds, listed, unchanged, failures.count, database))
+        for (path, error) in failures {
+            let name = path.hasPrefix(library + "/") ? String(path.dropFirst(library.count + 1)) : path
+            print("  failed: \(name): \(error.message.components(separatedBy: ": ").dropFirst().joined(separator: ": "))")
+        }
+    }
+}
