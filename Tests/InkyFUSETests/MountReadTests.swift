@@ -131,7 +131,7 @@ final class MountReadTests: XCTestCase {
         try ArchiveMaker.zip(at: library.appendingPathComponent("Issue 3.cbz"), members: [("01.jpg", page)])
         let mount = try MountedLibrary(library: library)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.mountpoint.path).sorted(),
-                       ["Issue 1.cbr", "Issue 1.cbz", "Issue 2", "Issue 3", "Issue 3.cbz"])
+                       ["Continue Reading", "Issue 1.cbr", "Issue 1.cbz", "Issue 2", "Issue 3", "Issue 3.cbz"])
         XCTAssertEqual(try readFile(mount.path("Issue 3.cbz/001.jpg")), page)
     }
 }

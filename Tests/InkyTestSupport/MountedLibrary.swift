@@ -8,6 +8,7 @@ public final class MountedLibrary {
     public let library: URL
     public let mountpoint: URL
     public let process: Process
+    public let stateHome: URL
     private let output = Pipe()
     private let log = LogBuffer()
 
@@ -17,7 +18,10 @@ public final class MountedLibrary {
         process = Process()
         process.executableURL = CommandRunner.binary
         process.arguments = ["mount", "--foreground"] + arguments + [library.path, mountpoint.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A state folder of the test's own: never the machine's ~/.local/state.
+        stateHome = ArchiveMaker.temporaryDirectory("state-home")
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path]) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = output
         output.fileHandleForReading.readabilityHandler = { [log] handle in log.append(handle.availableData) }
@@ -48,6 +52,7 @@ public final class MountedLibrary {
         }
         let status = process.waitForExit()
         try? FileManager.default.removeItem(at: mountpoint)
+        try? FileManager.default.removeItem(at: stateHome)
         return status
     }
 

@@ -1,0 +1,101 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// Index, live changes and reading state through a real mount and the command line.
+final class MountStateTests: XCTestCase {
+    private var state: URL!
+    private var library: URL!
+
+    override func setUpWithError() throws {
+        state = ArchiveMaker.temporaryDirectory("state")
+        library = ArchiveMaker.temporaryDirectory("lib")
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("Series"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Moon Tales/Moon Tales 02.cbt"), toPath: library.appendingPathComponent("Series/Two.cbt").path)
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Space Patrol/Space Patrol 001.cbz"), toPath: library.appendingPathComponent("Series/One.cbz").path)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: state)
+        try? FileManager.default.removeItem(at: library)
+    }
+
+    private func indexedPaths() throws -> [String] {
+        try ArchiveMaker.run("/usr/bin/sqlite3", [state.appendingPathComponent("state.sqlite").path, "SELECT path FROM comic_index ORDER BY path"])
+            .split(separator: "\n").map(String.init)
+    }
+
+    func testComicsAddedRenamedAndDeletedWhileMountedAreNoticedAndIndexed() throws {
+        let mount = try MountedLibrary(library: library, arguments: ["--state", state.path])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Series")).sorted(), ["One", "Two"])
+        let added = library.appendingPathComponent("Series/Three.cb7")
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Moon Tales/Moon Tales 01.cb7"), toPath: added.path)
+        // Without touching the mount: the watcher indexes the new comic within 2 s.
+        let deadline = Date().addingTimeInterval(2)
+        while !(try indexedPaths()).contains(added.path) && Date() < deadline { usleep(50_000) }
+        let indexed = try indexedPaths()
+        XCTAssertTrue(indexed.contains(added.path), "indexed in the background: \(indexed)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Series/Three")).count, 10)
+
+        try FileManager.default.moveItem(at: library.appendingPathComponent("Series/One.cbz"), to: library.appendingPathComponent("Series/Uno.cbz"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Series")).sorted(), ["Three", "Two", "Uno"])
+        XCTAssertEqual(try readFile(mount.path("Series/Uno/001.jpg")).count, 37909)
+        try FileManager.default.removeItem(at: library.appendingPathComponent("Series/Two.cbt"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Series/Two")))
+        let gone = Date().addingTimeInterval(2)
+        while (try indexedPaths()).contains(library.appendingPathComponent("Series/Two.cbt").path) && Date() < gone { usleep(50_000) }
+        XCTAssertFalse(try indexedPaths().contains(library.appendingPathComponent("Series/Two.cbt").path), "deleted comics leave the index")
+    }
+
+    func testPagesReadThroughTheMountShowAsProgressAndInContinueReading() throws {
+        let mount = try MountedLibrary(library: library, arguments: ["--state", state.path])
+        _ = try readFile(mount.path("Series/Two/001.jpg"))
+        _ = try readFile(mount.path("Series/Two/002.jpg"))
+        _ = try readFile(mount.path("Series/One/005.jpg"))
+        let links = try FileManager.default.contentsOfDirectory(atPath: mount.path("Continue Reading")).sorted()
+        XCTAssertEqual(links, ["01 - One", "02 - Two"], "most recent first")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: mount.path("Continue Reading/01 - One")), "../Series/One")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Continue Reading/02 - Two")).count, 6, "the link leads to the comic")
+
+        let result = try CommandRunner.inkyfs(["progress", "--json", "--state", state.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.map { $0["path"] as? String }, [library.appendingPathComponent("Series/One.cbz").path, library.appendingPathComponent("Series/Two.cbt").path])
+        XCTAssertEqual(rows.first?["page"] as? Int, 5)
+        XCTAssertEqual(rows.first?["pageCount"] as? Int, 12)
+        XCTAssertEqual(rows.last?["pagesSeen"] as? Int, 2)
+
+        XCTAssertEqual(try CommandRunner.inkyfs(["bookmark", "add", library.appendingPathComponent("Series/One.cbz").path, "9", "--state", state.path]).status, 0)
+        let text = try CommandRunner.inkyfs(["progress", "--state", state.path]).stdout
+        XCTAssertTrue(text.contains("page 5 of 12") && text.contains("bookmarks: 9"), text)
+
+        for page in 3...6 { _ = try readFile(mount.path(String(format: "Series/Two/%03d.jpg", page))) }
+        let finished = try CommandRunner.inkyfs(["progress", "--state", state.path]).stdout
+        XCTAssertFalse(finished.contains("Two.cbt"), "reading the last page finishes a comic: \(finished)")
+        XCTAssertTrue(try CommandRunner.inkyfs(["progress", "--all", "--state", state.path]).stdout.contains("finished"))
+    }
+
+    func testNoProgressRecordsNothingAndHidingContinueReadingWorks() throws {
+        let mount = try MountedLibrary(library: library, arguments: ["--state", state.path, "--no-progress", "--no-continue"])
+        _ = try readFile(mount.path("Series/Two/001.jpg"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.mountpoint.path), ["Series"])
+        XCTAssertTrue(try CommandRunner.inkyfs(["progress", "--all", "--state", state.path]).stdout.contains("nothing read yet"))
+    }
+
+    func testADamagedStateDatabaseNeverFailsTheMount() throws {
+        try Data(repeating: 0x55, count: 4096).write(to: state.appendingPathComponent("state.sqlite"))
+        let mount = try MountedLibrary(library: library, arguments: ["--state", state.path])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Series/Two")).count, 6)
+        usleep(200_000)
+        XCTAssertTrue(mount.logText.contains("moved it to"), mount.logText)
+    }
+
+    func testALibraryFolderNamedLikeTheVirtualFolderIsAClearError() throws {
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("Continue Reading"), withIntermediateDirectories: true)
+        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
+        defer { try? FileManager.default.removeItem(at: mountpoint) }
+        let result = try CommandRunner.inkyfs(["mount", "--state", state.path, library.path, mountpoint.path])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("Continue Reading") && result.stderr.contains("--continue-name"), result.stderr)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import InkyArchive
+import InkyCore
+import InkyStore
+import InkyTestSupport
+import XCTest
+@testable import InkyLibrary
+@testable import InkyWorker
+
+/// The index saves opening archives at remount; reading state counts real reads only.
+final class LibraryIndexTests: XCTestCase {
+    private var stateFolder: URL!
+
+    override func setUp() { stateFolder = ArchiveMaker.temporaryDirectory("state") }
+    override func tearDown() { try? FileManager.default.removeItem(at: stateFolder) }
+
+    private func filesystem(_ library: String, _ state: StateDatabase) -> LibraryFilesystem {
+        LibraryFilesystem(library: library, options: MountOptions(), backend: LibraryFilesystemTests.InProcessBackend(), state: state)
+    }
+
+    /// Looks up every comic of the fixtures' comic folders, as `ls -l` of each would.
+    private func listAll(_ filesystem: LibraryFilesystem) throws -> Int {
+        var pages = 0
+        for folder in ["Space Patrol", "Moon Tales", "Real", "Broken"] {
+            let id = try filesystem.lookup(parent: LibraryFilesystem.rootID, name: folder).get().id
+            for entry in try filesystem.directoryEntries(of: id).get() where entry.kind == .directory {
+                pages += try filesystem.directoryEntries(of: entry.id).get().count
+            }
+        }
+        return pages
+    }
+
+    func testARemountListsFromTheIndexWithoutOpeningArchives() throws {
+        let database = stateFolder.appendingPathComponent("state.sqlite").path
+        let first = filesystem(Corpus.fixtures.path, StateDatabase.open(at: database))
+        let pages = try listAll(first)
+        XCTAssertEqual(first.backendListings, 10, "the first mount lists every comic")
+        let second = filesystem(Corpus.fixtures.path, StateDatabase.open(at: database))
+        XCTAssertEqual(try listAll(second), pages, "same tree from the index")
+        XCTAssertEqual(second.backendListings, 0, "no archive opened on a warm remount")
+    }
+
+    func testAChangedArchiveIsListedAgainAloneAndItsOldPagesAreGone() throws {
+        let library = ArchiveMaker.temporaryDirectory("lib")
+        defer { try? FileManager.default.removeItem(at: library) }
+        try ArchiveMaker.zip(at: library.appendingPathComponent("A.cbz"), members: [("1.jpg", [1])])
+        try ArchiveMaker.zip(at: library.appendingPathComponent("B.cbz"), members: [("1.jpg", [2])])
+        let database = stateFolder.appendingPathComponent("state.sqlite").path
+        let first = filesystem(library.path, StateDatabase.open(at: database))
+        for name in ["A", "B"] { _ = try first.directoryEntries(of: first.lookup(parent: 1, name: name).get().id).get() }
+        sleep(1)
+        try ArchiveMaker.zip(at: library.appendingPathComponent("B.cbz"), members: [("1.jpg", [3]), ("2.jpg", [4])])
+        let second = filesystem(library.path, StateDatabase.open(at: database))
+        XCTAssertEqual(try second.directoryEntries(of: second.lookup(parent: 1, name: "A").get().id).get().count, 1)
+        XCTAssertEqual(try second.directoryEntries(of: second.lookup(parent: 1, name: "B").get().id).get().count, 2)
+        XCTAssertEqual(second.backendListings, 1, "only the changed comic is listed again")
+    }
+
+    func testOnlyRealReadsCountAsReadingNotPrefetch() throws {
+        let state = StateDatabase.open(at: stateFolder.appendingPathComponent("state.sqlite").path)
+        let fs = filesystem(Corpus.fixtures.path, state)
+        let series = try fs.lookup(parent: 1, name: "Moon Tales").get().id
+        let comic = try fs.lookup(parent: series, name: "Moon Tales 01").get().id
+        let page = try fs.lookup(parent: comic, name: "003.jpg").get().id
+        let done = DispatchSemaphore(value: 0)
+        fs.read(page, offset: 0, size: 1 << 20, descriptor: nil) { _ in done.signal() }
+        done.wait()
+        Thread.sleep(forTimeInterval: 0.5) // let prefetch of 004…008 finish
+        let links = fs.continueReadingLinks()
+        let row = try XCTUnwrap(state.progress().first)
+        XCTAssertEqual(row.pagesSeen, [2], "prefetched pages are not read pages")
+        XCTAssertEqual(row.lastPage, 2)
+        XCTAssertEqual(links.map(\.name), ["01 - Moon Tales 01"])
+        XCTAssertEqual(fs.linkTarget(links[0].comic), "../Moon Tales/Moon Tales 01")
+    }
+}
