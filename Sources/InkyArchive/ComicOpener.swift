@@ -25,9 +25,29 @@ public enum ComicOpener {
         }
     }
 
+    /// Opens a comic from bytes that are not a plain file (a vault object decrypted on demand).
+    /// `label` names it in messages. Folders cannot come this way; PDF, ACE and RAR 1.4 are refused.
+    public static func open(bytes: any RandomAccessBytes, label: String, limits: ComicLimits = .default) throws(ComicError) -> any ComicReader {
+        let source = FileSource(bytes: bytes, label: label)
+        let format = try detectFormat(source)
+        switch format {
+        case .rar4:
+            return try UnarrComicReader(bytes: source, limits: limits)
+        case .zip, .rar5, .sevenZip, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
+            return try LibArchiveComicReader(label: label, format: format, limits: limits) { FileSource(bytes: bytes, label: label) }
+        case .pdf:
+            throw .unsupportedFormat(path: label, format: "PDF (PDF comics are not supported yet)")
+        case .ace, .oldRAR, .folder:
+            throw .unsupportedFormat(path: label, format: format.displayName)
+        }
+    }
+
     /// The format from the file's first bytes; `.notAComicArchive` when it matches none.
     public static func detectFormat(_ path: String) throws(ComicError) -> ArchiveFormat {
-        let source = try FileSource(path: path)
+        try detectFormat(FileSource(path: path))
+    }
+
+    static func detectFormat(_ source: FileSource) throws(ComicError) -> ArchiveFormat {
         if let format = ArchiveFormat.sniff(try source.bytes(at: 0, count: ArchiveFormat.sniffLength)) {
             return format
         }
@@ -35,7 +55,7 @@ public enum ComicOpener {
         if let format = ArchiveFormat.sniffTail(try source.bytes(at: tailStart, count: Int(source.size - tailStart))) {
             return format
         }
-        throw .notAComicArchive(path: path)
+        throw .notAComicArchive(path: source.path)
     }
 
     /// Library files worth opening as comics: a comic or archive extension, whatever the

@@ -4,23 +4,20 @@ import Glibc
 #endif
 import InkyCore
 
-/// A read-only archive file read with `pread`, counting every byte it hands out, so tests and
-/// benchmarks can prove what a read really touched. Owns its descriptor; closes it in deinit.
-final class FileSource {
+/// A read-only archive file, read with `pread`. Owns its descriptor; closes it in deinit.
+final class ArchiveFile: RandomAccessBytes {
     let path: String
     let size: Int64
     private let fd: Int32
-    private(set) var position: Int64 = 0
-    private(set) var bytesRead: Int64 = 0
 
     init(path: String) throws(ComicError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.ioError(path: path, errno: errno, action: "cannot open") }
+        guard fd >= 0 else { throw FileSource.ioError(path: path, errno: errno, action: "cannot open") }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
-            throw Self.ioError(path: path, errno: code, action: "cannot stat")
+            throw FileSource.ioError(path: path, errno: code, action: "cannot stat")
         }
         self.fd = fd
         self.path = path
@@ -29,41 +26,59 @@ final class FileSource {
 
     deinit { close(fd) }
 
-    /// Reads up to `count` bytes at the current position; 0 at end of file.
-    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
+    func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
         while true {
-            let got = pread(fd, buffer, count, off_t(position))
-            if got >= 0 {
-                position += Int64(got)
-                bytesRead += Int64(got)
-                return got
-            }
+            let got = pread(fd, buffer, count, off_t(offset))
+            if got >= 0 { return got }
             if errno == EINTR { continue }
-            throw Self.ioError(path: path, errno: errno, action: "read failed")
+            throw FileSource.ioError(path: path, errno: errno, action: "read failed")
         }
     }
+}
 
-    /// Reads exactly the bytes at `offset` (fewer only at end of file), leaving `position` alone.
+/// A cursor over an archive's bytes (a file, or a vault object decrypted on demand), counting
+/// every byte it hands out, so tests and benchmarks can prove what a read really touched.
+final class FileSource {
+    /// What messages call the archive: its path, or a vault comic's display name.
+    let path: String
+    let size: Int64
+    private let bytes: any RandomAccessBytes
+    private(set) var position: Int64 = 0
+    private(set) var bytesRead: Int64 = 0
+
+    convenience init(path: String) throws(ComicError) {
+        self.init(bytes: try ArchiveFile(path: path), label: path)
+    }
+
+    init(bytes: any RandomAccessBytes, label: String) {
+        self.bytes = bytes
+        path = label
+        size = bytes.size
+    }
+
+    /// Reads up to `count` bytes at the current position; 0 at end of file.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
+        let got = try bytes.read(at: position, into: buffer, count: count)
+        position += Int64(got)
+        bytesRead += Int64(got)
+        return got
+    }
+
+    /// Reads exactly the bytes at `offset` (fewer only at the end), leaving `position` alone.
     func bytes(at offset: Int64, count: Int) throws(ComicError) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: count)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, count), alignment: 16)
+        defer { buffer.deallocate() }
         var filled = 0
         while filled < count {
-            let got = result.withUnsafeMutableBytes { raw in
-                pread(fd, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
-            }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw Self.ioError(path: path, errno: errno, action: "read failed")
-            }
+            let got = try bytes.read(at: offset + Int64(filled), into: buffer + filled, count: count - filled)
             if got == 0 { break }
             filled += got
             bytesRead += Int64(got)
         }
-        result.removeLast(count - filled)
-        return result
+        return Array(UnsafeRawBufferPointer(start: buffer, count: filled))
     }
 
-    /// Moves the position like lseek; returns the new position or nil when it would leave the file's range.
+    /// Moves the position like lseek; returns the new position or nil for a negative offset.
     func seek(to offset: Int64) -> Int64? {
         guard offset >= 0 else { return nil }
         position = offset

@@ -16,11 +16,20 @@ final class LibArchiveComicReader: EntryStreamingReader {
     private var finishedStats = ReaderStats()
     private let chunk = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
 
-    init(path: String, format: ArchiveFormat, limits: ComicLimits) throws(ComicError) {
-        self.path = path
+    /// Opens the archive's bytes again when the decoder has to restart.
+    private let openSource: () throws(ComicError) -> FileSource
+
+    convenience init(path: String, format: ArchiveFormat, limits: ComicLimits) throws(ComicError) {
+        try self.init(label: path, format: format, limits: limits) { () throws(ComicError) in try FileSource(path: path) }
+    }
+
+    init(label: String, format: ArchiveFormat, limits: ComicLimits,
+         openSource: @escaping () throws(ComicError) -> FileSource) throws(ComicError) {
+        self.path = label
         self.format = format
         self.limits = limits
-        let source = try FileSource(path: path)
+        self.openSource = openSource
+        let source = try openSource()
         var solid = [.sevenZip, .gzip, .bzip2, .xz, .zstd, .lzip].contains(format)
         var encryptedNames: Set<String> = []
         if format == .rar5 {
@@ -86,7 +95,7 @@ final class LibArchiveComicReader: EntryStreamingReader {
         if let open = self.handle {
             handle = open
         } else {
-            handle = try LibArchiveHandle(source: FileSource(path: path), format: format)
+            handle = try LibArchiveHandle(source: openSource(), format: format)
             self.handle = handle
         }
         if position.pendingEntry == entryIndex { return handle }

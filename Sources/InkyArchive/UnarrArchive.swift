@@ -7,6 +7,8 @@ final class UnarrArchive {
     private let stream: OpaquePointer
     private let archive: OpaquePointer
     let path: String
+    /// For archives opened from memory: unarr reads this buffer until the stream is closed.
+    private var memory: UnsafeMutableRawBufferPointer?
 
     init(path: String) throws(ComicError) {
         guard let stream = ar_open_file(path) else {
@@ -21,9 +23,33 @@ final class UnarrArchive {
         self.archive = archive
     }
 
+    /// A RAR archive held in memory (a decrypted vault object); the bytes are copied and the
+    /// copy is zeroed and freed with the archive.
+    init(memory contents: [UInt8], label: String) throws(ComicError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, contents.count), alignment: 16)
+        buffer.copyBytes(from: contents)
+        guard let stream = ar_open_memory(buffer.baseAddress, contents.count) else {
+            buffer.deallocate()
+            throw .corrupted(path: label, detail: "unarr cannot open the archive in memory")
+        }
+        guard let archive = ar_open_rar_archive(stream) else {
+            ar_close(stream)
+            buffer.deallocate()
+            throw .corrupted(path: label, detail: "unarr cannot read the RAR headers")
+        }
+        self.path = label
+        self.stream = stream
+        self.archive = archive
+        memory = buffer
+    }
+
     deinit {
         ar_close_archive(archive)
         ar_close(stream)
+        if let memory {
+            memory.initializeMemory(as: UInt8.self, repeating: 0)
+            memory.deallocate()
+        }
     }
 
     struct Entry {

@@ -16,13 +16,28 @@ final class UnarrComicReader: EntryStreamingReader {
     private var currentStats = ReaderStats()
     private let chunk = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
 
-    init(path: String, limits: ComicLimits) throws(ComicError) {
+    convenience init(path: String, limits: ComicLimits) throws(ComicError) {
         let source = try FileSource(path: path)
+        try self.init(source: source, limits: limits) { () throws(ComicError) in try UnarrArchive(path: path) }
+    }
+
+    /// unarr reads only files and memory: a RAR4 from a byte source (a vault object) is
+    /// decrypted into memory, bounded by the comic-size limit, never onto disk.
+    convenience init(bytes: FileSource, limits: ComicLimits) throws(ComicError) {
+        guard bytes.size <= limits.maxComicBytes else {
+            throw .limitExceeded(path: bytes.path, detail: "a RAR4 comic read from memory is limited to \(ByteCountText.format(limits.maxComicBytes))")
+        }
+        let contents = try bytes.bytes(at: 0, count: Int(bytes.size))
+        try self.init(source: bytes, limits: limits) { () throws(ComicError) in try UnarrArchive(memory: contents, label: bytes.path) }
+    }
+
+    private init(source: FileSource, limits: ComicLimits, open: () throws(ComicError) -> UnarrArchive) throws(ComicError) {
+        let path = source.path
         let scan = try RARHeaderScan.scan(source)
         if scan.isEncrypted { throw .encrypted(path: path) }
         self.path = path
         self.limits = limits
-        archive = try UnarrArchive(path: path)
+        archive = try open()
         var entries: [ArchiveEntry] = []
         while let entry = try archive.nextEntry() {
             // unarr lists regular files only: directories and links are not entries here.
