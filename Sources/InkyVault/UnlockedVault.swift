@@ -1,0 +1,353 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// An open vault: its keys (in locked memory), its manifest, and an exclusive lock on its
+/// directory. `lock()` forgets all of it.
+///
+/// Thread-safe. Changes (`add`, `remove`, `changePassword`) run one at a time; `entries`,
+/// `reader(for:)` and `lock()` do not wait for a running `add` to finish encrypting,
+/// only for its final manifest save. A `lock()` during an `add` makes that add fail with
+/// `.locked`; its finished object is then swept into `orphans/` at the next unlock.
+///
+/// While unlocked, the names of the comics (display paths, file names) exist as ordinary
+/// Swift strings in this process: accepted, since they are names only, and they are
+/// dropped on `lock()`. Keys never leave `SecureBytes`.
+public final class UnlockedVault: Sendable {
+    public let directory: String
+    /// What unlocking found and repaired.
+    public let unlockReport: VaultUnlockReport
+
+    private struct State: Sendable {
+        var keys: VaultKeys?
+        var entries: [VaultEntry]
+        var generation: UInt64
+        var manifestImage: [UInt8]
+        var keyFileImage: [UInt8]
+        var directoryLock: VaultDirectoryLock?
+    }
+
+    private let paths: VaultPaths
+    private let environment: VaultEnvironment
+    private let state: Locked<State>
+    private let changes = Locked<Void>(())
+
+    init(paths: VaultPaths, keys: VaultKeys, keyFileImage: [UInt8], loaded: VaultManifestStore.Loaded,
+         report: VaultUnlockReport, lock: VaultDirectoryLock, environment: VaultEnvironment) {
+        self.paths = paths
+        directory = paths.root
+        unlockReport = report
+        self.environment = environment
+        state = Locked(State(keys: keys, entries: loaded.manifest.entries, generation: loaded.generation,
+                            manifestImage: loaded.image, keyFileImage: keyFileImage, directoryLock: lock))
+    }
+
+    // MARK: Reading
+
+    /// Every comic in the vault, in the order they were added.
+    public var entries: [VaultEntry] {
+        get throws(VaultError) {
+            try state.withLock { (state) throws(VaultError) -> [VaultEntry] in
+                guard state.keys != nil else { throw .locked }
+                return state.entries
+            }
+        }
+    }
+
+    public var isLocked: Bool { state.withLock { $0.keys == nil } }
+
+    /// The keys, for a daemon that derives per-object keys itself
+    /// (`keys().objectKey(fileID:)`). Holding the result keeps the keys alive after `lock()`.
+    public func keys() throws(VaultError) -> VaultKeys {
+        try state.withLock { (state) throws(VaultError) -> VaultKeys in
+            guard let keys = state.keys else { throw .locked }
+            return keys
+        }
+    }
+
+    /// Where the object of `entry` is stored (for handing to a worker with its key).
+    public func objectPath(for entry: VaultEntry) -> String { paths.object(named: entry.name) }
+
+    /// A random-access reader of `entry`'s plaintext, holding only that object's key.
+    /// The manifest's own record of the entry is used (found by name), not the caller's copy.
+    public func reader(for entry: VaultEntry) throws(VaultError) -> VaultObjectReader {
+        let (keys, stored) = try state.withLock { (state) throws(VaultError) -> (VaultKeys, VaultEntry) in
+            guard let keys = state.keys else { throw .locked }
+            guard let stored = state.entries.first(where: { $0.name == entry.name }) else {
+                throw .noSuchEntry(name: entry.name)
+            }
+            return (keys, stored)
+        }
+        return try Self.openReader(for: stored, keys: keys, path: paths.object(named: stored.name))
+    }
+
+    // MARK: Adding
+
+    /// Encrypts the file at `path` into the vault, shown at `displayPath` (e.g.
+    /// "Series/Issue 1.cbz"; if taken, "Series/Issue 1 (1).cbz" and so on).
+    ///
+    /// Order, each step durable before the next (see docs/vault-format.md):
+    /// 1. object written to a temp file in objects/, fsync, renamed to its random name,
+    ///    directory fsync;
+    /// 2. the object is decrypted again and its SHA-256 compared with the source's;
+    /// 3. the manifest listing it is saved (previous one kept as .prev);
+    /// 4. return. Deleting the source is the caller's job, and safe only now.
+    /// A crash before 3 leaves an orphan object (swept to orphans/ at the next unlock) and
+    /// the source untouched.
+    @discardableResult
+    public func add(file path: String, displayPath: String) throws(VaultError) -> VaultEntry {
+        try changes.withLock { (_: inout Void) throws(VaultError) -> VaultEntry in
+            let keys = try self.keys()
+            let requested = try DisplayPath.validate(displayPath)
+            // Refuse an unusable path before writing anything, rather than leave an orphan.
+            // (Checked again at the end: only that check's answer is recorded.)
+            _ = try Self.uniqueDisplayPath(requested, among: entries)
+            let originalName = DurableFiles.split(path).name
+            guard DisplayPath.isValidFileName(originalName) else {
+                throw .invalidDisplayPath(originalName, reason: "source file name is not usable")
+            }
+            let randomness = environment.randomness
+            let name: String, fileID: VaultFileID
+            do throws(CryptoError) {
+                name = HexEncoding.encode(try randomness.bytes(count: VaultEntry.nameLength))
+                fileID = try VaultFileID.random(randomness)
+            } catch {
+                throw .crypto(error)
+            }
+            let objectKey = try keys.objectKey(fileID: fileID)
+            let objectPath = paths.object(named: name)
+            let (size, sourceDigest) = try Self.encrypt(path, to: objectPath, key: objectKey, fileID: fileID,
+                                                        randomness: randomness)
+            do throws(VaultError) {
+                let reader = try VaultObjectReader(path: objectPath, key: objectKey)
+                let (readSize, digest) = try Self.digest(of: reader)
+                guard readSize == size, digest == sourceDigest else {
+                    throw .verificationFailed(path: objectPath, detail: "decrypted object differs from \(path)")
+                }
+            } catch {
+                unlink(objectPath)  // our own unusable output, never user data
+                throw error
+            }
+            let dateAdded = Date(timeIntervalSince1970: environment.now().timeIntervalSince1970.rounded(.down))
+            return try state.withLock { (state) throws(VaultError) -> VaultEntry in
+                guard let keys = state.keys else { throw .locked }
+                let displayPath = try Self.uniqueDisplayPath(requested, among: state.entries)
+                let entry = VaultEntry(name: name, fileID: fileID, size: size, sha256: HexEncoding.encode(sourceDigest),
+                                       displayPath: displayPath, originalFileName: originalName, dateAdded: dateAdded)
+                try save(entries: state.entries + [entry], state: &state, keys: keys)
+                return entry
+            }
+        }
+    }
+
+    // MARK: Removing
+
+    /// Decrypts the comic with object name `name` into `destinationDirectory` under its
+    /// original file name (" (1)" etc. if taken), then removes it from the vault.
+    /// Returns the path written.
+    ///
+    /// Order: decrypt to a temp file beside the destination (O_EXCL) → verify SHA-256 →
+    /// fsync, rename (never over an existing file), directory fsync → manifest saved
+    /// without the entry → object deleted. A crash at any point loses nothing: before the
+    /// manifest save the comic is still in the vault; after it, the extracted copy is
+    /// durable and a leftover object becomes an orphan.
+    @discardableResult
+    public func remove(name: String, to destinationDirectory: String) throws(VaultError) -> String {
+        try changes.withLock { (_: inout Void) throws(VaultError) -> String in
+            let (keys, entry) = try state.withLock { (state) throws(VaultError) -> (VaultKeys, VaultEntry) in
+                guard let keys = state.keys else { throw .locked }
+                guard let entry = state.entries.first(where: { $0.name == name }) else { throw .noSuchEntry(name: name) }
+                return (keys, entry)
+            }
+            guard DurableFiles.isDirectory(destinationDirectory) else {
+                throw .io(path: destinationDirectory, operation: "open directory", errno: .init(ENOTDIR))
+            }
+            let objectPath = paths.object(named: entry.name)
+            let reader = try Self.openReader(for: entry, keys: keys, path: objectPath)
+            let destination = try Self.extract(reader, entry: entry, into: destinationDirectory)
+            try state.withLock { (state) throws(VaultError) in
+                guard let keys = state.keys else { throw .locked }
+                try save(entries: state.entries.filter { $0.name != name }, state: &state, keys: keys)
+            }
+            // If this fails the object is merely unreferenced; the next unlock moves it to
+            // orphans/ and reports it. The removal itself has already succeeded.
+            if unlink(objectPath) == 0 { try? DurableFiles.syncDirectory(paths.objects) }
+            return destination
+        }
+    }
+
+    // MARK: Password
+
+    /// Re-wraps the master key under `new` (no object or manifest is re-encrypted).
+    /// `old` must be the current password (one derivation to check it, one for `new`).
+    /// `kdf` nil keeps the current KDF and cost; pass `.default` (or more) to raise it.
+    /// The key file that worked until now is first written as `vault.key.prev`, then the
+    /// new `vault.key` replaces the old; a crash in between leaves both opening with `old`.
+    /// Note: this is not revocation. The master key is unchanged, so a copy of an old key
+    /// file still opens with the old password; a compromised password calls for a new vault.
+    public func changePassword(old: SecureBytes, new: SecureBytes, kdf: VaultKDF? = nil) throws(VaultError) {
+        try changes.withLock { (_: inout Void) throws(VaultError) in
+            let (keys, image) = try state.withLock { (state) throws(VaultError) -> (VaultKeys, [UInt8]) in
+                guard let keys = state.keys else { throw .locked }
+                return (keys, state.keyFileImage)
+            }
+            guard case .success(let current) = VaultKeyFile.parse(image) else {
+                throw .damagedKeyFile(path: paths.keyFile, detail: "the key file in memory does not parse")
+            }
+            let checked = try current.unwrap(password: old)
+            guard checked.constantTimeEquals(keys.masterKey) else {
+                throw .damagedKeyFile(path: paths.keyFile, detail: "unwraps to a different master key")
+            }
+            let replacement = try VaultKeyFile.wrap(masterKey: keys.masterKey, password: new, kdf: kdf ?? current.kdf,
+                                                    randomness: environment.randomness)
+            let written = try VaultKeyFileStore.write(replacement, previous: image, paths: paths)
+            state.withLock { $0.keyFileImage = written }
+        }
+    }
+
+    // MARK: Locking
+
+    /// Forgets the keys (wiped as soon as no reader or caller holds them), the manifest
+    /// and the directory lock. Every later call throws `.locked`. Readers already open keep
+    /// their own object keys until they are released.
+    public func lock() {
+        state.withLock { state in
+            state.keys = nil
+            state.entries = []
+            state.manifestImage = []
+            state.keyFileImage = []
+            state.directoryLock = nil
+        }
+    }
+
+    // MARK: Steps
+
+    private func save(entries: [VaultEntry], state: inout State, keys: VaultKeys) throws(VaultError) {
+        let manifest = VaultManifest(entries: entries)
+        let image = try VaultManifestStore.save(manifest, generation: state.generation + 1, current: state.generation,
+                                                currentImage: state.manifestImage, paths: paths,
+                                                key: keys.manifestKey, randomness: environment.randomness)
+        state.entries = entries
+        state.generation += 1
+        state.manifestImage = image
+    }
+
+    private static let copyBufferSize = 1 << 20
+
+    /// Streams `source` into a new object at `objectPath`; returns its size and SHA-256.
+    private static func encrypt(
+        _ source: String, to objectPath: String, key: SecureBytes, fileID: VaultFileID, randomness: RandomSource
+    ) throws(VaultError) -> (UInt64, [UInt8]) {
+        let input = try FileDescriptor(path: source, flags: O_RDONLY)
+        let info = try input.status()
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .sourceChanged(path: source, detail: "not a regular file") }
+        let size = UInt64(info.st_size)
+        let writer = try VaultObjectWriter(path: objectPath, key: key, fileID: fileID, plaintextSize: size,
+                                           chunkSize: VaultObjectHeader.defaultChunkSize, randomness: randomness)
+        let hasher: SHA256Hasher
+        do { hasher = try SHA256Hasher() } catch { throw .crypto(error) }
+        var buffer = [UInt8](repeating: 0, count: copyBufferSize)
+        defer { Wipe.array(&buffer) }
+        var total: UInt64 = 0
+        while true {
+            let count = try buffer.withMutableBytes { (buffer) throws(VaultError) in try input.read(into: buffer) }
+            if count == 0 { break }
+            total += UInt64(count)
+            guard total <= size else { throw .sourceChanged(path: source, detail: "grew while being added") }
+            try buffer.withBytes { (bytes) throws(VaultError) in
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                do throws(CryptoError) { try hasher.update(piece) } catch { throw .crypto(error) }
+                try writer.write(piece)
+            }
+        }
+        guard total == size else { throw .sourceChanged(path: source, detail: "shrank while being added") }
+        try writer.finish()
+        do { return (size, try hasher.finish()) } catch { throw .crypto(error) }
+    }
+
+    /// Decrypts all of `reader` sequentially; returns the byte count and SHA-256.
+    private static func digest(of reader: VaultObjectReader) throws(VaultError) -> (UInt64, [UInt8]) {
+        try decrypt(reader) { _ throws(VaultError) in }
+    }
+
+    /// Feeds the whole plaintext to `sink` in order, hashing it on the way.
+    private static func decrypt(
+        _ reader: VaultObjectReader, into sink: (UnsafeRawBufferPointer) throws(VaultError) -> Void
+    ) throws(VaultError) -> (UInt64, [UInt8]) {
+        let hasher: SHA256Hasher
+        do { hasher = try SHA256Hasher() } catch { throw .crypto(error) }
+        var buffer = [UInt8](repeating: 0, count: copyBufferSize)
+        defer { Wipe.array(&buffer) }
+        var offset: UInt64 = 0
+        while offset < reader.size {
+            let count = try buffer.withMutableBytes { (buffer) throws(VaultError) in try reader.read(at: offset, into: buffer) }
+            try buffer.withBytes { (bytes) throws(VaultError) in
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                do throws(CryptoError) { try hasher.update(piece) } catch { throw .crypto(error) }
+                try sink(piece)
+            }
+            offset += UInt64(count)
+        }
+        do { return (offset, try hasher.finish()) } catch { throw .crypto(error) }
+    }
+
+    /// Decrypts into a temp file in `directory`, checks the hash, publishes it under the
+    /// entry's original name (made unique). Returns the final path.
+    private static func extract(
+        _ reader: VaultObjectReader, entry: VaultEntry, into directory: String
+    ) throws(VaultError) -> String {
+        let firstChoice = DisplayPath.unique(entry.originalFileName) {
+            DurableFiles.exists(DurableFiles.join(directory, $0))
+        }
+        // 0o666 so the process umask decides the final permissions, as for any new file.
+        let (file, temporary) = try DurableFiles.createTemporary(besides: DurableFiles.join(directory, firstChoice),
+                                                                 mode: 0o666)
+        do throws(VaultError) {
+            let (_, digest) = try decrypt(reader) { (piece) throws(VaultError) in try file.writeAll(piece) }
+            guard HexEncoding.encode(digest) == entry.sha256 else {
+                throw .verificationFailed(path: temporary, detail: "SHA-256 differs from the manifest's")
+            }
+            try file.sync()
+            // Someone may create the chosen name meanwhile: then take the next free one.
+            while true {
+                let name = DisplayPath.unique(entry.originalFileName) {
+                    DurableFiles.exists(DurableFiles.join(directory, $0))
+                }
+                let destination = DurableFiles.join(directory, name)
+                do {
+                    try DurableFiles.publishWithoutReplacing(temporary, as: destination)
+                    return destination
+                } catch .io(_, _, let code) where code.code == EEXIST {
+                    continue
+                }
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    private static func openReader(for entry: VaultEntry, keys: VaultKeys, path: String) throws(VaultError) -> VaultObjectReader {
+        let reader = try VaultObjectReader(path: path, key: try keys.objectKey(fileID: entry.fileID))
+        guard reader.header.fileID == entry.fileID, reader.size == entry.size else {
+            throw .objectDoesNotMatchManifest(name: entry.name, detail:
+                "header says \(reader.size) bytes, id \(reader.header.fileID); manifest \(entry.size), \(entry.fileID)")
+        }
+        return reader
+    }
+
+    /// `requested`, or its last component numbered until it collides with no comic and no
+    /// folder. A folder of the path that is itself a comic cannot be fixed by renaming
+    /// the file, so it is refused.
+    private static func uniqueDisplayPath(_ requested: String, among entries: [VaultEntry]) throws(VaultError) -> String {
+        let files = Set(entries.map(\.displayPath))
+        let folders = Set(entries.flatMap { DisplayPath.folders(of: $0.displayPath) })
+        if let clash = DisplayPath.folders(of: requested).first(where: files.contains) {
+            throw .invalidDisplayPath(requested, reason: "'\(clash)' is a comic, not a folder")
+        }
+        return DisplayPath.uniquePath(requested) { files.contains($0) || folders.contains($0) }
+    }
+}

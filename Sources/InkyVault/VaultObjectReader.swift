@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Random-access, authenticated reads of one object's plaintext: what will sit behind
+/// libarchive's read and seek callbacks in a worker that holds only this object's key.
+///
+/// Opening checks the file's real size against the size its header implies (so a
+/// truncated or extended object is refused before anything is served) and authenticates
+/// chunk 0, whose AAD contains the whole header: from then on `size` and `header` are
+/// authentic, and a wrong key fails at open, not at the first read.
+///
+/// `read` decrypts only the chunks a request touches and verifies each one; a chunk that
+/// fails authentication throws `.objectNotAuthentic` and none of its plaintext is ever
+/// returned (AES-GCM's open wipes its output on failure, and the cache is invalidated
+/// first). The last decrypted chunk is cached, so sequential small reads (libarchive asks
+/// for 4–64 KiB at a time) decrypt each chunk once. Buffers are allocated once per
+/// reader, not per chunk.
+///
+/// Not thread-safe (the cache is mutable state): use one reader per thread.
+public final class VaultObjectReader {
+    public let path: String
+    /// Authenticated by the successful open.
+    public let header: VaultObjectHeader
+    public let layout: VaultChunkLayout
+    /// Plaintext size in bytes.
+    public var size: UInt64 { layout.plaintextSize }
+
+    private let file: FileDescriptor
+    private let key: SecureBytes
+    private var aad: ChunkAAD
+    private let sealed: UnsafeMutableRawBufferPointer
+    private let cache: UnsafeMutableRawBufferPointer
+    private var cachedChunk: UInt64?
+    /// Chunks authenticated and decrypted so far: lets tests prove reads decrypt each chunk once.
+    private(set) var chunksDecrypted = 0
+
+    /// Opens the object at `path` with its object key (`VaultKeys.objectKey(fileID:)`).
+    public init(path: String, key: SecureBytes) throws(VaultError) {
+        guard key.count == AESGCM.keyLength else { throw .crypto(.invalidKeyLength) }
+        self.path = path
+        self.key = key
+        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        self.file = file
+        let info = try file.status()
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .damagedObject(path: path, detail: "not a regular file")
+        }
+        var headerBytes = [UInt8](repeating: 0, count: VaultObjectHeader.length)
+        let headerRead = try headerBytes.withMutableBytes { (buffer) throws(VaultError) in
+            try file.read(into: buffer, at: 0)
+        }
+        header = try VaultObjectHeader.parse(Array(headerBytes.prefix(headerRead)), path: path)
+        guard let layout = VaultChunkLayout(plaintextSize: header.plaintextSize, chunkSize: header.chunkSize) else {
+            throw .damagedObject(path: path, detail: "header size \(header.plaintextSize) is impossible")
+        }
+        guard UInt64(info.st_size) == layout.fileSize else {
+            throw .damagedObject(path: path, detail:
+                "file is \(info.st_size) bytes, its header implies \(layout.fileSize) (truncated or extended)")
+        }
+        self.layout = layout
+        // The AAD is built from the very bytes just parsed, so what authenticates is what we use.
+        aad = ChunkAAD(header: headerBytes)
+        sealed = .allocate(byteCount: header.chunkSize + VaultChunkLayout.overheadPerChunk, alignment: 16)
+        cache = .allocate(byteCount: header.chunkSize, alignment: 16)
+        try loadChunk(0)
+    }
+
+    deinit {
+        Wipe.memory(cache)
+        cache.deallocate()
+        sealed.deallocate()
+    }
+
+    /// Up to `count` plaintext bytes starting at `offset`; fewer only at the end of the
+    /// object, none at or beyond it.
+    public func read(at offset: UInt64, count: Int) throws(VaultError) -> [UInt8] {
+        precondition(count >= 0, "negative read count")
+        guard offset < size else { return [] }
+        let length = Int(min(UInt64(count), size - offset))
+        var bytes = [UInt8](repeating: 0, count: length)
+        _ = try bytes.withMutableBytes { (buffer) throws(VaultError) in try read(at: offset, into: buffer) }
+        return bytes
+    }
+
+    /// Fills `buffer` from `offset` and returns how many bytes it wrote (less than
+    /// `buffer.count` only at the end of the object). On failure the part of `buffer`
+    /// written so far is wiped, so the caller never holds a partial answer.
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
+        let chunks = layout.chunks(coveringOffset: offset, count: buffer.count)
+        var written = 0
+        do throws(VaultError) {
+            for index in chunks {
+                try loadChunk(index)
+                let range = layout.plaintextRange(ofChunk: index)
+                let start = Int(offset + UInt64(written) - range.lowerBound)
+                let take = min(range.count - start, buffer.count - written)
+                buffer.baseAddress!.advanced(by: written)
+                    .copyMemory(from: cache.baseAddress!.advanced(by: start), byteCount: take)
+                written += take
+            }
+        } catch {
+            Wipe.memory(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<written]))
+            throw error
+        }
+        return written
+    }
+
+    /// Decrypts and verifies chunk `index` into the cache, unless it is already there.
+    private func loadChunk(_ index: UInt64) throws(VaultError) {
+        if cachedChunk == index { return }
+        cachedChunk = nil  // the cache is not valid while being overwritten
+        let length = layout.plaintextLength(ofChunk: index)
+        let stored = length + VaultChunkLayout.overheadPerChunk
+        let storedChunk = UnsafeMutableRawBufferPointer(rebasing: sealed[0..<stored])
+        let got = try file.read(into: storedChunk, at: layout.storedOffset(ofChunk: index))
+        guard got == stored else {
+            throw .damagedObject(path: path, detail: "chunk \(index) is cut short (file changed while open?)")
+        }
+        aad.set(chunk: index, isLast: layout.isLastChunk(index))
+        let nonceEnd = AESGCM.nonceLength
+        let tagStart = nonceEnd + length
+        do {
+            try aad.bytes.withBytes { (aad) throws(CryptoError) in
+                try AESGCM.open(
+                    ciphertext: UnsafeRawBufferPointer(rebasing: sealed[nonceEnd..<tagStart]),
+                    tag: UnsafeRawBufferPointer(rebasing: sealed[tagStart..<stored]),
+                    into: UnsafeMutableRawBufferPointer(rebasing: cache[0..<length]),
+                    key: key,
+                    nonce: UnsafeRawBufferPointer(rebasing: sealed[0..<nonceEnd]),
+                    aad: aad)
+            }
+        } catch .authenticationFailed {
+            throw .objectNotAuthentic(path: path, chunk: index)
+        } catch {
+            throw .crypto(error)
+        }
+        cachedChunk = index
+        chunksDecrypted += 1
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+@testable import InkyVault
+
+/// One bit flipped at a time, everywhere in the file: every flip must be refused, and no
+/// plaintext of the damaged chunk may come out.
+final class VaultObjectTamperTests: XCTestCase {
+    func testEveryByteOfSmallObjects() throws {
+        // Literally every byte position of the file, header and all.
+        for size in [0, 1, 65_535] {
+            try checkFlips(size: size) { layout in Array(0..<Int(layout.fileSize)) }
+        }
+    }
+
+    func testSampledBytesOfLargerObjects() throws {
+        // Every byte of the header, the first chunk and the last chunk; a stride in between.
+        for size in [65_536, 65_537, 3 * 65_536 + 5] {
+            try checkFlips(size: size) { layout in
+                let firstEnd = Int(layout.storedOffset(ofChunk: 0)) + layout.storedLength(ofChunk: 0)
+                let lastStart = Int(layout.storedOffset(ofChunk: layout.chunkCount - 1))
+                var positions = Set(0..<firstEnd).union(lastStart..<Int(layout.fileSize))
+                positions.formUnion(stride(from: firstEnd, to: lastStart, by: 61))
+                // Both ends of every chunk's nonce, ciphertext and tag.
+                for index in 0..<layout.chunkCount {
+                    let start = Int(layout.storedOffset(ofChunk: index))
+                    let end = start + layout.storedLength(ofChunk: index)
+                    positions.formUnion([start, start + 11, start + 12, end - 17, end - 16, end - 1])
+                }
+                return positions.sorted()
+            }
+        }
+    }
+
+    private func checkFlips(size: Int, positions: (VaultChunkLayout) -> [Int]) throws {
+        let directory = TemporaryDirectory("tamper")
+        let plaintext = patternBytes(count: size, seed: 99)
+        let key = try randomObjectKey()
+        let path = directory.child("object")
+        try writeObject(plaintext, to: path, key: key, fileID: try randomFileID())
+        let layout = VaultChunkLayout(plaintextSize: UInt64(size), chunkSize: 65_536)!
+        let original = try readBytes(path)
+        XCTAssertEqual(original.count, Int(layout.fileSize))
+        let file = open(path, O_RDWR)
+        XCTAssertGreaterThanOrEqual(file, 0)
+        defer { close(file) }
+        var rejected = 0
+        let chosen = positions(layout)
+        for position in chosen {
+            let bit = UInt8(1) << UInt8(position % 8)
+            writeByte(original[position] ^ bit, at: position, to: file)
+            if checkRejected(position: position, size: size, path: path, key: key, layout: layout, plaintext: plaintext) {
+                rejected += 1
+            }
+            writeByte(original[position], at: position, to: file)
+        }
+        XCTAssertEqual(rejected, chosen.count, "size \(size): every flip refused")
+        XCTAssertEqual(try readAll(try VaultObjectReader(path: path, key: key)), plaintext, "restored file reads again")
+    }
+
+    private func writeByte(_ value: UInt8, at position: Int, to file: Int32) {
+        var byte = value
+        XCTAssertEqual(pwrite(file, &byte, 1, off_t(position)), 1)
+    }
+
+    /// True if the damaged object at `path` was refused as it must be.
+    private func checkRejected(
+        position: Int, size: Int, path: String, key: SecureBytes, layout: VaultChunkLayout, plaintext: [UInt8]
+    ) -> Bool {
+        let chunk: UInt64? = position < VaultChunkLayout.headerLength ? nil
+            : UInt64(position - VaultChunkLayout.headerLength) / UInt64(65_536 + 28)
+        let reader: VaultObjectReader
+        do {
+            reader = try VaultObjectReader(path: path, key: key)
+        } catch {
+            XCTAssertTrue(error.isObjectRejection, "size \(size) byte \(position): \(error)")
+            return error.isObjectRejection
+        }
+        // Open authenticates the header and chunk 0, so only a later chunk can get here.
+        guard let chunk, chunk > 0 else {
+            XCTFail("size \(size): flipped byte \(position) (header or chunk 0) was accepted at open")
+            return false
+        }
+        XCTAssertEqual(reader.size, UInt64(size))
+        let range = layout.plaintextRange(ofChunk: chunk)
+        var refused = false
+        do {
+            _ = try reader.read(at: range.lowerBound, count: 1)
+            XCTFail("size \(size) byte \(position): damaged chunk \(chunk) was served")
+        } catch {
+            XCTAssertEqual(error, .objectNotAuthentic(path: path, chunk: chunk))
+            refused = error == .objectNotAuthentic(path: path, chunk: chunk)
+        }
+        // A whole-object read into a caller's buffer: it throws, the bad chunk's bytes were
+        // never copied out, and the good bytes copied before it were wiped.
+        var buffer = [UInt8](repeating: 0xEE, count: size)
+        XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try reader.read(at: 0, into: $0) })
+        let bad = Int(range.lowerBound)..<Int(range.upperBound)
+        // (Data comparison is a memcmp; a per-byte closure is slow in a debug build.)
+        XCTAssertEqual(Data(buffer[bad]), Data(repeating: 0xEE, count: bad.count),
+                       "no plaintext of the bad chunk (byte \(position))")
+        XCTAssertEqual(Data(buffer[..<bad.lowerBound]), Data(count: bad.lowerBound),
+                       "earlier good bytes wiped (byte \(position))")
+        // Chunks that were not touched still serve authentic plaintext.
+        XCTAssertEqual(try reader.read(at: 0, count: 100), Array(plaintext.prefix(100)))
+        return refused
+    }
+}
