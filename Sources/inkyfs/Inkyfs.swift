@@ -17,7 +17,7 @@ struct Inkyfs: ParsableCommand {
               inkyfs pages "Issue 1.cbz"    show one comic's pages in reading order
             """,
         version: InkyfsVersion.text,
-        subcommands: [MountCommand.self, UnmountCommand.self, IndexCommand.self, ProgressCommand.self, BookmarkCommand.self,
+        subcommands: [MountCommand.self, UnmountCommand.self, VaultCommand.self, IndexCommand.self, ProgressCommand.self, BookmarkCommand.self,
                       ScanCommand.self, PagesCommand.self, WorkerCommand.self],
         // `inkyfs SOURCE MOUNTPOINT -o OPTIONS` is how mount.fuse3 runs a fuse.inkyfs fstab line.
         defaultSubcommand: MountCommand.self

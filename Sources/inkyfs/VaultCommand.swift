@@ -1,0 +1,207 @@
+import ArgumentParser
+import Foundation
+import InkyVault
+
+struct VaultCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "Keep comics in an encrypted vault (AES-256-GCM, password-derived key).",
+        discussion: """
+            Comics moved into the vault are stored as opaque encrypted objects; their names live only \
+            in the encrypted manifest. Passwords are read from the terminal with no echo, or from \
+            stdin or --password-file when not on a terminal; never from arguments or the environment.
+
+            Examples:
+              inkyfs vault init
+              inkyfs vault add "Issue 1.cbz" --into "Private Series"
+              inkyfs vault list
+              inkyfs vault remove "Private Series/Issue 1.cbz" --to ~/Comics
+            """,
+        subcommands: [VaultInit.self, VaultAdd.self, VaultRemove.self, VaultList.self, VaultPasswd.self, VaultStatus.self]
+    )
+}
+
+/// `--vault DIR` and `--password-file FILE`, on every vault command.
+struct VaultOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The vault folder. Default: $XDG_DATA_HOME/inkyfs/vault.", valueName: "dir"))
+    var vault: String?
+
+    @Option(help: ArgumentHelp("Read the password from this file (first line) instead of the terminal.", valueName: "file"))
+    var passwordFile: String?
+
+    var directory: String {
+        if let vault { return absolutePath(vault) }
+        let environment = ProcessInfo.processInfo.environment
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return data + "/inkyfs/vault"
+    }
+
+    /// Unlocks with one password prompt; a wrong password exits 2 after one derivation.
+    func unlock() throws -> UnlockedVault {
+        let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
+        do throws(VaultError) {
+            let unlocked = try Vault.unlock(at: directory, password: password)
+            return unlocked
+        } catch .wrongPassword {
+            FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
+            throw ExitCode(2)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}
+
+struct VaultInit: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "init", abstract: "Create an empty vault (asks for the password twice).")
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let password = try PasswordInput.readNew(file: options.passwordFile)
+        do throws(VaultError) {
+            try Vault.create(at: options.directory, password: password)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        print("created the vault at \(options.directory)")
+    }
+}
+
+struct VaultAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Encrypt comics into the vault, verify them, then delete the originals.",
+        discussion: "Each comic is written, decrypted again and compared by SHA-256 before its original is deleted (kept with --keep). A name that exists already gets \" (1)\", \" (2)\", … before the extension."
+    )
+    @Argument(help: "Comic files to move into the vault.")
+    var comics: [String]
+    @Option(help: ArgumentHelp("Folder inside the vault.", valueName: "folder"))
+    var into: String?
+    @Flag(help: "Keep the originals.")
+    var keep = false
+    @OptionGroup var options: VaultOptions
+
+    func validate() throws {
+        if comics.isEmpty { throw ValidationError("name at least one comic") }
+        for comic in comics where !FileManager.default.fileExists(atPath: comic) { throw ValidationError("\(comic): no such file") }
+    }
+
+    func run() throws {
+        let vault = try options.unlock()
+        defer { vault.lock() }
+        var failed = false
+        for comic in comics {
+            let name = (comic as NSString).lastPathComponent
+            let display = into.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + name } ?? name
+            do throws(VaultError) {
+                let entry = try vault.add(file: absolutePath(comic), displayPath: display)
+                if !keep { try? FileManager.default.removeItem(atPath: comic) }
+                print("added \(entry.displayPath) (\(entry.size) bytes)\(keep ? "" : "; original deleted")")
+            } catch {
+                FileHandle.standardError.write(Data("inkyfs: \(comic): \(error); the original is untouched\n".utf8))
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+struct VaultRemove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Decrypt comics out of the vault into a folder, verify them, then delete them from the vault."
+    )
+    @Argument(help: "Comics as `vault list` shows them (their path inside the vault).")
+    var names: [String]
+    @Option(help: ArgumentHelp("Where the comics go (default: the current folder).", valueName: "dir"))
+    var to: String = "."
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let vault = try options.unlock()
+        defer { vault.lock() }
+        var failed = false
+        for name in names {
+            guard let entry = try vault.entries.first(where: { $0.displayPath == name || $0.originalFileName == name }) else {
+                FileHandle.standardError.write(Data("inkyfs: \(name): not in the vault\n".utf8))
+                failed = true
+                continue
+            }
+            do throws(VaultError) {
+                let written = try vault.remove(name: entry.name, to: absolutePath(to))
+                print("restored \(written)")
+            } catch {
+                FileHandle.standardError.write(Data("inkyfs: \(name): \(error); it is still in the vault\n".utf8))
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+struct VaultList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the comics in the vault.")
+    @Flag(help: "Print JSON: an array of { path, size, added, sha256 }.")
+    var json = false
+    @OptionGroup var options: VaultOptions
+
+    struct Row: Encodable {
+        var path: String
+        var size: UInt64
+        var added: String
+        var sha256: String
+    }
+
+    func run() throws {
+        let vault = try options.unlock()
+        defer { vault.lock() }
+        let entries = try vault.entries.sorted { $0.displayPath < $1.displayPath }
+        if json {
+            let stamp = ISO8601DateFormatter()
+            try JSONOutput.print(entries.map { Row(path: $0.displayPath, size: $0.size, added: stamp.string(from: $0.dateAdded), sha256: $0.sha256) })
+            return
+        }
+        for entry in entries { print("\(String(entry.size).leftPadded(to: 12))  \(entry.displayPath)") }
+        print("\(entries.count) comic\(entries.count == 1 ? "" : "s")")
+    }
+}
+
+struct VaultPasswd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd",
+        abstract: "Change the vault password (re-wraps the key; no comic is re-encrypted).",
+        discussion: "With --password-file, the file's first line is the current password and its second line the new one."
+    )
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        // With a file: its first line is the current password, its second the new one.
+        let fromFile = try options.passwordFile.map { try PasswordInput.lines(of: $0, count: 2) }
+        let old = try fromFile?[0] ?? PasswordInput.read(prompt: "Current vault password: ", file: nil)
+        let vault: UnlockedVault
+        do throws(VaultError) { vault = try Vault.unlock(at: options.directory, password: old) } catch .wrongPassword {
+            FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
+            throw ExitCode(2)
+        } catch { throw ValidationError("\(error)") }
+        defer { vault.lock() }
+        let new = try fromFile?[1] ?? PasswordInput.readNew(file: nil)
+        do throws(VaultError) { try vault.changePassword(old: old, new: new) } catch { throw ValidationError("\(error)") }
+        print("password changed")
+    }
+}
+
+struct VaultStatus: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Say where the vault is and what it holds, without a password.")
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let directory = options.directory
+        guard FileManager.default.fileExists(atPath: directory + "/vault.key") else {
+            print("no vault at \(directory) (create one with: inkyfs vault init)")
+            return
+        }
+        let objects = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/objects"))?.count ?? 0
+        let orphans = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/orphans"))?.count ?? 0
+        print("vault at \(directory): \(objects) encrypted object\(objects == 1 ? "" : "s")\(orphans > 0 ? ", \(orphans) in orphans/" : "")")
+    }
+}
