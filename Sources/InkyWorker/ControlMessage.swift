@@ -1,0 +1,34 @@
+import Foundation
+
+/// What `inkyfs vault unlock/lock/status` asks a running mount over its control socket.
+/// A password never travels inside this JSON: it follows `.unlock` as one raw data frame, so
+/// the daemon can copy it into locked memory and wipe the receive buffer.
+public enum ControlRequest: Codable, Sendable, Equatable {
+    case status
+    case unlock
+    case lock
+}
+
+/// The daemon's answer: whether it worked, and a line for the person who asked.
+public struct ControlReply: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        case ok, wrongPassword, failed
+    }
+
+    public var outcome: Outcome
+    public var message: String
+    /// The mountpoint that answered, so `unlock` without a mountpoint can say which one it found.
+    public var mountpoint: String
+
+    public init(outcome: Outcome, message: String, mountpoint: String) {
+        self.outcome = outcome
+        self.message = message
+        self.mountpoint = mountpoint
+    }
+
+    /// Parses a request frame; nil for anything that is not exactly one known request.
+    public static func parseRequest(_ frame: [UInt8]) -> ControlRequest? {
+        guard frame.count <= 1024 else { return nil }
+        return try? JSONDecoder().decode(ControlRequest.self, from: Data(frame))
+    }
+}

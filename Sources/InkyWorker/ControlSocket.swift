@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLinux
+import InkyCore
+
+/// The daemon's end of its control socket: `$XDG_RUNTIME_DIR/inkyfs/<hash of mountpoint>.sock`,
+/// in a 0700 folder, the socket 0600, and every peer's uid checked with SO_PEERCRED, so only
+/// the user who mounted can unlock or lock. Connections are served one at a time on a thread
+/// of its own; a malformed one is closed and the server goes on.
+public final class ControlServer: @unchecked Sendable {
+    /// Answers a request; `password` is set for `.unlock` and must be copied, not kept: its
+    /// buffer is wiped when the handler returns.
+    public typealias Handler = @Sendable (ControlRequest, UnsafeRawBufferPointer?) -> ControlReply
+
+    public let path: String
+    private let listener: Int32
+    private let handler: Handler
+    private let lock = NSLock()
+    private var stopped = false
+
+    public init(mountpoint: String, handler: @escaping Handler) throws(Errno) {
+        path = try ControlPaths.socket(for: mountpoint, create: true)
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Errno.current }
+        var address = try ControlPaths.address(path)
+        let previous = umask(0o177) // the socket is created 0600
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(previous)
+        guard bound == 0, chmod(path, 0o600) == 0, listen(fd, 8) == 0 else {
+            let error = Errno.current
+            close(fd)
+            throw error
+        }
+        listener = fd
+        self.handler = handler
+        let thread = Thread { [self] in serve() }
+        thread.name = "inkyfs.control"
+        thread.start()
+    }
+
+    /// Stops accepting and removes the socket.
+    public func stop() {
+        lock.withLock { stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        unlink(path)
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    private func serve() {
+        while !isStopped {
+            let connection = inky_accept_cloexec(listener)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            handle(FrameChannel(fd: connection))
+        }
+    }
+
+    private func handle(_ channel: FrameChannel) {
+        guard Self.peerIsOwner(channel.fd) else { return }
+        guard case .message(let json)? = try? channel.receive(timeout: 5),
+              let request = ControlReply.parseRequest(Array(json)) else { return }
+        var reply: ControlReply
+        if request == .unlock {
+            guard case .data(var password)? = try? channel.receive(timeout: 5) else { return }
+            reply = password.withUnsafeBytes { handler(.unlock, $0) }
+            _ = password.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        } else {
+            reply = handler(request, nil)
+        }
+        _ = try? channel.send(WorkerFrame.encode(reply))
+    }
+
+    /// True when the process at the other end runs as the same user as this daemon.
+    static func peerIsOwner(_ fd: Int32) -> Bool {
+        inky_peer_uid(fd) == Int64(getuid())
+    }
+}
+
+/// The command line's end: finds the running mounts and asks one of them.
+public enum ControlClient {
+    /// Sends `request` (with `password` for `.unlock`) to the mount at `mountpoint`.
+    public static func send(_ request: ControlRequest, to mountpoint: String, password: UnsafeRawBufferPointer? = nil) throws(Errno) -> ControlReply {
+        try send(request, socket: ControlPaths.socket(for: mountpoint, create: false), password: password)
+    }
+
+    static func send(_ request: ControlRequest, socket path: String, password: UnsafeRawBufferPointer?) throws(Errno) -> ControlReply {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Errno.current }
+        let channel = FrameChannel(fd: fd)
+        var address = try ControlPaths.address(path)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw Errno.current }
+        do throws(FrameChannel.Failure) {
+            try channel.send(WorkerFrame.encode(request))
+            if let password {
+                var frame = WorkerFrame.encodeData(password)
+                defer { _ = frame.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+                try channel.send(frame)
+            }
+            guard case .message(let json) = try channel.receive(timeout: 30),
+                  let reply = try? JSONDecoder().decode(ControlReply.self, from: json) else { throw .malformed }
+            return reply
+        } catch {
+            throw Errno.EIO
+        }
+    }
+
+    /// Mountpoints of running mounts of this user that answer `status`.
+    public static func runningMounts() -> [String] {
+        guard let folder = try? ControlPaths.folder(create: false),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        return names.filter { $0.hasSuffix(".sock") }.sorted().compactMap { name in
+            try? send(.status, socket: folder + "/" + name, password: nil).mountpoint
+        }
+    }
+}
+
+/// Where control sockets live.
+enum ControlPaths {
+    static func folder(create: Bool) throws(Errno) -> String {
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "/tmp/inkyfs-\(getuid())"
+        let folder = runtime + "/inkyfs"
+        if create {
+            mkdir(runtime, 0o700)
+            mkdir(folder, 0o700)
+            guard chmod(folder, 0o700) == 0 else { throw Errno.current }
+        }
+        var info = stat()
+        guard stat(folder, &info) == 0 else { throw Errno.current }
+        // Someone else's folder, or one others can write into: refuse rather than talk through it.
+        guard info.st_uid == getuid(), info.st_mode & 0o077 == 0 else { throw Errno.EACCES }
+        return folder
+    }
+
+    /// Socket paths must fit sockaddr_un (108 bytes): named by a hash of the mountpoint.
+    static func socket(for mountpoint: String, create: Bool) throws(Errno) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in mountpoint.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return try folder(create: create) + "/" + String(hash, radix: 16) + ".sock"
+    }
+
+    static func address(_ path: String) throws(Errno) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Errno(ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+}
