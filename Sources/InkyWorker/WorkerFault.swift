@@ -21,6 +21,7 @@ enum WorkerFault {
         case .list(let path, _): (path, false)
         case .comicInfo(let path, _, _): (path, false)
         case .read(let path, _, _, _): (path, true)
+        case .useKey(let path): (path, false)
         }
         guard path.contains(setting.text) else { return }
         switch setting.kind {

@@ -10,6 +10,10 @@ public enum WorkerRequest: Codable, Sendable, Equatable {
     case read(path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits)
     /// The ComicInfo.xml bytes: one data chunk sequence between `.pageStart`/`.pageEnd`, then `.done`.
     case comicInfo(path: String, identity: FileIdentity, limits: ComicLimits)
+    /// The next frame is the 32-byte key of the vault object at `path`: later requests about
+    /// that path read it decrypted. Unanswered. A worker only ever holds keys of objects it
+    /// was asked about, never the vault's master key.
+    case useKey(path: String)
 }
 
 /// One entry to stream, with the size its listing promised.

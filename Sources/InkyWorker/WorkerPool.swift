@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyVault
 
 /// A small pool of worker processes that parse and decode archives for the daemon.
 ///
@@ -33,6 +34,31 @@ public final class WorkerPool: @unchecked Sendable {
     private var idle: [WorkerProcess] = []
     private var running = 0
     private var lastWorker: [String: pid_t] = [:]
+    /// Workers started before the last `retireAll()` are stopped at their next check-in.
+    private var epoch = 0
+    private var epochs: [pid_t: Int] = [:]
+    private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
+
+    /// Gives the key of a vault object by its path (nil for ordinary archives). Set while a
+    /// vault is unlocked; a worker is sent a key only for the object it is asked about.
+    public var keyProvider: (@Sendable (String) -> SecureBytes?)? {
+        get { condition.withLock { _keyProvider } }
+        set { condition.withLock { _keyProvider = newValue } }
+    }
+
+    /// Stops every worker (idle ones now, busy ones when their request ends), so no worker
+    /// keeps a reader, a decrypted chunk or a key of what came before: the vault's lock.
+    public func retireAll() {
+        let stopped = condition.withLock {
+            epoch += 1
+            let workers = idle
+            idle.removeAll()
+            running -= workers.count
+            lastWorker.removeAll()
+            return workers
+        }
+        for worker in stopped { worker.terminate() }
+    }
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -86,6 +112,12 @@ public final class WorkerPool: @unchecked Sendable {
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
         do throws(FrameChannel.Failure) {
+            if let key = keyProvider?(path) {
+                try worker.send(.useKey(path: path))
+                var frame = key.withUnsafeBytes { WorkerFrame.encodeData($0) }
+                defer { _ = frame.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+                try worker.send(frame: frame)
+            }
             try worker.send(request)
             receiving: while true {
                 var reply: WorkerReply?
@@ -129,7 +161,9 @@ public final class WorkerPool: @unchecked Sendable {
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    return try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
+                    epochs[worker.pid] = epoch
+                    return worker
                 } catch {
                     running -= 1
                     throw error
@@ -141,6 +175,15 @@ public final class WorkerPool: @unchecked Sendable {
 
     private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String?) {
         condition.lock()
+        let current = epochs[worker.pid] == epoch
+        if !current || !healthy { epochs[worker.pid] = nil }
+        if healthy && !current {
+            running -= 1
+            condition.signal()
+            condition.unlock()
+            worker.terminate()
+            return
+        }
         if healthy {
             idle.append(worker)
             if let path { lastWorker[path] = worker.pid }
@@ -164,7 +207,9 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    checkIn(try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput), healthy: true, for: nil)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
+                    condition.withLock { epochs[worker.pid] = epoch }
+                    checkIn(worker, healthy: true, for: nil)
                 } catch {
                     condition.withLock { running -= 1 }
                     return

@@ -44,6 +44,10 @@ final class WorkerProcess {
         try channel.send(WorkerFrame.encode(request))
     }
 
+    func send(frame: [UInt8]) throws(FrameChannel.Failure) {
+        try channel.send(frame)
+    }
+
     func receive(timeout: Double) throws(FrameChannel.Failure) -> WorkerFrame {
         try channel.receive(timeout: timeout)
     }

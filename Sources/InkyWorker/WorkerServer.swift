@@ -5,6 +5,7 @@ import Glibc
 internal import CLinux
 import InkyArchive
 import InkyCore
+import InkyVault
 
 /// The loop of a worker process (`inkyfs __worker`): reads requests from fd 3, parses archives
 /// with InkyArchive, streams answers back. A hostile archive that crashes or hangs the parser
@@ -26,6 +27,12 @@ public enum WorkerServer {
             }
             guard case .message(let json) = frame,
                   let request = try? JSONDecoder().decode(WorkerRequest.self, from: json) else { exit(2) }
+            if case .useKey(let path) = request {
+                guard case .data(var key)? = try? channel.receive(timeout: 5), key.count == 32 else { exit(2) }
+                session.keys[path] = SecureBytes(copying: key)
+                _ = key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                continue
+            }
             do throws(FrameChannel.Failure) {
                 try session.handle(request, on: channel)
             } catch {
@@ -71,6 +78,8 @@ final class HeartbeatTarget {
 /// Open readers kept between requests, so a solid stream continues where it stopped.
 struct WorkerSession {
     private var readers: [(path: String, identity: FileIdentity, reader: any ComicReader)] = []
+    /// Keys of vault objects this worker was given, by object path.
+    var keys: [String: SecureBytes] = [:]
     private static let keptReaders = 4
     /// Where progress frames go during the current request.
     private let heartbeatTarget = HeartbeatTarget()
@@ -102,6 +111,8 @@ struct WorkerSession {
                 sink.send(.failure(error))
             }
             sink.send(.done)
+        case .useKey:
+            break // handled by the loop, which reads the key frame that follows
         case .comicInfo(let path, let identity, let limits):
             do throws(ComicError) {
                 let reader = try open(path, expected: identity, limits: limits).1
@@ -156,7 +167,20 @@ struct WorkerSession {
             return (current, kept.reader)
         }
         readers.removeAll { $0.path == path }
-        let reader = try ComicOpener.open(path, limits: limits)
+        let reader: any ComicReader
+        if let key = keys[path] {
+            // A vault object: parsed from chunks decrypted on demand, named only by its object
+            // path (random hex) in any message, never by the comic's name.
+            let object: VaultObjectReader
+            do throws(VaultError) {
+                object = try VaultObjectReader(path: path, key: key)
+            } catch {
+                throw .corrupted(path: path, detail: "vault object: \(error)")
+            }
+            reader = try ComicOpener.open(bytes: VaultObjectBytes(object), label: path, limits: limits)
+        } else {
+            reader = try ComicOpener.open(path, limits: limits)
+        }
         readers.append((path, current, reader))
         reader.onProgress = heartbeat
         if readers.count > Self.keptReaders { readers.removeFirst() }
