@@ -2,6 +2,7 @@ import Foundation
 import InkyCore
 import InkyLibrary
 import InkyStore
+import InkyVault
 import InkyWorker
 
 /// The daemon: a worker pool for archive parsing, the library filesystem over it, and the
@@ -15,15 +16,18 @@ public enum MountDaemon {
         public var workers: WorkerPool.Configuration
         /// The state database file (index, reading state); nil runs without one.
         public var statePath: String?
+        /// The vault `inkyfs vault unlock` opens under this mount; nil: no vault.
+        public var vaultDirectory: String?
 
         public init(library: String, mountpoint: String, fuseOptions: [String], mount: MountOptions,
-                    workers: WorkerPool.Configuration, statePath: String?) {
+                    workers: WorkerPool.Configuration, statePath: String?, vaultDirectory: String? = nil) {
             self.library = library
             self.mountpoint = mountpoint
             self.fuseOptions = fuseOptions
             self.mount = mount
             self.workers = workers
             self.statePath = statePath
+            self.vaultDirectory = vaultDirectory
         }
     }
 
@@ -39,6 +43,15 @@ public enum MountDaemon {
                                            state: state, log: log)
         filesystem.startWatching()
         defer { filesystem.stopWatching() }
+        let control = try? ControlServer(mountpoint: configuration.mountpoint) { request, password in
+            VaultControl.handle(request, password: password, filesystem: filesystem, pool: pool,
+                                vaultDirectory: configuration.vaultDirectory, mountpoint: configuration.mountpoint, log: log)
+        }
+        if control == nil { log("no control socket: inkyfs vault unlock/lock cannot reach this mount") }
+        defer {
+            control?.stop()
+            filesystem.lockVault()
+        }
         let session = FUSESession(filesystem: filesystem, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
         let result = try session.run(ready: ready)

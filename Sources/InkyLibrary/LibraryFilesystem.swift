@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyStore
+import InkyVault
 import InkyWorker
 
 /// The mounted library as a tree of nodes, independent of FUSE: the adapter asks it for
@@ -20,7 +21,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     private var _kernelCache: (any KernelCacheInvalidating)?
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
-    private var comics: [String: ComicState] = [:]
+    var comics: [String: ComicState] = [:]
+    var unlockedVault: UnlockedVault?
     private let logger: @Sendable (String) -> Void
     /// The index and reading state; nil runs without memory between mounts.
     let state: StateDatabase?
@@ -59,6 +61,11 @@ public final class LibraryFilesystem: @unchecked Sendable {
     public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
         guard let parentNode = nodes.node(parent) else { return .failure(.ENOENT) }
         switch parentNode {
+        case .folder("") where isFolderLibrary && name == options.vaultName && vaultIsUnlocked:
+            return attributes(of: nodes.id(for: .vaultFolder("")), node: .vaultFolder(""))
+        case .vaultFolder(let folder):
+            guard let child = vaultChildren(folder)?[name] else { return .failure(.ENOENT) }
+            return attributes(of: nodes.id(for: child), node: child)
         case .folder("") where isFolderLibrary && name == options.continueReadingName:
             return attributes(of: nodes.id(for: .continueReading), node: .continueReading)
         case .continueReading:
@@ -114,6 +121,11 @@ public final class LibraryFilesystem: @unchecked Sendable {
                 guard let text = Self.errorText(snapshot.listing, path: realPath(path)) else { return .failure(.ENOENT) }
                 return .success(fileAttributes(id, size: Int64(text.utf8.count), snapshot))
             }
+        case .vaultFolder(let folder):
+            guard vaultChildren(folder) != nil else { return .failure(.ENOENT) }
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
+                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
+                                           entryTimeout: 0, attributeTimeout: 0))
         case .continueReading:
             return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
@@ -147,8 +159,16 @@ public final class LibraryFilesystem: @unchecked Sendable {
                 if path.isEmpty, isFolderLibrary, let name = options.continueReadingName {
                     entries.append(DirectoryEntry(name: name, id: nodes.id(for: .continueReading), kind: .directory))
                 }
+                if path.isEmpty, isFolderLibrary, let name = options.vaultName, vaultIsUnlocked {
+                    entries.append(DirectoryEntry(name: name, id: nodes.id(for: .vaultFolder("")), kind: .directory))
+                }
                 return entries
             }
+        case .vaultFolder(let folder):
+            guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
+            return .success(children.keys.sorted().map { name in
+                DirectoryEntry(name: name, id: nodes.id(for: children[name]!), kind: .directory)
+            })
         case .continueReading:
             return .success(continueReadingLinks().map { link in
                 DirectoryEntry(name: link.name, id: nodes.id(for: .continueLink(comic: link.comic)), kind: .symlink)
@@ -198,7 +218,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
             return .success(OpenedFile(keepCache: false, descriptor: fd))
         case .page(let path, let generation, _), .comicInfo(let path, let generation), .errorText(let path, let generation):
             return sameGeneration(path, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
-        case .folder, .comic, .continueReading:
+        case .folder, .comic, .continueReading, .vaultFolder:
             return .failure(.EISDIR)
         case .continueLink:
             return .failure(.ELOOP)
@@ -227,7 +247,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
             readPage(path, generation: generation, index: index) { result in
                 completion(result.map { Self.slice($0, offset, size) })
             }
-        case .folder, .comic, .continueReading, .continueLink:
+        case .folder, .comic, .continueReading, .continueLink, .vaultFolder:
             completion(.failure(.EISDIR))
         }
     }
@@ -242,7 +262,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
                           completion: @escaping @Sendable (Result<[UInt8], Errno>) -> Void) {
         guard let state = comicState(path), let snapshot = state.snapshot(), snapshot.generation == generation,
               case .success(let listing) = snapshot.listing, index < listing.pages.count else {
-            return completion(.failure(.ESTALE))
+            // A page of a locked vault: the file is still open, its content is gone.
+            return completion(.failure(Self.isVaultComic(path) ? .EIO : .ESTALE))
         }
         let key = PageCache.Key(comic: path, generation: generation, index: index)
         let previous = state.moveTo(page: index)
@@ -345,7 +366,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     // MARK: - State
 
     func realPath(_ relative: String) -> String {
-        relative.isEmpty ? libraryPath : libraryPath + "/" + relative
+        if Self.isVaultComic(relative) { return vaultObjectPath(relative) ?? "/nonexistent/inkyfs-vault-locked" }
+        return relative.isEmpty ? libraryPath : libraryPath + "/" + relative
     }
 
     func folderIndexForDisplay(_ path: String) -> Result<FolderIndex, Errno> { folderIndex(path) }
@@ -394,7 +416,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
         state.listingLock.lock()
         defer { state.listingLock.unlock() }
         if let snapshot = state.snapshot() { return .success((state, snapshot)) }
-        if let indexed = self.state?.indexedListing(real, identity: identity) {
+        let stateDatabase = Self.isVaultComic(path) ? nil : self.state
+        if let indexed = stateDatabase?.indexedListing(real, identity: identity) {
             state.store(indexed, for: identity)
         } else {
             lock.withLock { _backendListings += 1 }
@@ -405,11 +428,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
                     _ = state.refresh(listedIdentity)
                 }
                 state.store(.success(listing), for: listedIdentity)
-                self.state?.storeListing(real, identity: listedIdentity, .success(listing))
+                stateDatabase?.storeListing(real, identity: listedIdentity, .success(listing))
             } catch {
+                // Vault object paths are random hex: the log never learns a vault comic's name.
                 logger("cannot open \(real): \(error.message)")
                 state.store(.failure(error), for: identity)
-                self.state?.storeListing(real, identity: identity, .failure(error))
+                stateDatabase?.storeListing(real, identity: identity, .failure(error))
             }
         }
         guard let snapshot = state.snapshot() else { return .failure(.EIO) }

@@ -19,6 +19,8 @@ public struct MountOptions: Sendable {
     public var recordProgress = true
     /// Name of the virtual folder of comics in progress; nil hides it.
     public var continueReadingName: String? = "Continue Reading"
+    /// Name of the unlocked vault's subtree; nil never shows a vault.
+    public var vaultName: String? = "Vault"
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

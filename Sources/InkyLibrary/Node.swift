@@ -11,11 +11,13 @@ public enum Node: Hashable, Sendable {
     /// The virtual folder of comics in progress, and one link in it (to a comic's directory).
     case continueReading
     case continueLink(comic: String)
+    /// A folder of the unlocked vault ("" is `Vault/` itself).
+    case vaultFolder(String)
 
     var comicPath: String? {
         switch self {
         case .comic(let path), .page(let path, _, _), .comicInfo(let path, _), .errorText(let path, _): path
-        case .folder, .file, .continueReading, .continueLink: nil
+        case .folder, .file, .continueReading, .continueLink, .vaultFolder: nil
         }
     }
 
@@ -54,6 +56,10 @@ final class NodeTable: @unchecked Sendable {
 
     func node(_ id: NodeID) -> Node? {
         lock.withLock { nodes[id] }
+    }
+
+    func ids(where matches: (Node) -> Bool) -> [NodeID] {
+        lock.withLock { ids.filter { matches($0.key) }.map(\.value) }
     }
 }
 

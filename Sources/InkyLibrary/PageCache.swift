@@ -91,6 +91,16 @@ final class PageCache: @unchecked Sendable {
         }
     }
 
+    /// Drops pages of every comic `shouldDrop` selects (all of the vault's, at lock).
+    func drop(where shouldDrop: (Key) -> Bool) {
+        lock.withLock {
+            for key in pages.keys where shouldDrop(key) {
+                totalBytes -= pages.removeValue(forKey: key)!.bytes.count
+            }
+            if let oversize, shouldDrop(oversize.key) { self.oversize = nil }
+        }
+    }
+
     var count: Int { lock.withLock { pages.count } }
 
     private func evictOverBudget() {

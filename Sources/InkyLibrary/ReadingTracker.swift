@@ -13,7 +13,7 @@ extension LibraryFilesystem {
 
     func recordReading(_ realPath: String, page: Int, of pageCount: Int, comic: ComicState) {
         comic.recordedOnce = true
-        guard options.recordProgress, let state else { return }
+        guard options.recordProgress, let state, !Self.isVaultComic(comic.relativePath) else { return }
         stateQueue.async { state.recordRead(realPath, page: page, pageCount: pageCount) }
     }
 

@@ -67,6 +67,12 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Hide the folder of comics in progress.")
     var noContinue = false
 
+    @Option(help: ArgumentHelp("The vault that `inkyfs vault unlock` shows here. Default: $XDG_DATA_HOME/inkyfs/vault.", valueName: "dir"))
+    var vault: String?
+
+    @Option(help: "Name of the unlocked vault's folder.")
+    var vaultName = "Vault"
+
     @OptionGroup var stateOptions: StateOptions
     @OptionGroup var limitOptions: LimitOptions
 
@@ -97,7 +103,8 @@ struct MountCommand: ParsableCommand {
         let options = list.fuse
         do throws(MountPreflight.Problem) {
             try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force,
-                                     reservedNames: noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
+                                     reservedNames: (noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
+                                        + [(vaultName, "--vault-name NAME")])
         } catch {
             report(ready: readyFd, "inkyfs: \(error)")
             throw ExitCode(2)
@@ -115,10 +122,12 @@ struct MountCommand: ParsableCommand {
                                         cacheBytes: Int(cacheSize))
         mountOptions.recordProgress = !noProgress
         mountOptions.continueReadingName = noContinue ? nil : continueName
+        mountOptions.vaultName = vaultName
         let configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),
-            statePath: stateOptions.databasePath)
+            statePath: stateOptions.databasePath,
+            vaultDirectory: VaultOptions.directory(vault))
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }) {
                 logger.info("mounted \(library) on \(mountpoint)")

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import InkyCore
 import InkyVault
+import InkyWorker
 
 struct VaultCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +19,8 @@ struct VaultCommand: ParsableCommand {
               inkyfs vault list
               inkyfs vault remove "Private Series/Issue 1.cbz" --to ~/Comics
             """,
-        subcommands: [VaultInit.self, VaultAdd.self, VaultRemove.self, VaultList.self, VaultPasswd.self, VaultStatus.self]
+        subcommands: [VaultInit.self, VaultAdd.self, VaultRemove.self, VaultList.self, VaultPasswd.self, VaultStatus.self,
+                      VaultUnlock.self, VaultLock.self]
     )
 }
 
@@ -29,7 +32,10 @@ struct VaultOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Read the password from this file (first line) instead of the terminal.", valueName: "file"))
     var passwordFile: String?
 
-    var directory: String {
+    var directory: String { Self.directory(vault) }
+
+    /// `--vault DIR`, or `$XDG_DATA_HOME/inkyfs/vault`.
+    static func directory(_ vault: String?) -> String {
         if let vault { return absolutePath(vault) }
         let environment = ProcessInfo.processInfo.environment
         let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -203,5 +209,67 @@ struct VaultStatus: ParsableCommand {
         let objects = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/objects"))?.count ?? 0
         let orphans = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/orphans"))?.count ?? 0
         print("vault at \(directory): \(objects) encrypted object\(objects == 1 ? "" : "s")\(orphans > 0 ? ", \(orphans) in orphans/" : "")")
+    }
+}
+
+/// The mount a vault command talks to: the one named, or the only one running.
+private func runningMount(_ named: String?) throws -> String {
+    if let named { return absolutePath(named) }
+    let mounts = ControlClient.runningMounts()
+    guard mounts.count == 1 else {
+        throw ValidationError(mounts.isEmpty ? "no inkyfs mount is running (mount one with: inkyfs mount LIBRARY MOUNTPOINT)"
+                                             : "several mounts are running; name one: \(mounts.joined(separator: ", "))")
+    }
+    return mounts[0]
+}
+
+struct VaultUnlock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Show the vault under a running mount, as MOUNTPOINT/Vault/.",
+        discussion: "The password goes to the daemon over its private control socket; it never appears in arguments or the environment."
+    )
+    @Argument(help: "The mount (default: the only one running).")
+    var mountpoint: String?
+    @Option(help: ArgumentHelp("Read the password from this file (first line) instead of the terminal.", valueName: "file"))
+    var passwordFile: String?
+
+    func run() throws {
+        let mount = try runningMount(mountpoint)
+        let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
+        let reply: ControlReply
+        do throws(Errno) {
+            reply = try password.withUnsafeBytes { (raw) throws(Errno) in try ControlClient.send(.unlock, to: mount, password: raw) }
+        } catch {
+            throw ValidationError("cannot reach the mount at \(mount): \(error)")
+        }
+        switch reply.outcome {
+        case .ok: print(reply.message)
+        case .wrongPassword:
+            FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
+            throw ExitCode(2)
+        case .failed: throw ValidationError(reply.message)
+        }
+    }
+}
+
+struct VaultLock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Hide the vault again: its folder disappears and every decrypted byte is dropped."
+    )
+    @Argument(help: "The mount (default: the only one running).")
+    var mountpoint: String?
+
+    func run() throws {
+        let mount = try runningMount(mountpoint)
+        let reply: ControlReply
+        do throws(Errno) {
+            reply = try ControlClient.send(.lock, to: mount)
+        } catch {
+            throw ValidationError("cannot reach the mount at \(mount): \(error)")
+        }
+        guard reply.outcome == .ok else { throw ValidationError(reply.message) }
+        print(reply.message)
     }
 }

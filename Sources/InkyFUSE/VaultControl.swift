@@ -1,0 +1,43 @@
+import Foundation
+import InkyCore
+import InkyLibrary
+import InkyVault
+import InkyWorker
+
+/// What the daemon does when `inkyfs vault unlock/lock/status` asks through the control socket.
+enum VaultControl {
+    static func handle(_ request: ControlRequest, password: UnsafeRawBufferPointer?, filesystem: LibraryFilesystem,
+                       pool: WorkerPool, vaultDirectory: String?, mountpoint: String, log: @Sendable (String) -> Void) -> ControlReply {
+        func reply(_ outcome: ControlReply.Outcome, _ message: String) -> ControlReply {
+            ControlReply(outcome: outcome, message: message, mountpoint: mountpoint)
+        }
+        guard let vaultDirectory else { return reply(.failed, "this mount has no vault") }
+        switch request {
+        case .status:
+            return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
+        case .lock:
+            let wasUnlocked = filesystem.lockVault()
+            pool.keyProvider = nil
+            pool.retireAll()
+            if wasUnlocked { log("vault locked") }
+            return reply(.ok, wasUnlocked ? "vault locked" : "the vault was already locked")
+        case .unlock:
+            if filesystem.vaultIsUnlocked { return reply(.ok, "the vault is already unlocked") }
+            guard let password else { return reply(.failed, "no password") }
+            // Straight from the receive buffer into locked memory: no other copy is made.
+            let secret = SecureBytes(count: password.count) { $0.copyMemory(from: password) }
+            do throws(VaultError) {
+                let vault = try Vault.unlock(at: vaultDirectory, password: secret)
+                filesystem.unlockVault(vault)
+                pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
+                log("vault unlocked")
+                let count = (try? vault.entries.count) ?? 0
+                return reply(.ok, "vault unlocked: \(count) comic\(count == 1 ? "" : "s")")
+            } catch .wrongPassword {
+                return reply(.wrongPassword, "wrong password")
+            } catch {
+                return reply(.failed, "\(error)")
+            }
+        }
+    }
+}

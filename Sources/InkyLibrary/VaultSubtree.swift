@@ -1,0 +1,90 @@
+import Foundation
+import InkyCore
+import InkyStore
+import InkyVault
+
+/// The unlocked vault under the mount: `Vault/` mirrors the manifest's display paths, each comic
+/// a directory of pages like the library's. Vault comics are keyed apart from library paths so
+/// nothing about them reaches the state database (no index rows, no reading state), and lock
+/// drops every node, cached page and kernel entry of them before the keys are wiped.
+extension LibraryFilesystem {
+    static let vaultComicPrefix = "\u{0}vault/"
+
+    static func isVaultComic(_ path: String) -> Bool { path.hasPrefix(vaultComicPrefix) }
+
+    /// Shows the vault (replacing any vault shown before).
+    public func unlockVault(_ vault: UnlockedVault) {
+        lock.withLock { unlockedVault = vault }
+        if let name = options.vaultName { kernelCache?.invalidateEntry(parent: Self.rootID, name: name) }
+    }
+
+    /// Hides the vault: its subtree answers ENOENT, open files EIO, cached pages and kernel
+    /// entries are dropped, and then its keys are wiped. Returns whether a vault was unlocked.
+    @discardableResult
+    public func lockVault() -> Bool {
+        guard let vault = lock.withLock({ () -> UnlockedVault? in
+            let vault = unlockedVault
+            unlockedVault = nil
+            comics = comics.filter { !Self.isVaultComic($0.key) }
+            return vault
+        }) else { return false }
+        cache.drop(where: { Self.isVaultComic($0.comic) })
+        let kernel = kernelCache
+        if let name = options.vaultName { kernel?.invalidateEntry(parent: Self.rootID, name: name) }
+        for id in nodes.ids(where: { node in
+            if case .vaultFolder = node { return true }
+            return node.comicPath.map(Self.isVaultComic) ?? false
+        }) {
+            kernel?.invalidateNode(id)
+        }
+        vault.lock()
+        return true
+    }
+
+    public var vaultIsUnlocked: Bool { lock.withLock { unlockedVault != nil } }
+
+    /// The key of the vault object at `objectPath`, for the worker that reads it.
+    public func objectKey(forObjectPath objectPath: String) -> SecureBytes? {
+        guard let vault = lock.withLock({ unlockedVault }),
+              let entries = try? vault.entries,
+              let entry = entries.first(where: { vault.objectPath(for: $0) == objectPath }),
+              let keys = try? vault.keys() else { return nil }
+        return try? keys.objectKey(fileID: entry.fileID)
+    }
+
+    /// The object file behind a vault comic key, nil when locked or unknown.
+    func vaultObjectPath(_ comic: String) -> String? {
+        let name = String(comic.dropFirst(Self.vaultComicPrefix.count))
+        guard let vault = lock.withLock({ unlockedVault }), let entries = try? vault.entries,
+              let entry = entries.first(where: { $0.name == name }) else { return nil }
+        return vault.objectPath(for: entry)
+    }
+
+    /// The children of a folder of the vault, named like the library's: a comic loses its
+    /// extension unless that collides with a sibling.
+    func vaultChildren(_ folder: String) -> [String: Node]? {
+        guard let vault = lock.withLock({ unlockedVault }), let entries = try? vault.entries else { return nil }
+        var candidates: [(name: String, display: String, node: Node)] = []
+        var folders: Set<String> = []
+        for entry in entries {
+            let parts = entry.displayPath.split(separator: "/").map(String.init)
+            guard let file = parts.last else { continue }
+            let parent = parts.dropLast().joined(separator: "/")
+            if parent == folder {
+                candidates.append((file, ComicFiles.displayStem(file) ?? file, .comic(Self.vaultComicPrefix + entry.name)))
+            } else if parent.hasPrefix(folder.isEmpty ? "" : folder + "/") || (folder.isEmpty && !parent.isEmpty) {
+                let rest = folder.isEmpty ? parent : String(parent.dropFirst(folder.count + 1))
+                if let first = rest.split(separator: "/").first { folders.insert(String(first)) }
+            }
+        }
+        var uses: [String: Int] = [:]
+        for name in folders { uses[name, default: 0] += 1 }
+        for candidate in candidates { uses[candidate.display, default: 0] += 1 }
+        var children: [String: Node] = [:]
+        for name in folders { children[name] = .vaultFolder(folder.isEmpty ? name : folder + "/" + name) }
+        for candidate in candidates {
+            children[uses[candidate.display]! > 1 ? candidate.name : candidate.display] = candidate.node
+        }
+        return children
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import InkyArchive
+import InkyTestSupport
+import XCTest
+
+/// The vault under a real mount: unlocked through the control socket, read through the kernel,
+/// locked again with nothing left behind.
+final class MountVaultTests: XCTestCase {
+    private var folder: URL!
+    private var environment: [String: String] { ["XDG_RUNTIME_DIR": folder.appendingPathComponent("run").path] }
+    private var vault: String { folder.appendingPathComponent("vault").path }
+
+    override func setUpWithError() throws {
+        folder = ArchiveMaker.temporaryDirectory("vault-mount")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("run"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("library"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Space Patrol/Space Patrol 001.cbz"),
+                                        toPath: folder.appendingPathComponent("library/Public.cbz").path)
+        try "sesame\n".write(to: folder.appendingPathComponent("pw"), atomically: true, encoding: .utf8)
+        try "guess\n".write(to: folder.appendingPathComponent("bad"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try vaultCommand(["init"]).status, 0)
+        for comic in ["Moon Tales/Moon Tales 01.cb7", "Real/Captain Science 001.cbr"] {
+            let added = try vaultCommand(["add", Corpus.fixture(comic), "--keep", "--into", "Secret Series"])
+            XCTAssertEqual(added.status, 0, added.stderr)
+        }
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private func vaultCommand(_ arguments: [String], password: String = "pw") throws -> CommandRunner.Result {
+        try CommandRunner.inkyfs(["vault"] + arguments + ["--vault", vault, "--password-file", folder.appendingPathComponent(password).path],
+                                 environment: environment)
+    }
+
+    private func control(_ arguments: [String]) throws -> CommandRunner.Result {
+        try CommandRunner.inkyfs(["vault"] + arguments, environment: environment)
+    }
+
+    func testUnlockShowsTheVaultReadsExactPagesAndLockLeavesNothing() throws {
+        let state = folder.appendingPathComponent("state")
+        let mount = try MountedLibrary(library: folder.appendingPathComponent("library"),
+                                       arguments: ["--vault", vault, "--state", state.path], environment: environment)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vault")), "locked: no Vault/")
+
+        let wrong = try control(["unlock", mount.mountpoint.path, "--password-file", folder.appendingPathComponent("bad").path])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertEqual(wrong.stderr, "inkyfs: wrong password\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vault")))
+
+        let unlocked = try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path])
+        XCTAssertEqual(unlocked.status, 0, unlocked.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Vault/Secret Series")).sorted(),
+                       ["Captain Science 001", "Moon Tales 01"])
+        for (comic, directory) in [("Moon Tales/Moon Tales 01.cb7", "Moon Tales 01"), ("Real/Captain Science 001.cbr", "Captain Science 001")] {
+            let reader = try ComicOpener.open(Corpus.fixture(comic))
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Vault/Secret Series/\(directory)")).sorted(),
+                           reader.listing.pages.map(\.name))
+            for page in reader.listing.pages {
+                XCTAssertEqual(try readFile(mount.path("Vault/Secret Series/\(directory)/\(page.name)")), try reader.readPage(page), "\(comic) \(page.name)")
+            }
+        }
+
+        // An open vault page, then lock: the folder goes, the open file reads nothing more.
+        let open = try XCTUnwrap(FileHandle(forReadingAtPath: mount.path("Vault/Secret Series/Moon Tales 01/010.jpg")))
+        let locked = try control(["lock"])
+        XCTAssertEqual(locked.status, 0, locked.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vault")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vault/Secret Series/Moon Tales 01/001.jpg")))
+        XCTAssertThrowsError(try open.read(upToCount: 4096), "EIO after lock")
+        try? open.close()
+
+        // Names of vault comics reach neither the state database nor the log.
+        _ = try readFile(mount.path("Public/001.jpg"))
+        usleep(300_000)
+        for file in (try FileManager.default.contentsOfDirectory(atPath: state.path)) {
+            let bytes = try Data(contentsOf: state.appendingPathComponent(file))
+            for secret in ["Secret Series", "Moon Tales", "Captain Science"] {
+                XCTAssertNil(bytes.range(of: Data(secret.utf8)), "\(file) mentions \(secret)")
+            }
+        }
+        for secret in ["Secret Series", "Moon Tales", "Captain Science"] { XCTAssertFalse(mount.logText.contains(secret), mount.logText) }
+
+        XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0, "unlocks again")
+        XCTAssertEqual(try readFile(mount.path("Vault/Secret Series/Captain Science 001/001.jpg")).count, 4542)
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
+    func testAVaultCommandWithNoMountRunningSaysSo() throws {
+        let result = try control(["lock"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("no inkyfs mount is running"), result.stderr)
+    }
+}
