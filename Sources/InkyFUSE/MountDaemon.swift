@@ -18,6 +18,8 @@ public enum MountDaemon {
         public var statePath: String?
         /// The vault `inkyfs vault unlock` opens under this mount; nil: no vault.
         public var vaultDirectory: String?
+        /// Seconds without vault use before it locks itself; 0 never.
+        public var vaultIdleSeconds: Double = 15 * 60
 
         public init(library: String, mountpoint: String, fuseOptions: [String], mount: MountOptions,
                     workers: WorkerPool.Configuration, statePath: String?, vaultDirectory: String? = nil) {
@@ -34,6 +36,7 @@ public enum MountDaemon {
     /// Serves until unmounted. Returns normally for a clean end (unmount or SIGTERM/SIGINT).
     public static func run(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void,
                            ready: () -> Void) throws(FUSESession.Failure) {
+        ProcessHardening.makeNonDumpable()
         let pool = WorkerPool(configuration.workers)
         defer { pool.shutdown() }
         pool.warmUp(2)
@@ -48,6 +51,9 @@ public enum MountDaemon {
                                 vaultDirectory: configuration.vaultDirectory, mountpoint: configuration.mountpoint, log: log)
         }
         if control == nil { log("no control socket: inkyfs vault unlock/lock cannot reach this mount") }
+        let idleLock = VaultIdleLock(after: configuration.vaultIdleSeconds, filesystem: filesystem, pool: pool, log: log)
+        idleLock?.start()
+        defer { idleLock?.stop() }
         defer {
             control?.stop()
             filesystem.lockVault()

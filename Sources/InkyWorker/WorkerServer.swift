@@ -14,6 +14,7 @@ public enum WorkerServer {
     /// Applies the worker's resource limits, then serves until the daemon closes the socket.
     public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits()) -> Never {
         _ = inky_die_with_parent()
+        ProcessHardening.makeNonDumpable()
         signal(SIGPIPE, SIG_IGN)
         limits.apply()
         let channel = FrameChannel(fd: socket)

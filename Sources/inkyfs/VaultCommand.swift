@@ -45,6 +45,7 @@ struct VaultOptions: ParsableArguments {
 
     /// Unlocks with one password prompt; a wrong password exits 2 after one derivation.
     func unlock() throws -> UnlockedVault {
+        ProcessHardening.makeNonDumpable()
         let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
         do throws(VaultError) {
             let unlocked = try Vault.unlock(at: directory, password: password)

@@ -9,6 +9,8 @@
 
 /* prctl is variadic, which Swift cannot call: a worker asks to die with its daemon. */
 static inline int inky_die_with_parent(void) { return prctl(PR_SET_PDEATHSIG, SIGKILL); }
+/* No core dumps and no ptrace by other processes of the user: keys live in this memory. */
+static inline int inky_set_not_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0); }
 
 /* POSIX_SPAWN_SETSID, pipe2, accept4 and struct ucred are GNU extensions glibc hides without
    _GNU_SOURCE. Defining _GNU_SOURCE here would give this module a different view of shared
