@@ -67,9 +67,10 @@ enum FUSECallbacks {
         ops.read = { request, inode, size, offset, info in
             FUSECallbacks.read(request!, inode: inode, size: size, offset: offset, handle: inky_fi_fh(info))
         }
-        ops.release = { request, _, info in
+        ops.release = { request, inode, info in
             let handle = inky_fi_fh(info)
             if handle != 0 { close(Int32(handle - 1)) }
+            FUSECallbacks.context(request).filesystem.release(NodeID(inode))
             FUSEReply(request!).ok()
         }
         ops.getxattr = { request, inode, name, size in

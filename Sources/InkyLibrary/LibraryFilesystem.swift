@@ -23,6 +23,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     var comics: [String: ComicState] = [:]
     var unlockedVault: UnlockedVault?
+    var lastVaultUse = Date()
+    var openVaultFiles = 0
     private let logger: @Sendable (String) -> Void
     /// The index and reading state; nil runs without memory between mounts.
     let state: StateDatabase?
@@ -60,6 +62,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
 
     public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
         guard let parentNode = nodes.node(parent) else { return .failure(.ENOENT) }
+        touchVault(parentNode)
         switch parentNode {
         case .folder("") where isFolderLibrary && name == options.vaultName && vaultIsUnlocked:
             return attributes(of: nodes.id(for: .vaultFolder("")), node: .vaultFolder(""))
@@ -148,6 +151,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
 
     public func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
         guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        touchVault(node)
         switch node {
         case .folder(let path):
             return folderIndex(path).map { index in
@@ -211,13 +215,19 @@ public final class LibraryFilesystem: @unchecked Sendable {
 
     public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
         guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        if Self.isVaultNode(node) {
+            touchVault(node)
+            lock.withLock { openVaultFiles += 1 }
+        }
         switch node {
         case .file(let path):
             let fd = Glibc.open(realPath(path), O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return .failure(Errno.current) }
             return .success(OpenedFile(keepCache: false, descriptor: fd))
         case .page(let path, let generation, _), .comicInfo(let path, let generation), .errorText(let path, let generation):
-            return sameGeneration(path, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
+            let opened = sameGeneration(path, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
+            if case .failure = opened, Self.isVaultComic(path) { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
+            return opened
         case .folder, .comic, .continueReading, .vaultFolder:
             return .failure(.EISDIR)
         case .continueLink:
@@ -230,6 +240,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
                      completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
         guard let node = nodes.node(id) else { return completion(.failure(.ENOENT)) }
+        touchVault(node)
         switch node {
         case .file:
             guard let descriptor else { return completion(.failure(.EBADF)) }
@@ -249,6 +260,15 @@ public final class LibraryFilesystem: @unchecked Sendable {
             }
         case .folder, .comic, .continueReading, .continueLink, .vaultFolder:
             completion(.failure(.EISDIR))
+        }
+    }
+
+    /// A file opened with `open` was closed.
+    public func release(_ id: NodeID) {
+        guard let node = nodes.node(id), Self.isVaultNode(node) else { return }
+        lock.withLock {
+            openVaultFiles = max(0, openVaultFiles - 1)
+            lastVaultUse = Date()
         }
     }
 

@@ -14,7 +14,10 @@ extension LibraryFilesystem {
 
     /// Shows the vault (replacing any vault shown before).
     public func unlockVault(_ vault: UnlockedVault) {
-        lock.withLock { unlockedVault = vault }
+        lock.withLock {
+            unlockedVault = vault
+            lastVaultUse = Date()
+        }
         if let name = options.vaultName { kernelCache?.invalidateEntry(parent: Self.rootID, name: name) }
     }
 
@@ -42,6 +45,26 @@ extension LibraryFilesystem {
     }
 
     public var vaultIsUnlocked: Bool { lock.withLock { unlockedVault != nil } }
+
+    /// Seconds since the vault was last used, nil when it is locked or one of its files is
+    /// open (the idle lock never takes a page from under a reader).
+    public var vaultIdleSeconds: Double? {
+        lock.withLock {
+            guard unlockedVault != nil, openVaultFiles == 0 else { return nil }
+            return Date().timeIntervalSince(lastVaultUse)
+        }
+    }
+
+    /// Notes use of a vault node (lookup, listing, open, read), for the idle lock.
+    func touchVault(_ node: Node) {
+        guard Self.isVaultNode(node) else { return }
+        lock.withLock { lastVaultUse = Date() }
+    }
+
+    static func isVaultNode(_ node: Node) -> Bool {
+        if case .vaultFolder = node { return true }
+        return node.comicPath.map(isVaultComic) ?? false
+    }
 
     /// The key of the vault object at `objectPath`, for the worker that reads it.
     public func objectKey(forObjectPath objectPath: String) -> SecureBytes? {

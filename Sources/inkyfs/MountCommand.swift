@@ -73,6 +73,10 @@ struct MountCommand: ParsableCommand {
     @Option(help: "Name of the unlocked vault's folder.")
     var vaultName = "Vault"
 
+    @Option(help: ArgumentHelp("Lock the vault after this long without use, e.g. 15m, 90s, 1h; 0 never. Never while a vault file is open.",
+                               valueName: "duration"), transform: parseDuration)
+    var vaultIdle: Double = 15 * 60
+
     @OptionGroup var stateOptions: StateOptions
     @OptionGroup var limitOptions: LimitOptions
 
@@ -123,11 +127,12 @@ struct MountCommand: ParsableCommand {
         mountOptions.recordProgress = !noProgress
         mountOptions.continueReadingName = noContinue ? nil : continueName
         mountOptions.vaultName = vaultName
-        let configuration = MountDaemon.Configuration(
+        var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),
             statePath: stateOptions.databasePath,
             vaultDirectory: VaultOptions.directory(vault))
+        configuration.vaultIdleSeconds = vaultIdle
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }) {
                 logger.info("mounted \(library) on \(mountpoint)")
@@ -151,4 +156,13 @@ struct MountCommand: ParsableCommand {
         _ = line.withCString { write(fd, $0, strlen($0)) }
         close(fd)
     }
+}
+
+/// "15m", "90s", "1h", "0" (seconds when no unit).
+func parseDuration(_ text: String) throws -> Double {
+    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+    let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+    if let unit = trimmed.last, let scale = units[unit], let value = Double(trimmed.dropLast()), value >= 0 { return value * scale }
+    if let value = Double(trimmed), value >= 0 { return value }
+    throw ValidationError("'\(text)' is not a duration: use 15m, 90s, 1h or 0")
 }

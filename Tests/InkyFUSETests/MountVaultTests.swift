@@ -86,6 +86,24 @@ final class MountVaultTests: XCTestCase {
         XCTAssertTrue(mount.isDaemonAlive)
     }
 
+    func testTheVaultLocksItselfWhenIdleButNeverUnderAnOpenFile() throws {
+        let mount = try MountedLibrary(library: folder.appendingPathComponent("library"),
+                                       arguments: ["--vault", vault, "--vault-idle", "2s", "--state", folder.appendingPathComponent("state").path],
+                                       environment: environment)
+        XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0)
+        let page = mount.path("Vault/Secret Series/Moon Tales 01/001.jpg")
+        let open = try XCTUnwrap(FileHandle(forReadingAtPath: page))
+        Thread.sleep(forTimeInterval: 3.5)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: mount.path("Vault")), "an open vault file keeps it unlocked")
+        XCTAssertEqual(try open.read(upToCount: 1 << 20)?.count, try readFile(page).count)
+        try open.close()
+        let deadline = Date().addingTimeInterval(6)
+        while FileManager.default.fileExists(atPath: mount.path("Vault")) && Date() < deadline { usleep(100_000) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vault")), "locked after 2 s without use")
+        XCTAssertTrue(mount.logText.contains("vault locked after 2 s without use"), mount.logText)
+        XCTAssertTrue(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).stdout.contains("vault unlocked"))
+    }
+
     func testAVaultCommandWithNoMountRunningSaysSo() throws {
         let result = try control(["lock"])
         XCTAssertNotEqual(result.status, 0)

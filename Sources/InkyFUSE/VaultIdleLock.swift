@@ -1,0 +1,40 @@
+import Foundation
+import InkyLibrary
+import InkyWorker
+
+/// Locks the vault after a stretch of disuse, never while one of its files is open: the
+/// filesystem's version of the iOS reader locking when the app went to the background.
+final class VaultIdleLock: @unchecked Sendable {
+    private let seconds: Double
+    private let filesystem: LibraryFilesystem
+    private let pool: WorkerPool
+    private let log: @Sendable (String) -> Void
+    private let timer: DispatchSourceTimer
+
+    init?(after seconds: Double, filesystem: LibraryFilesystem, pool: WorkerPool, log: @escaping @Sendable (String) -> Void) {
+        guard seconds > 0 else { return nil }
+        self.seconds = seconds
+        self.filesystem = filesystem
+        self.pool = pool
+        self.log = log
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "inkyfs.vault-idle"))
+    }
+
+    func start() {
+        let interval = min(5, max(0.25, seconds / 8))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [self] in check() }
+        timer.resume()
+    }
+
+    func stop() { timer.cancel() }
+
+    private func check() {
+        guard let idle = filesystem.vaultIdleSeconds, idle >= seconds else { return }
+        if filesystem.lockVault() {
+            pool.keyProvider = nil
+            pool.retireAll()
+            log("vault locked after \(Int(seconds)) s without use")
+        }
+    }
+}
