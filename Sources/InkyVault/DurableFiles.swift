@@ -42,6 +42,7 @@ enum DurableFiles {
         do throws(VaultError) {
             try file.writeAll(bytes)
             try file.sync()
+            CrashPoint.reach("durable.temporary-synced")
             guard rename(temporary, path) == 0 else {
                 throw VaultError.io(path: path, operation: "rename", errno: .current)
             }

@@ -121,6 +121,7 @@ public final class UnlockedVault: Sendable {
             let objectPath = paths.object(named: name)
             let (size, sourceDigest) = try Self.encrypt(path, to: objectPath, key: objectKey, fileID: fileID,
                                                         randomness: randomness)
+            CrashPoint.reach("add.object-published")
             do throws(VaultError) {
                 let reader = try VaultObjectReader(path: objectPath, key: objectKey)
                 let (readSize, digest) = try Self.digest(of: reader)
@@ -131,6 +132,7 @@ public final class UnlockedVault: Sendable {
                 unlink(objectPath)  // our own unusable output, never user data
                 throw error
             }
+            CrashPoint.reach("add.verified")
             let dateAdded = Date(timeIntervalSince1970: environment.now().timeIntervalSince1970.rounded(.down))
             return try state.withLock { (state) throws(VaultError) -> VaultEntry in
                 guard let keys = state.keys else { throw .locked }
@@ -138,6 +140,7 @@ public final class UnlockedVault: Sendable {
                 let entry = VaultEntry(name: name, fileID: fileID, size: size, sha256: HexEncoding.encode(sourceDigest),
                                        displayPath: displayPath, originalFileName: originalName, dateAdded: dateAdded)
                 try save(entries: state.entries + [entry], state: &state, keys: keys)
+                CrashPoint.reach("add.manifest-saved")
                 return entry
             }
         }
@@ -168,13 +171,16 @@ public final class UnlockedVault: Sendable {
             let objectPath = paths.object(named: entry.name)
             let reader = try Self.openReader(for: entry, keys: keys, path: objectPath)
             let destination = try Self.extract(reader, entry: entry, into: destinationDirectory)
+            CrashPoint.reach("remove.extracted")
             try state.withLock { (state) throws(VaultError) in
                 guard let keys = state.keys else { throw .locked }
                 try save(entries: state.entries.filter { $0.name != name }, state: &state, keys: keys)
             }
+            CrashPoint.reach("remove.manifest-saved")
             // If this fails the object is merely unreferenced; the next unlock moves it to
             // orphans/ and reports it. The removal itself has already succeeded.
             if unlink(objectPath) == 0 { try? DurableFiles.syncDirectory(paths.objects) }
+            CrashPoint.reach("remove.object-deleted")
             return destination
         }
     }

@@ -69,7 +69,9 @@ enum VaultKeyFileStore {
     static func write(_ file: VaultKeyFile, previous: [UInt8], paths: VaultPaths) throws(VaultError) -> [UInt8] {
         let bytes = try file.encoded()
         try DurableFiles.replace(paths.previousKeyFile, with: previous)
+        CrashPoint.reach("passwd.previous-written")
         try DurableFiles.replace(paths.keyFile, with: bytes)
+        CrashPoint.reach("passwd.key-written")
         return bytes
     }
 

@@ -102,7 +102,10 @@ struct VaultAdd: ParsableCommand {
             let display = into.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + name } ?? name
             do throws(VaultError) {
                 let entry = try vault.add(file: absolutePath(comic), displayPath: display)
-                if !keep { try? FileManager.default.removeItem(atPath: comic) }
+                if !keep {
+                    try? FileManager.default.removeItem(atPath: comic)
+                    CrashPoint.reach("add.source-deleted")
+                }
                 print("added \(entry.displayPath) (\(entry.size) bytes)\(keep ? "" : "; original deleted")")
             } catch {
                 FileHandle.standardError.write(Data("inkyfs: \(comic): \(error); the original is untouched\n".utf8))

@@ -1,0 +1,21 @@
+import Foundation
+
+/// Named steps of the vault's write paths where crash-safety tests kill the process, as a
+/// power cut or `kill -9` would: `INKYFS_TEST_CRASH_AT=add.object-published inkyfs vault add …`
+/// dies right after that step. Unset (always, outside tests) it does nothing.
+public enum CrashPoint {
+    private static let target = ProcessInfo.processInfo.environment["INKYFS_TEST_CRASH_AT"]
+
+    public static func reach(_ name: String) {
+        guard let target, target == name else { return }
+        kill(getpid(), SIGKILL)
+    }
+
+    /// Every point, in the order the write paths pass them.
+    public static let all = [
+        "add.object-published", "add.verified", "add.manifest-saved", "add.source-deleted",
+        "remove.extracted", "remove.manifest-saved", "remove.object-deleted",
+        "passwd.previous-written", "passwd.key-written",
+        "durable.temporary-synced",
+    ]
+}
