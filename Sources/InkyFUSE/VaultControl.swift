@@ -13,6 +13,8 @@ enum VaultControl {
         }
         guard let vaultDirectory else { return reply(.failed, "this mount has no vault") }
         switch request {
+        case .debug:
+            return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount)")
         case .status:
             return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
         case .lock:

@@ -103,6 +103,10 @@ final class PageCache: @unchecked Sendable {
 
     var count: Int { lock.withLock { pages.count } }
 
+    func count(where matches: (Key) -> Bool) -> Int {
+        lock.withLock { pages.keys.filter(matches).count + (oversize.map { matches($0.key) ? 1 : 0 } ?? 0) }
+    }
+
     private func evictOverBudget() {
         while totalBytes > budget, let oldest = pages.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             totalBytes -= oldest.value.bytes.count

@@ -46,6 +46,9 @@ extension LibraryFilesystem {
 
     public var vaultIsUnlocked: Bool { lock.withLock { unlockedVault != nil } }
 
+    /// Decrypted vault pages in the window cache right now.
+    public var cachedVaultPages: Int { cache.count(where: { Self.isVaultComic($0.comic) }) }
+
     /// Seconds since the vault was last used, nil when it is locked or one of its files is
     /// open (the idle lock never takes a page from under a reader).
     public var vaultIdleSeconds: Double? {

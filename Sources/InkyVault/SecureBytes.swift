@@ -42,8 +42,14 @@ public final class SecureBytes: @unchecked Sendable {
         isLocked = mlock(storage, allocatedBytes) == 0
         Self.excludeFromCoreDumps(storage, allocatedBytes)
         self.count = count
+        Self.live.withLock { $0 += 1 }
         try initializer(UnsafeMutableRawBufferPointer(start: storage, count: count))
     }
+
+    /// How many key buffers exist right now. Each is cleansed when it goes, so 0 after a
+    /// lock means no key byte is left in this process (the daemon's debug report shows it).
+    public static var liveCount: Int { live.withLock { $0 } }
+    private static let live = Locked(0)
 
     /// Copies `bytes` in. Wiping the caller's array is the caller's business (and, for
     /// a Swift array, only best effort: earlier copies may exist).
@@ -61,6 +67,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
+        Self.live.withLock { $0 -= 1 }
         OPENSSL_cleanse(storage, allocatedBytes)
         if isLocked { munlock(storage, allocatedBytes) }
         storage.deallocate()

@@ -7,6 +7,9 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case status
     case unlock
     case lock
+    /// What the daemon holds of the vault (cached pages, live key buffers), for tests that
+    /// prove a lock left nothing behind. Says nothing about content.
+    case debug
 }
 
 /// The daemon's answer: whether it worked, and a line for the person who asked.

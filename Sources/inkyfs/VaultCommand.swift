@@ -20,7 +20,7 @@ struct VaultCommand: ParsableCommand {
               inkyfs vault remove "Private Series/Issue 1.cbz" --to ~/Comics
             """,
         subcommands: [VaultInit.self, VaultAdd.self, VaultRemove.self, VaultList.self, VaultPasswd.self, VaultStatus.self,
-                      VaultUnlock.self, VaultLock.self]
+                      VaultUnlock.self, VaultLock.self, VaultDebug.self]
     )
 }
 
@@ -275,5 +275,21 @@ struct VaultLock: ParsableCommand {
         }
         guard reply.outcome == .ok else { throw ValidationError(reply.message) }
         print(reply.message)
+    }
+}
+
+/// `inkyfs vault debug [MOUNTPOINT]`: the daemon's count of cached vault pages and live key
+/// buffers, for tests and for a user who wants to see that a lock left nothing.
+struct VaultDebug: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "debug", abstract: "Show what a mount holds of the vault (counts only).",
+                                                    shouldDisplay: false)
+    @Argument(help: "The mount (default: the only one running).")
+    var mountpoint: String?
+
+    func run() throws {
+        let mount = try runningMount(mountpoint)
+        do throws(Errno) { print(try ControlClient.send(.debug, to: mount).message) } catch {
+            throw ValidationError("cannot reach the mount at \(mount): \(error)")
+        }
     }
 }

@@ -69,6 +69,8 @@ final class MountVaultTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vault/Secret Series/Moon Tales 01/001.jpg")))
         XCTAssertThrowsError(try open.read(upToCount: 4096), "EIO after lock")
         try? open.close()
+        // Through the daemon's debug report: no decrypted page cached, no key buffer alive.
+        XCTAssertEqual(try control(["debug"]).stdout, "unlocked=false cachedVaultPages=0 liveKeyBuffers=0\n")
 
         // Names of vault comics reach neither the state database nor the log.
         _ = try readFile(mount.path("Public/001.jpg"))
@@ -82,6 +84,7 @@ final class MountVaultTests: XCTestCase {
         for secret in ["Secret Series", "Moon Tales", "Captain Science"] { XCTAssertFalse(mount.logText.contains(secret), mount.logText) }
 
         XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0, "unlocks again")
+        XCTAssertTrue(try control(["debug"]).stdout.hasPrefix("unlocked=true"), "the report reflects the state")
         XCTAssertEqual(try readFile(mount.path("Vault/Secret Series/Captain Science 001/001.jpg")).count, 4542)
         XCTAssertTrue(mount.isDaemonAlive)
     }
