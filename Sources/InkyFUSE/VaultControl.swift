@@ -9,9 +9,9 @@ enum VaultControl {
     static func handle(_ request: ControlRequest, password: UnsafeRawBufferPointer?, filesystem: LibraryFilesystem,
                        pool: WorkerPool, vaultDirectory: String?, mountpoint: String, log: @Sendable (String) -> Void) -> ControlReply {
         func reply(_ outcome: ControlReply.Outcome, _ message: String) -> ControlReply {
-            ControlReply(outcome: outcome, message: message, mountpoint: mountpoint)
+            ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, library: filesystem.libraryPath)
         }
-        guard let vaultDirectory else { return reply(.failed, "this mount has no vault") }
+        guard let vaultDirectory else { return reply(request == .status ? .ok : .failed, "this mount has no vault") }
         switch request {
         case .debug:
             return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount)")

@@ -22,11 +22,14 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var message: String
     /// The mountpoint that answered, so `unlock` without a mountpoint can say which one it found.
     public var mountpoint: String
+    /// The library it serves: where `vault remove` puts comics by default.
+    public var library: String?
 
-    public init(outcome: Outcome, message: String, mountpoint: String) {
+    public init(outcome: Outcome, message: String, mountpoint: String, library: String? = nil) {
         self.outcome = outcome
         self.message = message
         self.mountpoint = mountpoint
+        self.library = library
     }
 
     /// Parses a request frame; nil for anything that is not exactly one known request.

@@ -117,11 +117,14 @@ public enum ControlClient {
     }
 
     /// Mountpoints of running mounts of this user that answer `status`.
-    public static func runningMounts() -> [String] {
+    public static func runningMounts() -> [String] { statuses().map(\.mountpoint) }
+
+    /// The `status` answer of every running mount of this user.
+    public static func statuses() -> [ControlReply] {
         guard let folder = try? ControlPaths.folder(create: false),
               let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         return names.filter { $0.hasSuffix(".sock") }.sorted().compactMap { name in
-            try? send(.status, socket: folder + "/" + name, password: nil).mountpoint
+            try? send(.status, socket: folder + "/" + name, password: nil)
         }
     }
 }

@@ -53,6 +53,10 @@ struct VaultOptions: ParsableArguments {
         } catch .wrongPassword {
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
             throw ExitCode(2)
+        } catch .vaultBusy {
+            let holders = ControlClient.statuses().filter { $0.message == "vault unlocked" }.map(\.mountpoint)
+            throw ValidationError("the vault is unlocked by " + (holders.isEmpty ? "another process" : "the mount at \(holders.joined(separator: ", "))")
+                                  + "; lock it first: inkyfs vault lock")
         } catch {
             throw ValidationError("\(error)")
         }
@@ -123,11 +127,17 @@ struct VaultRemove: ParsableCommand {
     )
     @Argument(help: "Comics as `vault list` shows them (their path inside the vault).")
     var names: [String]
-    @Option(help: ArgumentHelp("Where the comics go (default: the current folder).", valueName: "dir"))
-    var to: String = "."
+    @Option(help: ArgumentHelp("Where the comics go (default: the library of the running mount, else the current folder).", valueName: "dir"))
+    var to: String?
     @OptionGroup var options: VaultOptions
 
     func run() throws {
+        let mounts = ControlClient.statuses()
+        var isFolder: ObjCBool = false
+        let library = mounts.count == 1 ? mounts[0].library.flatMap {
+            FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && isFolder.boolValue ? $0 : nil
+        } : nil
+        let to = self.to ?? library ?? "."
         let vault = try options.unlock()
         defer { vault.lock() }
         var failed = false
@@ -213,6 +223,7 @@ struct VaultStatus: ParsableCommand {
         let objects = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/objects"))?.count ?? 0
         let orphans = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/orphans"))?.count ?? 0
         print("vault at \(directory): \(objects) encrypted object\(objects == 1 ? "" : "s")\(orphans > 0 ? ", \(orphans) in orphans/" : "")")
+        for mount in ControlClient.statuses() { print("mount \(mount.mountpoint): \(mount.message)") }
     }
 }
 

@@ -86,7 +86,8 @@ final class MountStateTests: XCTestCase {
         try Data(repeating: 0x55, count: 4096).write(to: state.appendingPathComponent("state.sqlite"))
         let mount = try MountedLibrary(library: library, arguments: ["--state", state.path])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Series/Two")).count, 6)
-        usleep(200_000)
+        let deadline = Date().addingTimeInterval(3) // the log arrives through a pipe
+        while !mount.logText.contains("moved it to") && Date() < deadline { usleep(50_000) }
         XCTAssertTrue(mount.logText.contains("moved it to"), mount.logText)
     }
 

@@ -103,8 +103,28 @@ final class MountVaultTests: XCTestCase {
         let deadline = Date().addingTimeInterval(6)
         while FileManager.default.fileExists(atPath: mount.path("Vault")) && Date() < deadline { usleep(100_000) }
         XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vault")), "locked after 2 s without use")
+        let logged = Date().addingTimeInterval(3)
+        while !mount.logText.contains("vault locked after 2 s without use") && Date() < logged { usleep(50_000) }
         XCTAssertTrue(mount.logText.contains("vault locked after 2 s without use"), mount.logText)
         XCTAssertTrue(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).stdout.contains("vault unlocked"))
+    }
+
+    func testStatusShowsTheMountAndRemoveRestoresIntoItsLibrary() throws {
+        let library = folder.appendingPathComponent("library")
+        let mount = try MountedLibrary(library: library, arguments: ["--vault", vault, "--state", folder.appendingPathComponent("state").path],
+                                       environment: environment)
+        XCTAssertTrue(try vaultCommand(["status"]).stdout.contains("mount \(mount.mountpoint.path): vault locked"))
+        XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0)
+        XCTAssertTrue(try vaultCommand(["status"]).stdout.contains("vault unlocked"))
+        let busy = try vaultCommand(["remove", "Secret Series/Captain Science 001.cbr"])
+        XCTAssertNotEqual(busy.status, 0, "the mount holds the unlocked vault")
+        XCTAssertTrue(busy.stderr.contains("inkyfs vault lock"), busy.stderr)
+        XCTAssertEqual(try control(["lock"]).status, 0)
+        let removed = try vaultCommand(["remove", "Secret Series/Captain Science 001.cbr"])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(try readFile(library.appendingPathComponent("Captain Science 001.cbr").path),
+                       try readFile(Corpus.fixture("Real/Captain Science 001.cbr")), "restored into the mounted library")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Captain Science 001")).count, 5, "and shown there")
     }
 
     func testAVaultCommandWithNoMountRunningSaysSo() throws {
