@@ -7,9 +7,10 @@ final class ProgressLine: @unchecked Sendable {
     private let enabled: Bool
     private var shown = false
 
-    init(total: Int) {
+    /// `evenForOne`: show it for a single long item too (encrypting one large comic).
+    init(total: Int, evenForOne: Bool = false) {
         self.total = total
-        enabled = isatty(STDERR_FILENO) == 1 && total > 1
+        enabled = isatty(STDERR_FILENO) == 1 && (total > 1 || evenForOne)
     }
 
     func update(done: Int, current: String) {

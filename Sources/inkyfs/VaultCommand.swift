@@ -101,8 +101,12 @@ struct VaultAdd: ParsableCommand {
         let vault = try options.unlock()
         defer { vault.lock() }
         var failed = false
-        for comic in comics {
+        let progress = ProgressLine(total: comics.count, evenForOne: true)
+        defer { progress.clear() }
+        for (done, comic) in comics.enumerated() {
             let name = (comic as NSString).lastPathComponent
+            let size = (try? FileManager.default.attributesOfItem(atPath: comic)[.size] as? Int) ?? 0
+            progress.update(done: done, current: "encrypting \(name) (\(ByteCountText.format(Int64(size))))")
             let display = into.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + name } ?? name
             do throws(VaultError) {
                 let entry = try vault.add(file: absolutePath(comic), displayPath: display)
@@ -110,6 +114,7 @@ struct VaultAdd: ParsableCommand {
                     try? FileManager.default.removeItem(atPath: comic)
                     CrashPoint.reach("add.source-deleted")
                 }
+                progress.clear()
                 print("added \(entry.displayPath) (\(entry.size) bytes)\(keep ? "" : "; original deleted")")
             } catch {
                 FileHandle.standardError.write(Data("inkyfs: \(comic): \(error); the original is untouched\n".utf8))
