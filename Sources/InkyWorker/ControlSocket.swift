@@ -81,7 +81,13 @@ public final class ControlServer: @unchecked Sendable {
 
     /// True when the process at the other end runs as the same user as this daemon.
     static func peerIsOwner(_ fd: Int32) -> Bool {
-        inky_peer_uid(fd) == Int64(getuid())
+        // struct ucred is a GNU name Swift's Glibc module hides; its layout is the kernel's ABI.
+        struct PeerCredentials { var pid: Int32 = 0; var uid: UInt32 = UInt32.max; var gid: UInt32 = UInt32.max }
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+              length == socklen_t(MemoryLayout<PeerCredentials>.size) else { return false }
+        return credentials.uid == getuid()
     }
 }
 

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CLinux
 import InkyArchive
 import InkyCore
 import InkyVault
@@ -13,8 +12,8 @@ import InkyVault
 public enum WorkerServer {
     /// Applies the worker's resource limits, then serves until the daemon closes the socket.
     public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits()) -> Never {
-        _ = inky_die_with_parent()
         ProcessHardening.makeNonDumpable()
+        exitWhenOrphaned()
         signal(SIGPIPE, SIG_IGN)
         limits.apply()
         let channel = FrameChannel(fd: socket)
@@ -42,6 +41,23 @@ public enum WorkerServer {
             // CPU time is a lifetime limit: retire before reaching it so no request dies of it.
             if limits.cpuSecondsUsed() > limits.cpuSeconds / 2 { exit(0) }
         }
+    }
+}
+
+extension WorkerServer {
+    /// Exits as soon as the daemon is gone, even while a decoder spins. PR_SET_PDEATHSIG is
+    /// no use here: it fires when the *thread* that spawned us ends, and workers are spawned
+    /// from short-lived threads (a dispatch queue's, a FUSE thread beyond the idle count).
+    static func exitWhenOrphaned() {
+        let parent = getppid()
+        let watcher = Thread {
+            while true {
+                sleep(1)
+                if getppid() != parent { _exit(0) }
+            }
+        }
+        watcher.name = "inkyfs.orphan-watch"
+        watcher.start()
     }
 }
 

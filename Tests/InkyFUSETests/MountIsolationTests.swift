@@ -74,6 +74,38 @@ final class MountIsolationTests: XCTestCase {
     }
 }
 
+/// Workers live exactly as long as the daemon: not shorter (they were once tied to the short-lived
+/// thread that spawned them), not longer (a killed daemon leaves none behind).
+final class WorkerLifetimeTests: XCTestCase {
+    private func workers(of daemon: Int32) -> [Int32] {
+        ((try? ArchiveMaker.run("/usr/bin/pgrep", ["-P", "\(daemon)", "-f", "__worker"])) ?? "").split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    func testWorkersOutliveTheThreadsThatStartedThem() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures)
+        Thread.sleep(forTimeInterval: 1)
+        let warmed = workers(of: mount.process.processIdentifier)
+        XCTAssertEqual(warmed.count, 2, "two workers warmed up at mount")
+        // Dispatch threads that started them end after a few idle seconds.
+        Thread.sleep(forTimeInterval: 8)
+        XCTAssertEqual(workers(of: mount.process.processIdentifier), warmed, "the same workers are still there")
+        let page = try readFile(mount.path("Moon Tales/Moon Tales 01/010.jpg"))
+        XCTAssertEqual(page.count, 37342)
+    }
+
+    func testAKilledDaemonLeavesNoWorkers() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures)
+        _ = try readFile(mount.path("Moon Tales/Moon Tales 01/001.jpg"))
+        let started = workers(of: mount.process.processIdentifier)
+        XCTAssertFalse(started.isEmpty)
+        kill(mount.process.processIdentifier, SIGKILL)
+        _ = mount.process.waitForExit()
+        let deadline = Date().addingTimeInterval(5)
+        while started.contains(where: { kill($0, 0) == 0 }) && Date() < deadline { usleep(100_000) }
+        XCTAssertFalse(started.contains(where: { kill($0, 0) == 0 }), "workers exit when their daemon is gone")
+    }
+}
+
 final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
