@@ -55,10 +55,6 @@ public final class StateDatabase: @unchecked Sendable {
 
     /// `$XDG_STATE_HOME/inkyfs/state.sqlite`, or `DIR/state.sqlite` for `--state DIR`.
     public static func defaultPath(stateDirectory: String? = nil) -> String {
-        if let stateDirectory { return stateDirectory + "/state.sqlite" }
-        let environment = ProcessInfo.processInfo.environment
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-        return state + "/inkyfs/state.sqlite"
+        (stateDirectory ?? XDGDirectories.state) + "/state.sqlite"
     }
 }

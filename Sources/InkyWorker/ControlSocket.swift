@@ -138,11 +138,9 @@ public enum ControlClient {
 /// Where control sockets live.
 enum ControlPaths {
     static func folder(create: Bool) throws(Errno) -> String {
-        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? "/tmp/inkyfs-\(getuid())"
-        let folder = runtime + "/inkyfs"
+        let folder = XDGDirectories.runtime
         if create {
-            mkdir(runtime, 0o700)
+            mkdir((folder as NSString).deletingLastPathComponent, 0o700)
             mkdir(folder, 0o700)
             guard chmod(folder, 0o700) == 0 else { throw Errno.current }
         }

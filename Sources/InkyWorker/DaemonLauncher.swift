@@ -5,12 +5,7 @@ import InkyCore
 /// `--ready-fd 3` in a new session, its output going to the log file, and the caller waits on
 /// the pipe until the child says "ready" or why it failed.
 public enum DaemonLauncher {
-    public static func logDirectory() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-        return state + "/inkyfs"
-    }
+    public static func logDirectory() -> String { XDGDirectories.state }
 
     public static func logPath(for mountpoint: String) -> String {
         let name = mountpoint.split(separator: "/").joined(separator: "_")

@@ -36,11 +36,7 @@ struct VaultOptions: ParsableArguments {
 
     /// `--vault DIR`, or `$XDG_DATA_HOME/inkyfs/vault`.
     static func directory(_ vault: String?) -> String {
-        if let vault { return absolutePath(vault) }
-        let environment = ProcessInfo.processInfo.environment
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-        return data + "/inkyfs/vault"
+        vault.map(absolutePath) ?? XDGDirectories.data + "/vault"
     }
 
     /// Unlocks with one password prompt; a wrong password exits 2 after one derivation.
