@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "InkyCore"),
         .target(name: "InkyArchive", dependencies: ["InkyCore", "CArchive", "CUnarr"]),
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "CLinux"]),
-        .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyWorker", "InkyStore", "InkyVault"]),
+        .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyArchive", "InkyWorker", "InkyStore", "InkyVault"]),
         .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyLibrary", "InkyWorker", "InkyStore", "CFuse3"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),

@@ -12,29 +12,30 @@ public enum ComicOpener {
         if isDirectory.boolValue {
             return try FolderComicReader(path: path, limits: limits)
         }
-        let format = try detectFormat(path)
-        switch format {
-        case .rar4:
-            return try UnarrComicReader(path: path, limits: limits)
-        case .zip, .rar5, .sevenZip, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
-            return try LibArchiveComicReader(path: path, format: format, limits: limits)
-        case .pdf:
-            throw .unsupportedFormat(path: path, format: "PDF (PDF comics are not supported yet)")
-        case .ace, .oldRAR, .folder:
-            throw .unsupportedFormat(path: path, format: format.displayName)
-        }
+        return try reader(for: detectFormat(path), label: path, limits: limits,
+                          rar4: { () throws(ComicError) in try UnarrComicReader(path: path, limits: limits) },
+                          source: { () throws(ComicError) in try FileSource(path: path) })
     }
 
     /// Opens a comic from bytes that are not a plain file (a vault object decrypted on demand).
     /// `label` names it in messages. Folders cannot come this way; PDF, ACE and RAR 1.4 are refused.
     public static func open(bytes: any RandomAccessBytes, label: String, limits: ComicLimits = .default) throws(ComicError) -> any ComicReader {
         let source = FileSource(bytes: bytes, label: label)
-        let format = try detectFormat(source)
+        return try reader(for: detectFormat(source), label: label, limits: limits,
+                          rar4: { () throws(ComicError) in try UnarrComicReader(bytes: source, limits: limits) },
+                          source: { FileSource(bytes: bytes, label: label) })
+    }
+
+    /// The backend for a detected format, wherever the bytes come from: `rar4` makes the unarr
+    /// reader, `source` opens the bytes again for libarchive (each restart reopens them).
+    private static func reader(for format: ArchiveFormat, label: String, limits: ComicLimits,
+                               rar4: () throws(ComicError) -> UnarrComicReader,
+                               source: @escaping () throws(ComicError) -> FileSource) throws(ComicError) -> any ComicReader {
         switch format {
         case .rar4:
-            return try UnarrComicReader(bytes: source, limits: limits)
+            return try rar4()
         case .zip, .rar5, .sevenZip, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
-            return try LibArchiveComicReader(label: label, format: format, limits: limits) { FileSource(bytes: bytes, label: label) }
+            return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
         case .pdf:
             throw .unsupportedFormat(path: label, format: "PDF (PDF comics are not supported yet)")
         case .ace, .oldRAR, .folder:

@@ -18,9 +18,7 @@ enum VaultControl {
         case .status:
             return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
         case .lock:
-            let wasUnlocked = filesystem.lockVault()
-            pool.keyProvider = nil
-            pool.retireAll()
+            let wasUnlocked = lock(filesystem, pool)
             if wasUnlocked { log("vault locked") }
             return reply(.ok, wasUnlocked ? "vault locked" : "the vault was already locked")
         case .unlock:
@@ -41,5 +39,15 @@ enum VaultControl {
                 return reply(.failed, "\(error)")
             }
         }
+    }
+
+    /// Hides the vault, stops every worker (none keeps a key, reader or decrypted chunk) and
+    /// wipes the keys: the one lock, by command or by idleness. Returns whether it was unlocked.
+    @discardableResult
+    static func lock(_ filesystem: LibraryFilesystem, _ pool: WorkerPool) -> Bool {
+        let wasUnlocked = filesystem.lockVault()
+        pool.keyProvider = nil
+        pool.retireAll()
+        return wasUnlocked
     }
 }

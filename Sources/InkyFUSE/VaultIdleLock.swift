@@ -31,10 +31,6 @@ final class VaultIdleLock: @unchecked Sendable {
 
     private func check() {
         guard let idle = filesystem.vaultIdleSeconds, idle >= seconds else { return }
-        if filesystem.lockVault() {
-            pool.keyProvider = nil
-            pool.retireAll()
-            log("vault locked after \(Int(seconds)) s without use")
-        }
+        if VaultControl.lock(filesystem, pool) { log("vault locked after \(Int(seconds)) s without use") }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import InkyArchive
 import InkyCore
 
 /// How a real library folder appears under the mount: sub-folders stay folders, comic archives
@@ -43,9 +44,9 @@ struct FolderIndex {
 
 /// Which library files are comics, and the name their directory gets.
 enum ComicFiles {
-    static let extensions: Set<String> = [
-        "cbz", "cbr", "cb7", "cbt", "cba", "zip", "rar", "7z", "tar", "tgz", "tbz", "tbz2", "txz", "tzst",
-    ]
+    /// The comic and archive extensions `scan` knows, minus PDF: until PDF comics are supported
+    /// a PDF passes through as a plain file a PDF viewer can open.
+    static let extensions = ComicOpener.comicExtensions.subtracting(["pdf"])
 
     static func isComicFile(_ name: String) -> Bool {
         extensions.contains(EntryPath.lowercasedExtension(of: name))

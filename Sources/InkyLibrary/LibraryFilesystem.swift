@@ -390,9 +390,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         return relative.isEmpty ? libraryPath : libraryPath + "/" + relative
     }
 
-    func folderIndexForDisplay(_ path: String) -> Result<FolderIndex, Errno> { folderIndex(path) }
-
-    private func folderIndex(_ path: String) -> Result<FolderIndex, Errno> {
+    func folderIndex(_ path: String) -> Result<FolderIndex, Errno> {
         let real = realPath(path)
         let identity: FileIdentity
         switch FileIdentity.of(real) {
@@ -484,8 +482,4 @@ public final class LibraryFilesystem: @unchecked Sendable {
         let start = Int(offset)
         return bytes[start..<min(bytes.count, start + size)]
     }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

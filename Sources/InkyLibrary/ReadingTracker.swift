@@ -46,12 +46,9 @@ extension LibraryFilesystem {
     /// The path under the mount of a comic given by its path in the library (names of comics
     /// lose their extension unless they collide).
     func displayPath(of comic: String) -> String? {
-        let parts = comic.split(separator: "/").map(String.init)
-        guard let last = parts.last else { return nil }
-        let folder = parts.dropLast().joined(separator: "/")
-        guard case .success(let index) = folderIndexForDisplay(folder),
+        let folder = comic.split(separator: "/").dropLast().joined(separator: "/")
+        guard case .success(let index) = folderIndex(folder),
               let display = index.nodes.first(where: { $0.value == .comic(comic) })?.key else { return nil }
-        _ = last
         return folder.isEmpty ? display : folder + "/" + display
     }
 }

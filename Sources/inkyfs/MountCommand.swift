@@ -101,8 +101,8 @@ struct MountCommand: ParsableCommand {
     }
 
     func run() throws {
-        let library = absolute(self.library)
-        let mountpoint = absolute(self.mountpoint)
+        let library = absolutePath(self.library)
+        let mountpoint = absolutePath(self.mountpoint)
         let list = try MountOptionList(fuseOptions)
         let options = list.fuse
         do throws(MountPreflight.Problem) {
@@ -144,7 +144,6 @@ struct MountCommand: ParsableCommand {
         }
     }
 
-    private func absolute(_ path: String) -> String { absolutePath(path) }
 
     /// Tells a waiting `inkyfs mount` (our parent) how startup went, or prints it when foreground.
     private func report(ready fd: Int32?, _ message: String) {

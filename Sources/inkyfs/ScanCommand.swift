@@ -70,7 +70,3 @@ final class ScanReport: @unchecked Sendable {
         }
     }
 }
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
-}

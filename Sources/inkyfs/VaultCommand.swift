@@ -41,11 +41,14 @@ struct VaultOptions: ParsableArguments {
 
     /// Unlocks with one password prompt; a wrong password exits 2 after one derivation.
     func unlock() throws -> UnlockedVault {
+        try unlock(with: PasswordInput.read(prompt: "Vault password: ", file: passwordFile))
+    }
+
+    /// Unlocks with a password already read; wrong password: one line, exit 2.
+    func unlock(with password: SecureBytes) throws -> UnlockedVault {
         ProcessHardening.makeNonDumpable()
-        let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
         do throws(VaultError) {
-            let unlocked = try Vault.unlock(at: directory, password: password)
-            return unlocked
+            return try Vault.unlock(at: directory, password: password)
         } catch .wrongPassword {
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
             throw ExitCode(2)
@@ -199,11 +202,7 @@ struct VaultPasswd: ParsableCommand {
         // With a file: its first line is the current password, its second the new one.
         let fromFile = try options.passwordFile.map { try PasswordInput.lines(of: $0, count: 2) }
         let old = try fromFile?[0] ?? PasswordInput.read(prompt: "Current vault password: ", file: nil)
-        let vault: UnlockedVault
-        do throws(VaultError) { vault = try Vault.unlock(at: options.directory, password: old) } catch .wrongPassword {
-            FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
-            throw ExitCode(2)
-        } catch { throw ValidationError("\(error)") }
+        let vault = try options.unlock(with: old)
         defer { vault.lock() }
         let new = try fromFile?[1] ?? PasswordInput.readNew(file: nil)
         do throws(VaultError) { try vault.changePassword(old: old, new: new) } catch { throw ValidationError("\(error)") }
