@@ -37,6 +37,7 @@ public enum MountDaemon {
     public static func run(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void,
                            ready: () -> Void) throws(FUSESession.Failure) {
         ProcessHardening.makeNonDumpable()
+        ProcessHardening.releaseLargeBuffersEagerly()
         let pool = WorkerPool(configuration.workers)
         defer { pool.shutdown() }
         pool.warmUp(2)

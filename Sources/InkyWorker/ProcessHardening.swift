@@ -7,4 +7,11 @@ public enum ProcessHardening {
     public static func makeNonDumpable() {
         _ = inky_set_not_dumpable()
     }
+
+    /// Every buffer of 128 KiB or more (every page) is its own mapping, returned to the kernel
+    /// when freed, and at most two malloc arenas: RSS follows the cache budget instead of the
+    /// high-water mark of past reads.
+    public static func releaseLargeBuffersEagerly() {
+        _ = inky_release_large_buffers(128 << 10, 2)
+    }
 }

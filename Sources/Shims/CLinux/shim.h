@@ -23,6 +23,15 @@ static inline short inky_posix_spawn_setsid(void) {
 extern int pipe2(int pipefd[2], int flags);
 static inline int inky_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
+/* glibc's mallopt (declared in <malloc.h>, which Swift's Glibc module leaves out); the
+   parameter numbers are glibc ABI. A fixed mmap threshold also turns off glibc's dynamic one,
+   which after the first large free serves multi-MiB page buffers from heaps that keep the
+   memory: the daemon's RSS would drift above its cache budget. */
+extern int mallopt(int param, int value);
+static inline int inky_release_large_buffers(int threshold, int arenas) {
+    return mallopt(-3 /* M_MMAP_THRESHOLD */, threshold) && mallopt(-8 /* M_ARENA_MAX */, arenas);
+}
+
 /* On Linux SOCK_CLOEXEC has the value of O_CLOEXEC. */
 extern int accept4(int sockfd, void *addr, void *addrlen, int flags);
 static inline int inky_accept_cloexec(int fd) { return accept4(fd, 0, 0, O_CLOEXEC); }
