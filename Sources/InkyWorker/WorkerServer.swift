@@ -13,6 +13,7 @@ public enum WorkerServer {
     /// Applies the worker's resource limits, then serves until the daemon closes the socket.
     public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits()) -> Never {
         ProcessHardening.makeNonDumpable()
+        ProcessHardening.forbidNewPrivileges()
         ProcessHardening.releaseLargeBuffersEagerly()
         exitWhenOrphaned()
         signal(SIGPIPE, SIG_IGN)

@@ -61,4 +61,55 @@ final class MountSecurityTests: XCTestCase {
         XCTAssertEqual(read.status, 0, read.stderr)
         XCTAssertTrue(read.stdout.hasPrefix(Digest.sha256Hex(try readFile(fixture.path(vaultPage)))))
     }
+
+    func testWrongPasswordsThroughTheCommandLineCostAGrowingWait() throws {
+        let fixture = try VaultMountFixture()
+        let wrongFile = fixture.folder.appendingPathComponent("wrong")
+        try "guess\n".write(to: wrongFile, atomically: true, encoding: .utf8)
+        func unlock(_ file: URL) throws -> (CommandRunner.Result, Double) {
+            let started = Date()
+            let result = try CommandRunner.inkyfs(["vault", "unlock", fixture.mount.mountpoint.path, "--password-file", file.path],
+                                                  environment: fixture.environment)
+            return (result, Date().timeIntervalSince(started))
+        }
+        let (first, _) = try unlock(wrongFile)
+        XCTAssertEqual(first.status, 2)
+        XCTAssertEqual(first.stderr, "inkyfs: wrong password\n")
+        // At once again: the daemon hears nothing for 0.5 s, the command waits that out, then it is wrong again.
+        let (second, secondTime) = try unlock(wrongFile)
+        XCTAssertEqual(second.status, 2)
+        XCTAssertTrue(second.stderr.hasPrefix("inkyfs: after wrong passwords, waiting 0."), second.stderr)
+        XCTAssertGreaterThan(secondTime, 0.4)
+        // The right password now waits the doubled 1 s, and then unlocks.
+        let (right, rightTime) = try unlock(fixture.passwordFile)
+        XCTAssertEqual(right.status, 0, right.stderr)
+        XCTAssertTrue(right.stderr.contains("waiting"), right.stderr)
+        XCTAssertGreaterThan(rightTime, 0.8)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fixture.path("Vault/Secret Series")))
+        let deadline = Date().addingTimeInterval(2)
+        while !fixture.mount.logText.contains("2 wrong vault passwords in a row"), Date() < deadline { usleep(50_000) }
+        XCTAssertTrue(fixture.mount.logText.contains("control socket: 2 wrong vault passwords in a row"), fixture.mount.logText)
+        print("wrong passwords: the second attempt took \(String(format: "%.2f", secondTime)) s, the right one after it \(String(format: "%.2f", rightTime)) s")
+    }
+
+    func testWorkersRunWithoutNewPrivilegesAndUnderTheirLimits() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures)
+        XCTAssertEqual(try readFile(mount.path("Space Patrol/Space Patrol 001/001.jpg")).count, 37909)
+        let workers = mount.workerPIDs
+        XCTAssertFalse(workers.isEmpty, "a live worker to look at")
+        for pid in workers {
+            let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            XCTAssertTrue(status.contains("NoNewPrivs:\t1\n"), "worker \(pid): PR_SET_NO_NEW_PRIVS")
+            let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8).split(separator: "\n")
+            func limit(_ name: String) -> [String] {
+                guard let line = limits.first(where: { $0.hasPrefix(name) }) else { return [] }
+                return line.dropFirst(name.count).split(separator: " ").map(String.init)
+            }
+            XCTAssertEqual(limit("Max address space"), ["2147483648", "2147483648", "bytes"], "worker \(pid)")
+            XCTAssertEqual(limit("Max cpu time"), ["600", "605", "seconds"], "worker \(pid)")
+            XCTAssertEqual(limit("Max core file size"), ["0", "0", "bytes"], "worker \(pid)")
+        }
+        let daemon = try String(contentsOfFile: "/proc/\(mount.process.processIdentifier)/status", encoding: .utf8)
+        XCTAssertTrue(daemon.contains("NoNewPrivs:\t0\n"), "the daemon itself must still be able to run fusermount3")
+    }
 }

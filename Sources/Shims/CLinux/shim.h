@@ -9,6 +9,10 @@
 /* No core dumps and no ptrace by other processes of the user: keys live in this memory. */
 static inline int inky_set_not_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0); }
 
+/* execve can never grant privileges again (setuid bits, file capabilities); also what lets an
+   unprivileged process install a seccomp filter. */
+static inline int inky_set_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
+
 /* POSIX_SPAWN_SETSID, pipe2 and accept4 are GNU extensions glibc hides without _GNU_SOURCE.
    Defining _GNU_SOURCE here, or including <sys/socket.h>, gives this module its own view of
    headers that Glibc's and Dispatch's modules also own (fd_set, SOCK_*), which breaks clean
