@@ -176,7 +176,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
     public func parent(of id: NodeID) -> NodeID {
         func up(_ path: String) -> String { path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "" }
         switch nodes.node(id) {
-        case .folder(let path)?, .comic(let path)? where !Self.isVaultComic(path):
+        case .folder(let path)?:
+            return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
+        case .comic(let path)? where !Self.isVaultComic(path):
             return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
         case .comic(let path)?:
             let name = String(path.dropFirst(Self.vaultComicPrefix.count))

@@ -95,11 +95,21 @@ final class MountSecurityTests: XCTestCase {
     func testWorkersRunWithoutNewPrivilegesAndUnderTheirLimits() throws {
         let mount = try MountedLibrary(library: Corpus.fixtures)
         XCTAssertEqual(try readFile(mount.path("Space Patrol/Space Patrol 001/001.jpg")).count, 37909)
+        // A worker being spawned right now is still the daemon's image for a moment: wait until
+        // every child runs as a worker.
+        func isWorker(_ pid: Int32) -> Bool {
+            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("__worker")
+                && ((try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "").contains("Seccomp:\t2")
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while !mount.workerPIDs.allSatisfy(isWorker), Date() < deadline { usleep(50_000) }
         let workers = mount.workerPIDs
         XCTAssertFalse(workers.isEmpty, "a live worker to look at")
         for pid in workers {
             let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
             XCTAssertTrue(status.contains("NoNewPrivs:\t1\n"), "worker \(pid): PR_SET_NO_NEW_PRIVS")
+            XCTAssertTrue(status.contains("Seccomp:\t2\n"), "worker \(pid): a seccomp filter")
+            XCTAssertTrue(status.contains("Seccomp_filters:\t1\n"), "worker \(pid): exactly ours")
             let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8).split(separator: "\n")
             func limit(_ name: String) -> [String] {
                 guard let line = limits.first(where: { $0.hasPrefix(name) }) else { return [] }
@@ -111,5 +121,23 @@ final class MountSecurityTests: XCTestCase {
         }
         let daemon = try String(contentsOfFile: "/proc/\(mount.process.processIdentifier)/status", encoding: .utf8)
         XCTAssertTrue(daemon.contains("NoNewPrivs:\t0\n"), "the daemon itself must still be able to run fusermount3")
+        XCTAssertTrue(daemon.contains("Seccomp:\t0\n"), "and is not filtered")
+    }
+
+    func testAHijackedDecoderCanNeitherWriteNorConnectNorSpawnNorSignal() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures, environment: ["INKYFS_TEST_WORKER_FAULT": "probe:Moon Tales 02"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 02")), ["ERROR.txt"])
+        let report = String(decoding: try readFile(mount.path("Moon Tales/Moon Tales 02/ERROR.txt")), as: UTF8.self)
+        for line in ["open for writing: Permission denied", "open read-only: allowed", "socket: Operation not permitted",
+                     "kill the daemon: Operation not permitted", "fork: Operation not permitted", "execve: Operation not permitted"] {
+            XCTAssertTrue(report.contains(line), "\(line)\n\(report)")
+        }
+        let probeLine = try XCTUnwrap(report.split(separator: "\n").first { $0.contains("probe /tmp/inkyfs-probe-") })
+        let probeFile = String(probeLine[probeLine.range(of: "/tmp/inkyfs-probe-")!.lowerBound...])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: probeFile), "nothing was created: \(probeFile)")
+        // The probed worker lives on and so does everything else.
+        XCTAssertEqual(try readFile(mount.path("Moon Tales/Moon Tales 01/010.jpg")).count, 37342)
+        XCTAssertEqual(try readFile(mount.path("Real/Captain Science 001/001.jpg")).count, 4542)
+        XCTAssertTrue(mount.isDaemonAlive)
     }
 }
