@@ -26,11 +26,13 @@ enum WorkerFault {
         case .useKey(let path): (path, false)
         }
         guard path.contains(setting.text) else { return }
-        switch setting.kind {
-        case "crash", "crash-read" where isRead:
+        // "crash" and "hang" on any request, the "-read" forms only on page reads.
+        let kind = setting.kind.hasSuffix("-read") && isRead ? setting.kind.dropLast("-read".count) : setting.kind
+        switch kind {
+        case "crash":
             // A real invalid access, as a decoder bug would make; raise() would return from the handler.
             UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
-        case "hang", "hang-read" where isRead: while true { sleep(1000) }
+        case "hang": while true { sleep(1000) }
         default: return
         }
     }
