@@ -44,8 +44,10 @@ enum FUSECallbacks {
         }
         ops.readdir = { request, inode, size, offset, info in
             let reply = FUSEReply(request!)
-            guard let entries = FUSECallbacks.context(request).directory(inky_fi_fh(info)) else { return reply.error(.EBADF) }
-            reply.bytes(DirectoryBuffer.fill(request: request!, directory: NodeID(inode), entries: entries, offset: Int(offset), size: size))
+            let state = FUSECallbacks.context(request)
+            guard let entries = state.directory(inky_fi_fh(info)) else { return reply.error(.EBADF) }
+            reply.bytes(DirectoryBuffer.fill(request: request!, directory: NodeID(inode), parent: state.filesystem.parent(of: NodeID(inode)),
+                                             entries: entries, offset: Int(offset), size: size))
         }
         ops.releasedir = { request, _, info in
             FUSECallbacks.context(request).closeDirectory(inky_fi_fh(info))
@@ -125,8 +127,8 @@ enum FUSECallbacks {
 
 /// Packs directory entries into the kernel's readdir format, from `offset`, up to `size` bytes.
 enum DirectoryBuffer {
-    static func fill(request: fuse_req_t, directory: NodeID, entries: [DirectoryEntry], offset: Int, size: Int) -> [UInt8] {
-        var all: [(String, NodeID, mode_t)] = [(".", directory, S_IFDIR), ("..", directory, S_IFDIR)]
+    static func fill(request: fuse_req_t, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int) -> [UInt8] {
+        var all: [(String, NodeID, mode_t)] = [(".", directory, S_IFDIR), ("..", parent, S_IFDIR)]
         all += entries.map { entry in
             let type: mode_t = switch entry.kind {
             case .directory: S_IFDIR

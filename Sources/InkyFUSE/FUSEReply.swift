@@ -79,7 +79,7 @@ enum StatBuilder {
         switch attributes.kind {
         case .directory:
             info.st_mode = S_IFDIR | attributes.permissions
-            info.st_nlink = 2
+            info.st_nlink = UInt(max(2, attributes.linkCount))
         case .regularFile:
             info.st_mode = S_IFREG | attributes.permissions
             info.st_nlink = 1

@@ -99,40 +99,43 @@ public final class LibraryFilesystem: @unchecked Sendable {
             var info = stat()
             guard stat(realPath(path), &info) == 0 else { return .failure(Errno.current) }
             let isFolder = { if case .folder = node { true } else { false } }()
-            return .success(NodeAttributes(id: id, kind: isFolder ? .directory : .regularFile,
-                                           size: isFolder ? 0 : Int64(info.st_size), permissions: isFolder ? 0o555 : 0o444,
-                                           modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
-                                           entryTimeout: volatile, attributeTimeout: volatile))
+            var attributes = NodeAttributes(id: id, kind: isFolder ? .directory : .regularFile,
+                                            size: isFolder ? 0 : Int64(info.st_size), permissions: isFolder ? 0o555 : 0o444,
+                                            modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
+                                            entryTimeout: volatile, attributeTimeout: volatile)
+            if case .folder(let path) = node { attributes.linkCount = 2 + subdirectoryCount(path) }
+            return .success(attributes)
         case .comic(let path):
             return currentComic(path).map { state, snapshot in
-                NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
+                NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(path),
                                modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                               entryTimeout: volatile, attributeTimeout: volatile)
+                               entryTimeout: volatile, attributeTimeout: volatile, linkCount: 2)
             }
         case .page(let path, let generation, let index):
             return sameGeneration(path, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
-                return .success(fileAttributes(id, size: listing.pages[index].size, snapshot))
+                return .success(fileAttributes(id, path, size: listing.pages[index].size, snapshot))
             }
         case .comicInfo(let path, let generation):
             return sameGeneration(path, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return .failure(.ENOENT) }
-                return .success(fileAttributes(id, size: size, snapshot))
+                return .success(fileAttributes(id, path, size: size, snapshot))
             }
         case .errorText(let path, let generation):
             return sameGeneration(path, generation).flatMap { snapshot in
                 guard let text = Self.errorText(snapshot.listing, path: realPath(path)) else { return .failure(.ENOENT) }
-                return .success(fileAttributes(id, size: Int64(text.utf8.count), snapshot))
+                return .success(fileAttributes(id, path, size: Int64(text.utf8.count), snapshot))
             }
         case .vaultFolder(let folder):
-            guard vaultChildren(folder) != nil else { return .failure(.ENOENT) }
-            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
+            guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
+            // Every child of a vault folder is a folder or a comic: a directory.
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(Self.vaultComicPrefix),
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
-                                           entryTimeout: 0, attributeTimeout: 0))
+                                           entryTimeout: 0, attributeTimeout: 0, linkCount: 2 + children.count))
         case .continueReading:
             return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
-                                           entryTimeout: 0, attributeTimeout: 0))
+                                           entryTimeout: 0, attributeTimeout: 0, linkCount: 2))
         case .continueLink(let comic):
             guard let target = linkTarget(comic) else { return .failure(.ENOENT) }
             return .success(NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777,
@@ -141,10 +144,53 @@ public final class LibraryFilesystem: @unchecked Sendable {
         }
     }
 
-    private func fileAttributes(_ id: NodeID, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
-        NodeAttributes(id: id, kind: .regularFile, size: size, permissions: 0o444,
+    private func fileAttributes(_ id: NodeID, _ comic: String, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .regularFile, size: size, permissions: Self.isVaultComic(comic) && !options.vaultAllowOther ? 0o400 : 0o444,
                        modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
                        entryTimeout: options.pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout)
+    }
+
+    /// The vault's directories are the mounting user's alone unless the mount says otherwise.
+    private func directoryPermissions(_ comic: String) -> UInt32 {
+        Self.isVaultComic(comic) && !options.vaultAllowOther ? 0o500 : 0o555
+    }
+
+    /// Directories under a library folder as the mount shows them: its sub-folders and comics,
+    /// and at the root the virtual folders.
+    private func subdirectoryCount(_ path: String) -> Int {
+        guard case .success(let index) = folderIndex(path) else { return 0 }
+        var count = index.nodes.values.count { node in
+            switch node {
+            case .folder, .comic: true
+            default: false
+            }
+        }
+        if path.isEmpty, isFolderLibrary {
+            if options.continueReadingName != nil { count += 1 }
+            if options.vaultName != nil, vaultIsUnlocked { count += 1 }
+        }
+        return count
+    }
+
+    /// The directory `..` names in a listing of `id`: the root is its own parent.
+    public func parent(of id: NodeID) -> NodeID {
+        func up(_ path: String) -> String { path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "" }
+        switch nodes.node(id) {
+        case .folder(let path)?:
+            return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
+        case .comic(let path)? where !Self.isVaultComic(path):
+            return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
+        case .comic(let path)?:
+            let name = String(path.dropFirst(Self.vaultComicPrefix.count))
+            guard let vault = lock.withLock({ unlockedVault }), let entry = (try? vault.entries)?.first(where: { $0.name == name }) else {
+                return nodes.id(for: .vaultFolder(""))
+            }
+            return nodes.id(for: .vaultFolder(up(entry.displayPath)))
+        case .vaultFolder(let folder)?:
+            return folder.isEmpty ? Self.rootID : nodes.id(for: .vaultFolder(up(folder)))
+        default:
+            return Self.rootID
+        }
     }
 
     // MARK: - Directories

@@ -21,6 +21,9 @@ public struct MountOptions: Sendable {
     public var continueReadingName: String? = "Continue Reading"
     /// Name of the unlocked vault's subtree; nil never shows a vault.
     public var vaultName: String? = "Vault"
+    /// Give the vault the library's modes (0555/0444). Off, the vault is 0500/0400: with
+    /// `-o allow_other` other users see the library, but never the vault's pages.
+    public var vaultAllowOther = false
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

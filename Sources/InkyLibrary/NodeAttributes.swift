@@ -5,13 +5,17 @@ public struct NodeAttributes: Sendable, Equatable {
     public var id: NodeID
     public var kind: Kind
     public var size: Int64
-    /// Permission bits only: 0555 for directories, 0444 for files, 0777 for links (read-only mount).
+    /// Permission bits only: 0555 for directories, 0444 for files, 0777 for links (read-only
+    /// mount); the vault's 0500 and 0400 unless the mount says others may read it.
     public var permissions: UInt32
     public var modifiedNanoseconds: Int64
     /// Seconds the kernel may keep this name → node mapping.
     public var entryTimeout: Double
     /// Seconds the kernel may keep these attributes.
     public var attributeTimeout: Double
+    /// st_nlink: for a directory 2 plus its subdirectories (their `..`), as POSIX tools such
+    /// as find's leaf optimisation expect; 1 for anything else.
+    public var linkCount: Int = 1
 }
 
 /// One line of a directory listing.

@@ -15,7 +15,9 @@ public enum ControlRequest: Codable, Sendable, Equatable {
 /// The daemon's answer: whether it worked, and a line for the person who asked.
 public struct ControlReply: Codable, Sendable, Equatable {
     public enum Outcome: String, Codable, Sendable {
-        case ok, wrongPassword, failed
+        /// `throttled`: an unlock refused unread because wrong passwords came just before;
+        /// `refused`: the asking process is not the mounting user.
+        case ok, wrongPassword, throttled, refused, failed
     }
 
     public var outcome: Outcome
@@ -24,17 +26,25 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var mountpoint: String
     /// The library it serves: where `vault remove` puts comics by default.
     public var library: String?
+    /// For `wrongPassword` and `throttled`: seconds before the next unlock attempt is heard.
+    public var retryAfter: Double?
 
-    public init(outcome: Outcome, message: String, mountpoint: String, library: String? = nil) {
+    public init(outcome: Outcome, message: String, mountpoint: String, library: String? = nil, retryAfter: Double? = nil) {
         self.outcome = outcome
         self.message = message
         self.mountpoint = mountpoint
         self.library = library
+        self.retryAfter = retryAfter
     }
+
+    /// Longest request frame: a request is a few bytes of JSON.
+    public static let maxRequestLength = 1024
+    /// Longest password frame.
+    public static let maxPasswordLength = 4096
 
     /// Parses a request frame; nil for anything that is not exactly one known request.
     public static func parseRequest(_ frame: [UInt8]) -> ControlRequest? {
-        guard frame.count <= 1024 else { return nil }
+        guard frame.count <= maxRequestLength else { return nil }
         return try? JSONDecoder().decode(ControlRequest.self, from: Data(frame))
     }
 }

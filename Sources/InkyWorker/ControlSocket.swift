@@ -7,20 +7,31 @@ import InkyCore
 
 /// The daemon's end of its control socket: `$XDG_RUNTIME_DIR/inkyfs/<hash of mountpoint>.sock`,
 /// in a 0700 folder, the socket 0600, and every peer's uid checked with SO_PEERCRED, so only
-/// the user who mounted can unlock or lock. Connections are served one at a time on a thread
-/// of its own; a malformed one is closed and the server goes on.
+/// the user who mounted can unlock or lock, even if the path were reachable. Connections are
+/// served one at a time on a thread of its own, each within `connectionSeconds` however slowly
+/// it trickles; a malformed one gets a `failed` reply (read and dropped for `drainSeconds` more,
+/// so the reply is not lost to a reset) and is closed, and the server goes on.
+/// Wrong passwords are throttled (`PasswordThrottle`).
 public final class ControlServer: @unchecked Sendable {
     /// Answers a request; `password` is set for `.unlock` and must be copied, not kept: its
     /// buffer is wiped when the handler returns.
     public typealias Handler = @Sendable (ControlRequest, UnsafeRawBufferPointer?) -> ControlReply
 
     public let path: String
+    private let mountpoint: String
     private let listener: Int32
     private let handler: Handler
+    private let log: @Sendable (String) -> Void
     private let lock = NSLock()
     private var stopped = false
+    /// Touched only by the serving thread.
+    private var throttle = PasswordThrottle()
+    /// The longest one connection may take, from accept to the last byte of its request.
+    static let connectionSeconds = 5.0
+    /// How long a refused or malformed connection is read (and dropped) after its reply.
+    static let drainSeconds = 1.0
 
-    public init(mountpoint: String, handler: @escaping Handler) throws(Errno) {
+    public init(mountpoint: String, log: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler) throws(Errno) {
         path = try ControlPaths.socket(for: mountpoint, create: true)
         unlink(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -37,6 +48,8 @@ public final class ControlServer: @unchecked Sendable {
             throw error
         }
         listener = fd
+        self.mountpoint = mountpoint
+        self.log = log
         self.handler = handler
         let thread = Thread { [self] in serve() }
         thread.name = "inkyfs.control"
@@ -65,29 +78,67 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     private func handle(_ channel: FrameChannel) {
-        guard Self.peerIsOwner(channel.fd) else { return }
-        guard case .message(let json)? = try? channel.receive(timeout: 5),
-              let request = ControlReply.parseRequest(Array(json)) else { return }
-        var reply: ControlReply
-        if request == .unlock {
-            guard case .data(var password)? = try? channel.receive(timeout: 5) else { return }
-            reply = password.withUnsafeBytes { handler(.unlock, $0) }
-            _ = password.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
-        } else {
-            reply = handler(request, nil)
+        func answer(_ outcome: ControlReply.Outcome, _ message: String, retryAfter: Double? = nil) {
+            _ = try? channel.send(WorkerFrame.encode(ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, retryAfter: retryAfter)))
+        }
+        /// A refusal is sent before the request was read: closing on unread bytes would reset
+        /// the connection and the caller would see EIO instead of the reason.
+        func refuse(_ outcome: ControlReply.Outcome, _ message: String) {
+            answer(outcome, message)
+            channel.drain(for: Self.drainSeconds, upTo: 64 << 10)
+        }
+        let peer = Self.peer(channel.fd)
+        guard let peer, peer.uid == getuid() else {
+            // Said plainly to the caller and to the log: never a silent hang-up.
+            log("control socket: refused a connection from uid \(peer.map { String($0.uid) } ?? "?") pid \(peer.map { String($0.pid) } ?? "?")")
+            return refuse(.refused, "permission denied: this mount belongs to uid \(getuid())")
+        }
+        let deadline = DispatchTime.now() + Self.connectionSeconds
+        guard case .message(let json)? = try? channel.receive(timeout: Self.connectionSeconds, deadline: deadline,
+                                                              maxLength: ControlReply.maxRequestLength),
+              let request = ControlReply.parseRequest(Array(json)) else {
+            log("control socket: dropped a malformed or incomplete request from pid \(peer.pid)")
+            return refuse(.failed, "malformed request")
+        }
+        guard request == .unlock else {
+            _ = try? channel.send(WorkerFrame.encode(handler(request, nil)))
+            return
+        }
+        guard case .data(var password)? = try? channel.receive(timeout: Self.connectionSeconds, deadline: deadline,
+                                                               maxLength: ControlReply.maxPasswordLength) else {
+            log("control socket: dropped an unlock without a password from pid \(peer.pid)")
+            return refuse(.failed, "malformed request: no password")
+        }
+        defer { _ = password.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        let now = Self.now()
+        let wait = throttle.remaining(now: now)
+        guard wait == 0 else {
+            return answer(.throttled, "too many wrong passwords: try again in \(String(format: "%.1f", wait)) s", retryAfter: wait)
+        }
+        var reply = password.withUnsafeBytes { handler(.unlock, $0) }
+        switch reply.outcome {
+        case .wrongPassword:
+            reply.retryAfter = throttle.failed(now: Self.now())
+            if throttle.failures > 1 { log("control socket: \(throttle.failures) wrong vault passwords in a row") }
+        case .ok:
+            throttle.succeeded()
+        default:
+            break
         }
         _ = try? channel.send(WorkerFrame.encode(reply))
     }
 
-    /// True when the process at the other end runs as the same user as this daemon.
-    static func peerIsOwner(_ fd: Int32) -> Bool {
+    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// The process at the other end (SO_PEERCRED: fixed when it connected), nil if unknown.
+    static func peer(_ fd: Int32) -> (pid: Int32, uid: UInt32)? {
         // struct ucred is a GNU name Swift's Glibc module hides; its layout is the kernel's ABI.
         struct PeerCredentials { var pid: Int32 = 0; var uid: UInt32 = UInt32.max; var gid: UInt32 = UInt32.max }
         var credentials = PeerCredentials()
         var length = socklen_t(MemoryLayout<PeerCredentials>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
-              length == socklen_t(MemoryLayout<PeerCredentials>.size) else { return false }
-        return credentials.uid == getuid()
+              length == socklen_t(MemoryLayout<PeerCredentials>.size) else { return nil }
+        return (credentials.pid, credentials.uid)
     }
 }
 

@@ -35,17 +35,43 @@ final class FrameChannel {
     }
 
     /// The next frame; waits at most `timeout` seconds for each piece of it (nil: forever).
-    func receive(timeout: Double?) throws(Failure) -> WorkerFrame {
-        guard let header = WorkerFrame.parseHeader(try read(count: 5, timeout: timeout)) else { throw .malformed }
-        let payload = try read(count: header.length, timeout: timeout)
+    /// With a `deadline` the whole frame must have arrived by then, however it trickles in,
+    /// and a header announcing more than `maxLength` bytes is malformed before anything is read.
+    func receive(timeout: Double?, deadline: DispatchTime? = nil, maxLength: Int = WorkerFrame.maxLength) throws(Failure) -> WorkerFrame {
+        guard let header = WorkerFrame.parseHeader(try read(count: 5, timeout: timeout, deadline: deadline)),
+              header.length <= maxLength else { throw .malformed }
+        let payload = try read(count: header.length, timeout: timeout, deadline: deadline)
         return header.kind == 1 ? .message(Data(payload)) : .data(payload)
     }
 
-    private func read(count: Int, timeout: Double?) throws(Failure) -> [UInt8] {
+    /// Ends sending, then reads and drops what the peer still sends until it closes, for at
+    /// most `seconds` and `limit` bytes, so what was sent is not lost to a connection reset.
+    func drain(for seconds: Double, upTo limit: Int) {
+        shutdown(fd, Int32(SHUT_WR))
+        let deadline = DispatchTime.now() + seconds
+        var dropped = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while dropped < limit {
+            let left = Double(Int64(bitPattern: deadline.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds)) / 1e9
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&poller, 1, Int32(max(1, left * 1000))) > 0 else { return }
+            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if got <= 0 { return }
+            dropped += got
+        }
+    }
+
+    private func read(count: Int, timeout: Double?, deadline: DispatchTime?) throws(Failure) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            if let timeout {
+            var wait = timeout
+            if let deadline {
+                let left = Double(Int64(bitPattern: deadline.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds)) / 1e9
+                if left <= 0 { throw .timedOut }
+                wait = min(wait ?? left, left)
+            }
+            if let timeout = wait {
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&poller, 1, Int32(max(1, timeout * 1000)))
                 if ready == 0 { throw .timedOut }

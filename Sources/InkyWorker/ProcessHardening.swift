@@ -8,6 +8,13 @@ public enum ProcessHardening {
         _ = inky_set_not_dumpable()
     }
 
+    /// Nothing this process or anything it could execute gains privileges (setuid, file
+    /// capabilities). Returns whether the kernel accepted it.
+    @discardableResult
+    public static func forbidNewPrivileges() -> Bool {
+        inky_set_no_new_privs() == 0
+    }
+
     /// Every buffer of 128 KiB or more (every page) is its own mapping, returned to the kernel
     /// when freed, and at most two malloc arenas: RSS follows the cache budget instead of the
     /// high-water mark of past reads.

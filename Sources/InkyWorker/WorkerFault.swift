@@ -7,7 +7,9 @@ import Glibc
 /// hang of a worker process through a real mount. Set `INKYFS_TEST_WORKER_FAULT` to
 /// `crash:TEXT` or `hang:TEXT` (any request about a path containing TEXT), or `crash-read:TEXT`
 /// / `hang-read:TEXT` (only page reads, after a good listing): the worker then dies of SIGSEGV
-/// or stops answering. Unset (always, outside tests) it does nothing.
+/// or stops answering. `probe:TEXT` makes the listing of such a comic try what the seccomp
+/// filter forbids and fail with the errno of each try, so ERROR.txt shows what a hijacked
+/// decoder would get. Unset (always, outside tests) it does nothing.
 enum WorkerFault {
     static let setting: (kind: Substring, text: Substring)? = {
         guard let value = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_FAULT"],
@@ -24,12 +26,35 @@ enum WorkerFault {
         case .useKey(let path): (path, false)
         }
         guard path.contains(setting.text) else { return }
-        switch setting.kind {
-        case "crash", "crash-read" where isRead:
+        // "crash" and "hang" on any request, the "-read" forms only on page reads.
+        let kind = setting.kind.hasSuffix("-read") && isRead ? setting.kind.dropLast("-read".count) : setting.kind
+        switch kind {
+        case "crash":
             // A real invalid access, as a decoder bug would make; raise() would return from the handler.
             UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
-        case "hang", "hang-read" where isRead: while true { sleep(1000) }
+        case "hang": while true { sleep(1000) }
         default: return
         }
+    }
+
+    /// The errnos of forbidden calls, for `probe:TEXT`; nil for any other path or setting.
+    static func probe(_ path: String) -> String? {
+        guard let setting, setting.kind == "probe", !setting.text.isEmpty, path.contains(setting.text) else { return nil }
+        func result(_ value: Int32) -> String { value >= 0 ? "allowed" : String(cString: strerror(errno)) }
+        var lines: [String] = []
+        let written = "/tmp/inkyfs-probe-\(getpid())"
+        let file = open(written, O_WRONLY | O_CREAT, 0o600)
+        lines.append("open for writing: \(result(file))")
+        if file >= 0 { close(file) }
+        lines.append("open read-only: \(result({ let fd = open(path, O_RDONLY); if fd >= 0 { close(fd) }; return fd }()))")
+        let network = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        lines.append("socket: \(result(network))")
+        if network >= 0 { close(network) }
+        lines.append("kill the daemon: \(result(kill(getppid(), 0)))")
+        let child = fork()
+        if child == 0 { _exit(0) }
+        lines.append("fork: \(result(child))")
+        lines.append("execve: \(result(execve("/bin/true", [nil], [nil])))")
+        return "probe " + written + "\n" + lines.joined(separator: "\n")
     }
 }

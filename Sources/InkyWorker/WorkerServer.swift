@@ -13,11 +13,16 @@ public enum WorkerServer {
     /// Applies the worker's resource limits, then serves until the daemon closes the socket.
     public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits()) -> Never {
         ProcessHardening.makeNonDumpable()
+        ProcessHardening.forbidNewPrivileges()
         ProcessHardening.releaseLargeBuffersEagerly()
         exitWhenOrphaned()
         signal(SIGPIPE, SIG_IGN)
         limits.apply()
         let channel = FrameChannel(fd: socket)
+        // Last: from here on the worker can only decode (SeccompFilter says what that leaves).
+        if !SeccompFilter.install() {
+            FileHandle.standardError.write(Data("inkyfs worker: no seccomp filter on this system; running without\n".utf8))
+        }
         var session = WorkerSession()
         while true {
             let frame: WorkerFrame
@@ -108,6 +113,11 @@ struct WorkerSession {
         heartbeatTarget.sink = sink
         defer { heartbeatTarget.sink = nil }
         WorkerFault.inject(for: request)
+        if case .list(let path, _) = request, let report = WorkerFault.probe(path) {
+            sink.send(.failure(.corrupted(path: path, detail: report)))
+            if let failure = sink.failure { throw failure }
+            return
+        }
         switch request {
         case .list(let path, let limits):
             do throws(ComicError) {

@@ -22,6 +22,9 @@ struct MountCommand: ParsableCommand {
               inkyfs mount ~/Comics ~/mnt
               inkyfs mount --foreground --cache-size 512M ~/Comics ~/mnt
               inkyfs mount -o allow_other ~/Comics /srv/comics     (needs user_allow_other in /etc/fuse.conf)
+
+            Without -o allow_other no other user can even look at the mount. With it, others read the \
+            library, but the unlocked vault stays yours (0500/0400) unless --vault-allow-other is given.
             """
     )
 
@@ -72,6 +75,10 @@ struct MountCommand: ParsableCommand {
 
     @Option(help: "Name of the unlocked vault's folder.")
     var vaultName = "Vault"
+
+    @Flag(help: ArgumentHelp("Let other users read the unlocked vault when mounted with -o allow_other. "
+                                + "Without it the vault's folders are mode 0500 and its pages 0400, owned by you, whoever else sees the mount."))
+    var vaultAllowOther = false
 
     @Option(help: ArgumentHelp("Lock the vault after this long without use, e.g. 15m, 90s, 1h; 0 never. Never while a vault file is open.",
                                valueName: "duration"), transform: parseDuration)
@@ -127,6 +134,7 @@ struct MountCommand: ParsableCommand {
         mountOptions.recordProgress = !noProgress
         mountOptions.continueReadingName = noContinue ? nil : continueName
         mountOptions.vaultName = vaultName
+        mountOptions.vaultAllowOther = vaultAllowOther
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),

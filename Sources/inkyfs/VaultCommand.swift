@@ -238,6 +238,11 @@ private func runningMount(_ named: String?) throws -> String {
     return mounts[0]
 }
 
+/// How long `vault unlock` waits on its own for the daemon's throttle before giving up.
+enum PasswordWait {
+    static let longest = 60.0
+}
+
 struct VaultUnlock: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
@@ -252,18 +257,27 @@ struct VaultUnlock: ParsableCommand {
     func run() throws {
         let mount = try runningMount(mountpoint)
         let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
-        let reply: ControlReply
-        do throws(Errno) {
-            reply = try password.withUnsafeBytes { (raw) throws(Errno) in try ControlClient.send(.unlock, to: mount, password: raw) }
-        } catch {
-            throw ValidationError("cannot reach the mount at \(mount): \(error)")
-        }
+        var reply: ControlReply
+        repeat {
+            do throws(Errno) {
+                reply = try password.withUnsafeBytes { (raw) throws(Errno) in try ControlClient.send(.unlock, to: mount, password: raw) }
+            } catch {
+                throw ValidationError("cannot reach the mount at \(mount): \(error)")
+            }
+            // The daemon hears no password for a while after a wrong one: wait it out, as a login does.
+            if reply.outcome == .throttled, let wait = reply.retryAfter, wait <= PasswordWait.longest {
+                FileHandle.standardError.write(Data("inkyfs: after wrong passwords, waiting \(String(format: "%.1f", wait)) s\n".utf8))
+                Thread.sleep(forTimeInterval: wait + 0.05)
+                continue
+            }
+            break
+        } while true
         switch reply.outcome {
         case .ok: print(reply.message)
         case .wrongPassword:
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
             throw ExitCode(2)
-        case .failed: throw ValidationError(reply.message)
+        case .throttled, .refused, .failed: throw ValidationError(reply.message)
         }
     }
 }

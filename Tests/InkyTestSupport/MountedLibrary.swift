@@ -67,10 +67,13 @@ public final class MountedLibrary {
         public var description: String { "the mount did not come up:\n\(log)" }
     }
 
-    /// Pids of the daemon's worker processes.
+    /// Pids of the daemon's worker processes. A child is listed under the thread that spawned
+    /// it, and workers are spawned from any thread: every task's children count.
     public var workerPIDs: [Int32] {
-        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
-        return children.split(separator: " ").compactMap { Int32($0) }
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).flatMap { task in
+            ((try? String(contentsOfFile: "\(tasks)/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
+        }.sorted()
     }
 }
 

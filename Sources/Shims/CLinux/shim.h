@@ -5,9 +5,23 @@
 #include <spawn.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 /* No core dumps and no ptrace by other processes of the user: keys live in this memory. */
 static inline int inky_set_not_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0); }
+
+/* execve can never grant privileges again (setuid bits, file capabilities); also what lets an
+   unprivileged process install a seccomp filter. */
+static inline int inky_set_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
+
+/* seccomp(2), which glibc does not wrap: SECCOMP_SET_MODE_FILTER (1) with SECCOMP_FILTER_FLAG_TSYNC
+   (1), so every thread of the process is under the filter, not only the caller. The instructions
+   are struct sock_filter, built by SeccompFilter in Swift; the program is struct sock_fprog, spelt
+   out here so <linux/filter.h> stays out of the module. 0 on success. */
+static inline long inky_seccomp_install(unsigned short count, const void *instructions) {
+    struct { unsigned short len; const void *filter; } program = { count, instructions };
+    return syscall(SYS_seccomp, 1, 1UL, &program);
+}
 
 /* POSIX_SPAWN_SETSID, pipe2 and accept4 are GNU extensions glibc hides without _GNU_SOURCE.
    Defining _GNU_SOURCE here, or including <sys/socket.h>, gives this module its own view of
