@@ -135,7 +135,8 @@ struct MountCommand: ParsableCommand {
         configuration.vaultIdleSeconds = vaultIdle
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }) {
-                logger.info("mounted \(library) on \(mountpoint)")
+                // The settings as applied, whether they came as flags or in -o (fstab, mount.fuse3).
+                logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))")
                 report(ready: readyFd, "ready")
             }
         } catch {
