@@ -81,7 +81,7 @@ struct VaultAdd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Encrypt comics into the vault, verify them, then delete the originals.",
-        discussion: "Each comic is written, decrypted again and compared by SHA-256 before its original is deleted (kept with --keep). A name that exists already gets \" (1)\", \" (2)\", … before the extension."
+        discussion: "Each comic is written, decrypted again and compared by SHA-256 before its original is deleted (kept with --keep). A name that exists already gets \" (1)\", \" (2)\", ... before the extension."
     )
     @Argument(help: "Comic files to move into the vault.")
     var comics: [String]
