@@ -128,6 +128,11 @@ final class MountVaultTests: XCTestCase {
         XCTAssertTrue(try vaultCommand(["status"]).stdout.contains("mount \(mount.mountpoint.path): vault locked"))
         XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0)
         XCTAssertTrue(try vaultCommand(["status"]).stdout.contains("vault unlocked"))
+        let status = try JSONSerialization.jsonObject(with: Data(try vaultCommand(["status", "--json"]).stdout.utf8)) as? [String: Any]
+        let mounts = try XCTUnwrap(status?["mounts"] as? [[String: Any]])
+        XCTAssertEqual(mounts.map { $0["mountpoint"] as? String }, [mount.mountpoint.path])
+        XCTAssertEqual(mounts.map { $0["library"] as? String }, [library.path])
+        XCTAssertEqual(mounts.map { $0["unlocked"] as? Bool }, [true])
         let busy = try vaultCommand(["remove", "Secret Series/Captain Science 001.cbr"])
         XCTAssertNotEqual(busy.status, 0, "the mount holds the unlocked vault")
         XCTAssertTrue(busy.stderr.contains("inkyfs vault lock"), busy.stderr)
