@@ -102,13 +102,9 @@ final class MountLifecycleTests: XCTestCase {
     /// The form mount.fuse3 uses for a `fuse.inkyfs` line in /etc/fstab: no subcommand, options
     /// after -o, including mount(8)'s own words and inkyfs settings.
     func testTheFstabFormMountsThroughMountFuse3ReadOnly() throws {
-        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
-        let state = ArchiveMaker.temporaryDirectory("state")
-        defer {
-            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
-            try? FileManager.default.removeItem(at: mountpoint)
-            try? FileManager.default.removeItem(at: state)
-        }
+        let scratch = ScratchMount()
+        defer { scratch.remove() }
+        let mountpoint = scratch.mountpoint, state = scratch.state
         let path = CommandRunner.binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let result = try CommandRunner.capture("/sbin/mount.fuse3", [Corpus.fixtures.path, mountpoint.path, "-t", "inkyfs",
                                                                     "-o", "rw,noatime,nofail,cache_size=64M,window=3"],
@@ -131,13 +127,9 @@ final class MountLifecycleTests: XCTestCase {
     /// PROGRAM#SOURCE form, which mount.fuse3 runs exactly as it runs `inkyfs` for fuse.inkyfs.
     /// The settings must be the ones the daemon runs with, not just accepted.
     func testAnFstabLineWithInkyfsSettingsMountsThroughMount8() throws {
-        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
-        let state = ArchiveMaker.temporaryDirectory("state")
-        defer {
-            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
-            try? FileManager.default.removeItem(at: mountpoint)
-            try? FileManager.default.removeItem(at: state)
-        }
+        let scratch = ScratchMount()
+        defer { scratch.remove() }
+        let mountpoint = scratch.mountpoint, state = scratch.state
         let result = try CommandRunner.capture("/usr/bin/mount", ["-t", "fuse", "-o", "defaults,nofail,x-systemd.automount,cache_size=512M,window=7",
                                                                   CommandRunner.binary.path + "#" + Corpus.fixtures.path, mountpoint.path],
                                                environment: ["XDG_STATE_HOME": state.path])

@@ -7,13 +7,9 @@ import XCTest
 final class SystemdReadinessTests: XCTestCase {
     func testReadyArrivesOnlyOnceMountedAndSigtermSaysStopping() throws {
         let notify = try NotifySocket()
-        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
-        let state = ArchiveMaker.temporaryDirectory("state")
-        defer {
-            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
-            try? FileManager.default.removeItem(at: mountpoint)
-            try? FileManager.default.removeItem(at: state)
-        }
+        let scratch = ScratchMount()
+        defer { scratch.remove() }
+        let mountpoint = scratch.mountpoint, state = scratch.state
         let daemon = Process()
         daemon.executableURL = CommandRunner.binary
         daemon.arguments = ["mount", "--foreground", Corpus.fixtures.path, mountpoint.path]
