@@ -78,6 +78,18 @@ final class InstallScriptTests: XCTestCase {
         XCTAssertNotEqual(try script("uninstall", ["--prefix", prefix.path]).status, 0, "a second uninstall has no manifest to follow")
     }
 
+    /// Paths are taken relative to the caller, and a prefix that install created goes with uninstall.
+    func testARelativePrefixThatInstallCreatedIsGoneAfterUninstall() throws {
+        let scripts = repository.appendingPathComponent("scripts")
+        let installed = try CommandRunner.capture(scripts.appendingPathComponent("install").path,
+                                                  ["--prefix", "new/usr", "--binary", CommandRunner.binary.path, "--no-build"], in: prefix)
+        XCTAssertEqual(installed.status, 0, installed.stderr)
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("new/usr/bin/inkyfs").path))
+        let removed = try CommandRunner.capture(scripts.appendingPathComponent("uninstall").path, ["--prefix", "new/usr"], in: prefix)
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: prefix.path), [])
+    }
+
     /// systemd's own check of the installed unit, for an instance (it needs the binary it names).
     func testTheInstalledUnitPassesSystemdAnalyzeVerify() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "no systemd-analyze on this machine")
