@@ -68,6 +68,28 @@ final class DoctorCommandTests: XCTestCase {
         for line in lines where line.hasPrefix("FAILED") || line.hasPrefix("WARNING") { XCTAssertTrue(line.contains("  fix: "), String(line)) }
     }
 
+    /// The vault folder must be private; the state folder must be a folder inkyfs can write.
+    func testTheVaultFolderMustBePrivateAndTheStateFolderWritable() throws {
+        let vault = folder.appendingPathComponent("data/inkyfs/vault")
+        try FileManager.default.createDirectory(at: vault, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("state"), withIntermediateDirectories: true)
+        try "not a folder".write(to: folder.appendingPathComponent("state/inkyfs"), atomically: true, encoding: .utf8)
+        let (result, report) = try doctor(["--json"])
+        XCTAssertEqual(result.status, 1)
+        let open = try XCTUnwrap(report).check("vault")
+        XCTAssertEqual(open.status, .warning, open.detail)
+        XCTAssertEqual(open.fix, "chmod 700 \(vault.path)")
+        let state = try XCTUnwrap(report).check("state")
+        XCTAssertEqual(state.status, .failed, state.detail)
+        XCTAssertTrue(state.detail.contains("is a file, not a folder"), state.detail)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: vault.path)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("state/inkyfs"))
+        let fixed = try XCTUnwrap(try doctor(["--json"]).1)
+        XCTAssertEqual(try fixed.check("vault").status, .ok)
+        XCTAssertEqual(try fixed.check("state").status, .ok)
+    }
+
     /// allow_other needs user_allow_other in fuse.conf, except for root: run as nobody.
     func testAllowOtherAsAUserNeedsUserAllowOtherInFuseConf() throws {
         let conf = folder.appendingPathComponent("fuse.conf")
