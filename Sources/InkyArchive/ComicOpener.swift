@@ -71,6 +71,6 @@ public enum ComicOpener {
 
     /// Versions of the archive libraries, for `--version` and `doctor`.
     public static var libraryVersions: [String: String] {
-        ["libarchive": LibArchiveHandle.version]
+        ["libarchive": LibArchiveHandle.version, "libunarr": UnarrVersion.version]
     }
 }

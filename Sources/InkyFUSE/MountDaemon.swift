@@ -61,7 +61,12 @@ public enum MountDaemon {
         }
         let session = FUSESession(filesystem: filesystem, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
-        let result = try session.run(ready: ready)
+        let result = try session.run {
+            ready()
+            // A `Type=notify` unit (contrib/inkyfs@.service) starts what depends on the mount only now.
+            SystemdNotify.send("READY=1\nMAINPID=\(getpid())\nSTATUS=serving \(configuration.library) on \(configuration.mountpoint)")
+        }
+        SystemdNotify.send("STOPPING=1")
         log(result == 0 ? "unmounted \(configuration.mountpoint)" : "signal \(result): unmounted \(configuration.mountpoint)")
     }
 }

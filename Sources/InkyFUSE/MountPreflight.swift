@@ -54,17 +54,8 @@ public enum MountPreflight {
         if !allowNonEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: mountpoint), !entries.isEmpty {
             throw Problem(message: "mountpoint \(mountpoint) is not empty", fix: "use an empty directory, or add -o nonempty to mount over it")
         }
-        let device = open(environment.fuseDevice, O_RDWR | O_CLOEXEC)
-        if device < 0 {
-            let code = errno
-            if code == ENOENT {
-                throw Problem(message: "\(environment.fuseDevice) is missing: the kernel's FUSE support is not loaded",
-                              fix: "run: sudo modprobe fuse   (in a container, pass --device /dev/fuse)")
-            }
-            throw Problem(message: "cannot open \(environment.fuseDevice): \(String(cString: strerror(code)))",
-                          fix: "check its permissions (crw-rw-rw- root root) or add your user to the group that owns it")
-        }
-        close(device)
+        let device = FUSEHealth.device(environment.fuseDevice)
+        if device.status == .failed { throw Problem(message: device.detail, fix: "run: " + (device.fix ?? "")) }
         if getuid() != 0, findExecutable(environment.fusermount) == nil {
             throw Problem(message: "\(environment.fusermount) not found: unprivileged FUSE mounts need it",
                           fix: "install it: sudo apt-get install fuse3")

@@ -31,6 +31,11 @@ final class VaultIdleLock: @unchecked Sendable {
 
     private func check() {
         guard let idle = filesystem.vaultIdleSeconds, idle >= seconds else { return }
-        if VaultControl.lock(filesystem, pool) { log("vault locked after \(Int(seconds)) s without use") }
+        guard VaultControl.lock(filesystem, pool) else { return }
+        log("vault locked after \(Int(seconds)) s without use")
+        // Whoever reads the Vault/ folder should learn it is gone without having to look.
+        DesktopNotification.send(title: "inkyfs: vault locked",
+                                 body: "Locked after \(Int(seconds)) s without use. Unlock it again with: inkyfs vault unlock",
+                                 log: log)
     }
 }

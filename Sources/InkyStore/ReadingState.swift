@@ -90,7 +90,8 @@ extension StateDatabase {
 
     public func bookmarks(_ path: String) -> [Int] { allBookmarks()[path] ?? [] }
 
-    private func allBookmarks() -> [String: [Int]] {
+    /// Every comic's bookmarks (0-based pages), read or not.
+    public func allBookmarks() -> [String: [Int]] {
         (try? withDatabase { database throws(SQLiteError) -> [String: [Int]] in
             let query = try database.prepare("SELECT path, page FROM bookmarks ORDER BY path, page")
             var marks: [String: [Int]] = [:]

@@ -25,9 +25,18 @@ struct BookmarkCommand: ParsableCommand {
     @Argument(help: "The page, from 1.")
     var page: Int?
 
+    @Flag(help: "With list: print JSON, an array of { path, bookmarks: [pages from 1] }.")
+    var json = false
+
     @OptionGroup var stateOptions: StateOptions
 
+    struct Marked: Encodable {
+        var path: String
+        var bookmarks: [Int]
+    }
+
     func validate() throws {
+        if json && action != .list { throw ValidationError("--json goes with list") }
         if action != .list && comic == nil { throw ValidationError("\(action.rawValue) needs the comic") }
         if action == .add && page == nil { throw ValidationError("add needs the page number") }
         if let page, page < 1 { throw ValidationError("pages count from 1") }
@@ -44,11 +53,14 @@ struct BookmarkCommand: ParsableCommand {
             let removed = try state.removeBookmark(path!, page: page.map { $0 - 1 })
             if removed == 0 { throw ValidationError("no such bookmark") }
         case .list:
-            let rows = state.progress(includeFinished: true).filter { path == nil || $0.path == path }
-            let marked = path.map { [($0, state.bookmarks($0))] } ?? rows.map { ($0.path, $0.bookmarks) }
-            for (comic, pages) in marked where !pages.isEmpty {
-                print("\(comic): " + pages.map { String($0 + 1) }.joined(separator: ", "))
+            // Every bookmarked comic, also those never read through a mount.
+            let marked = path.map { [($0, state.bookmarks($0))] } ?? state.allBookmarks().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let shown = marked.filter { !$0.1.isEmpty }.map { Marked(path: $0.0, bookmarks: $0.1.map { $0 + 1 }) }
+            if json {
+                try JSONOutput.print(shown)
+                return
             }
+            for comic in shown { print("\(comic.path): " + comic.bookmarks.map(String.init).joined(separator: ", ")) }
         }
     }
 }

@@ -59,8 +59,7 @@ final class IndexTally: @unchecked Sendable {
         let elapsed = max(0.001, Date().timeIntervalSince(started))
         let rate = Double(done) / elapsed
         let remaining = rate > 0 ? Double(total - done) / rate : 0
-        progress.update(done: done - 1, current: String(format: "%.0f comics/s, ETA %.0f s  %@", rate, remaining,
-                                                         (outcome.path as NSString).lastPathComponent))
+        progress.update(done: done - 1, current: outcome.path, note: String(format: "%.0f comics/s, ETA %.0f s", rate, remaining))
     }
 
     func finish(seconds: Double, library: String, database: String) {

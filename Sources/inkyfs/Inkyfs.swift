@@ -9,7 +9,7 @@ struct Inkyfs: ParsableCommand {
         abstract: "Mount a comic library as folders of page images.",
         discussion: """
             Every comic archive (CBZ/ZIP, CBR/RAR, CB7/7z, CBT/TAR) appears as a folder of its \
-            pages, 001.jpg, 002.png, … in reading order, so any image viewer can page through it.
+            pages, 001.jpg, 002.png, ... in reading order, so any image viewer can page through it.
 
             Examples:
               inkyfs mount ~/Comics ~/mnt   mount the library; `inkyfs unmount ~/mnt` to stop
@@ -18,7 +18,7 @@ struct Inkyfs: ParsableCommand {
             """,
         version: InkyfsVersion.text,
         subcommands: [MountCommand.self, UnmountCommand.self, VaultCommand.self, IndexCommand.self, ProgressCommand.self, BookmarkCommand.self,
-                      ScanCommand.self, PagesCommand.self, WorkerCommand.self],
+                      ScanCommand.self, PagesCommand.self, DoctorCommand.self, WorkerCommand.self],
         // `inkyfs SOURCE MOUNTPOINT -o OPTIONS` is how mount.fuse3 runs a fuse.inkyfs fstab line.
         defaultSubcommand: MountCommand.self
     )

@@ -16,7 +16,7 @@ struct MountCommand: ParsableCommand {
             or `fusermount3 -u MOUNTPOINT`.
 
             Comic archives appear as directories named like the archive without its extension, holding \
-            001.jpg, 002.png, … in reading order. A comic that cannot be read holds only ERROR.txt saying why.
+            001.jpg, 002.png, ... in reading order. A comic that cannot be read holds only ERROR.txt saying why.
 
             Examples:
               inkyfs mount ~/Comics ~/mnt
@@ -38,7 +38,7 @@ struct MountCommand: ParsableCommand {
     var foreground = false
 
     @Option(name: .customShort("o"), help: ArgumentHelp(
-        "Mount options, comma-separated: FUSE ones (allow_other, nonempty, …) and inkyfs settings "
+        "Mount options, comma-separated: FUSE ones (allow_other, nonempty, ...) and inkyfs settings "
             + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15), as /etc/fstab passes them.",
         valueName: "options"))
     var fuseOptions: [String] = []
@@ -143,7 +143,8 @@ struct MountCommand: ParsableCommand {
         configuration.vaultIdleSeconds = vaultIdle
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }) {
-                logger.info("mounted \(library) on \(mountpoint)")
+                // The settings as applied, whether they came as flags or in -o (fstab, mount.fuse3).
+                logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))")
                 report(ready: readyFd, "ready")
             }
         } catch {

@@ -8,7 +8,7 @@ struct PagesCommand: ParsableCommand {
         commandName: "pages",
         abstract: "Show a comic's pages in reading order, as the mount names them.",
         discussion: """
-            Lists the page names (001.jpg, …), the original path inside the archive and the size. \
+            Lists the page names (001.jpg, ...), the original path inside the archive and the size. \
             Entries that are left out for a reason worth knowing (unsafe names, oversized, \
             encrypted) are listed after the pages. Exits 1 when the comic cannot be read.
             """

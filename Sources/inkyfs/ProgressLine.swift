@@ -13,10 +13,12 @@ final class ProgressLine: @unchecked Sendable {
         enabled = isatty(STDERR_FILENO) == 1 && (total > 1 || evenForOne)
     }
 
-    func update(done: Int, current: String) {
+    /// `current`: the item being worked on; a path shows as its last component. `note` follows
+    /// it verbatim (a rate, an ETA), so a '/' in it cannot be taken for a path.
+    func update(done: Int, current: String, note: String = "") {
         guard enabled else { return }
         let name = current.split(separator: "/").last.map(String.init) ?? current
-        let line = "[\(done + 1)/\(total)] \(name)"
+        let line = "[\(done + 1)/\(total)] \(name)" + (note.isEmpty ? "" : "  (\(note))")
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + String(line.prefix(100))).utf8))
         shown = true
     }

@@ -10,7 +10,7 @@ struct ScanCommand: ParsableCommand {
         abstract: "List every comic of a library with its format and page count, or why it cannot be read.",
         discussion: """
             Comics are archive files with a comic or archive extension (.cbz .cbr .cb7 .cbt .zip \
-            .rar .7z .tar …; the content decides the real format) and folders holding only images. \
+            .rar .7z .tar ...; the content decides the real format) and folders holding only images. \
             Archives are parsed in worker processes, one per core, so a hostile file costs only its \
             own line. Ends with a summary line. Exits 0 even when some comics are broken: that is a \
             finding, not a failure of the scan.

@@ -81,7 +81,7 @@ struct VaultAdd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Encrypt comics into the vault, verify them, then delete the originals.",
-        discussion: "Each comic is written, decrypted again and compared by SHA-256 before its original is deleted (kept with --keep). A name that exists already gets \" (1)\", \" (2)\", … before the extension."
+        discussion: "Each comic is written, decrypted again and compared by SHA-256 before its original is deleted (kept with --keep). A name that exists already gets \" (1)\", \" (2)\", ... before the extension."
     )
     @Argument(help: "Comic files to move into the vault.")
     var comics: [String]
@@ -145,16 +145,22 @@ struct VaultRemove: ParsableCommand {
         let vault = try options.unlock()
         defer { vault.lock() }
         var failed = false
-        for name in names {
+        let progress = ProgressLine(total: names.count, evenForOne: true)
+        defer { progress.clear() }
+        for (done, name) in names.enumerated() {
             guard let entry = try vault.entries.first(where: { $0.displayPath == name || $0.originalFileName == name }) else {
+                progress.clear()
                 FileHandle.standardError.write(Data("inkyfs: \(name): not in the vault\n".utf8))
                 failed = true
                 continue
             }
+            progress.update(done: done, current: "decrypting \(entry.originalFileName) (\(ByteCountText.format(Int64(entry.size))))")
             do throws(VaultError) {
                 let written = try vault.remove(name: entry.name, to: absolutePath(to))
+                progress.clear()
                 print("restored \(written)")
             } catch {
+                progress.clear()
                 FileHandle.standardError.write(Data("inkyfs: \(name): \(error); it is still in the vault\n".utf8))
                 failed = true
             }
@@ -212,18 +218,42 @@ struct VaultPasswd: ParsableCommand {
 
 struct VaultStatus: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Say where the vault is and what it holds, without a password.")
+    @Flag(help: "Print JSON: { vault, exists, objects, orphans, mounts: [ { mountpoint, library, unlocked } ] }.")
+    var json = false
     @OptionGroup var options: VaultOptions
+
+    struct Status: Encodable {
+        struct Mount: Encodable {
+            var mountpoint: String
+            var library: String?
+            var unlocked: Bool
+        }
+
+        var vault: String
+        var exists: Bool
+        var objects: Int
+        var orphans: Int
+        var mounts: [Mount]
+    }
 
     func run() throws {
         let directory = options.directory
-        guard FileManager.default.fileExists(atPath: directory + "/vault.key") else {
+        let exists = FileManager.default.fileExists(atPath: directory + "/vault.key")
+        let objects = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/objects"))?.count ?? 0
+        let orphans = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/orphans"))?.count ?? 0
+        let mounts = exists ? ControlClient.statuses() : []
+        if json {
+            try JSONOutput.print(Status(vault: directory, exists: exists, objects: objects, orphans: orphans, mounts: mounts.map {
+                Status.Mount(mountpoint: $0.mountpoint, library: $0.library, unlocked: $0.message == "vault unlocked")
+            }))
+            return
+        }
+        guard exists else {
             print("no vault at \(directory) (create one with: inkyfs vault init)")
             return
         }
-        let objects = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/objects"))?.count ?? 0
-        let orphans = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/orphans"))?.count ?? 0
         print("vault at \(directory): \(objects) encrypted object\(objects == 1 ? "" : "s")\(orphans > 0 ? ", \(orphans) in orphans/" : "")")
-        for mount in ControlClient.statuses() { print("mount \(mount.mountpoint): \(mount.message)") }
+        for mount in mounts { print("mount \(mount.mountpoint): \(mount.message)") }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import InkyTestSupport
 import XCTest
 
@@ -101,19 +102,15 @@ final class MountLifecycleTests: XCTestCase {
     /// The form mount.fuse3 uses for a `fuse.inkyfs` line in /etc/fstab: no subcommand, options
     /// after -o, including mount(8)'s own words and inkyfs settings.
     func testTheFstabFormMountsThroughMountFuse3ReadOnly() throws {
-        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
-        let state = ArchiveMaker.temporaryDirectory("state")
-        defer {
-            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
-            try? FileManager.default.removeItem(at: mountpoint)
-            try? FileManager.default.removeItem(at: state)
-        }
+        let scratch = ScratchMount()
+        defer { scratch.remove() }
+        let mountpoint = scratch.mountpoint, state = scratch.state
         let path = CommandRunner.binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let result = try CommandRunner.capture("/sbin/mount.fuse3", [Corpus.fixtures.path, mountpoint.path, "-t", "inkyfs",
                                                                     "-o", "rw,noatime,nofail,cache_size=64M,window=3"],
                                                environment: ["PATH": path, "XDG_STATE_HOME": state.path])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let mounts = try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)
+        let mounts = try XCTUnwrap(ProcFile.read("/proc/self/mounts"))
         let line = try XCTUnwrap(mounts.split(separator: "\n").first { $0.contains(" \(mountpoint.path) ") })
         XCTAssertTrue(line.contains("fuse.inkyfs"), String(line))
         XCTAssertTrue(line.contains(" ro,") && line.contains("nosuid") && line.contains("nodev"), "read-only whatever fstab says: \(line)")
@@ -122,5 +119,34 @@ final class MountLifecycleTests: XCTestCase {
         let bad = try CommandRunner.inkyfs([Corpus.fixtures.path, mountpoint.path, "-o", "window=many"])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("window=many"), bad.stderr)
+    }
+
+    /// An fstab line with inkyfs settings, as `mount -a` runs it: mount(8) → mount.fuse3 → inkyfs.
+    /// mount(8) runs its helpers without PATH (a `fuse.inkyfs` line finds /usr/local/bin/inkyfs
+    /// from scripts/install), so the test names the built binary in the `fuse` type's
+    /// PROGRAM#SOURCE form, which mount.fuse3 runs exactly as it runs `inkyfs` for fuse.inkyfs.
+    /// The settings must be the ones the daemon runs with, not just accepted.
+    func testAnFstabLineWithInkyfsSettingsMountsThroughMount8() throws {
+        let scratch = ScratchMount()
+        defer { scratch.remove() }
+        let mountpoint = scratch.mountpoint, state = scratch.state
+        let result = try CommandRunner.capture("/usr/bin/mount", ["-t", "fuse", "-o", "defaults,nofail,x-systemd.automount,cache_size=512M,window=7",
+                                                                  CommandRunner.binary.path + "#" + Corpus.fixtures.path, mountpoint.path],
+                                               environment: ["XDG_STATE_HOME": state.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(MountedLibrary.isMounted(mountpoint.path), "mount returns once mounted")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountpoint.path + "/Moon Tales/Moon Tales 02").count, 6)
+        let logs = try FileManager.default.contentsOfDirectory(atPath: state.path + "/inkyfs").filter { $0.hasSuffix(".log") }
+        let log = try String(contentsOfFile: state.path + "/inkyfs/" + XCTUnwrap(logs.first), encoding: .utf8)
+        XCTAssertTrue(log.contains("(cache 512 MiB, window 7, prefetch 5, workers 4)"), "the -o settings are the daemon's: \(log)")
+
+        let unmounted = try CommandRunner.capture("/usr/bin/umount", [mountpoint.path])
+        XCTAssertEqual(unmounted.status, 0, unmounted.stderr)
+        XCTAssertFalse(MountedLibrary.isMounted(mountpoint.path))
+        let deadline = Date().addingTimeInterval(10)
+        // mount.fuse3 runs `inkyfs SOURCE MOUNTPOINT -o …`: no `mount` word to look for.
+        let daemon = { ((try? ArchiveMaker.run("/usr/bin/pgrep", ["-f", "--", "/inkyfs .*\(mountpoint.path)"])) ?? "").split(separator: "\n") }
+        while !daemon().isEmpty && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(daemon(), [], "umount ends the daemon")
     }
 }

@@ -90,9 +90,16 @@ final class MountVaultTests: XCTestCase {
     }
 
     func testTheVaultLocksItselfWhenIdleButNeverUnderAnOpenFile() throws {
+        // A notify-send of our own on PATH records what the daemon would show on the desktop.
+        let bin = folder.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let notified = folder.appendingPathComponent("notified")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(notified.path)'\n".write(to: bin.appendingPathComponent("notify-send"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin.appendingPathComponent("notify-send").path)
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let mount = try MountedLibrary(library: folder.appendingPathComponent("library"),
                                        arguments: ["--vault", vault, "--vault-idle", "2s", "--state", folder.appendingPathComponent("state").path],
-                                       environment: environment)
+                                       environment: environment.merging(["PATH": path]) { $1 })
         XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0)
         let page = mount.path("Vault/Secret Series/Moon Tales 01/001.jpg")
         let open = try XCTUnwrap(FileHandle(forReadingAtPath: page))
@@ -106,6 +113,11 @@ final class MountVaultTests: XCTestCase {
         let logged = Date().addingTimeInterval(3)
         while !mount.logText.contains("vault locked after 2 s without use") && Date() < logged { usleep(50_000) }
         XCTAssertTrue(mount.logText.contains("vault locked after 2 s without use"), mount.logText)
+        let shown = Date().addingTimeInterval(5)
+        while (try? String(contentsOf: notified, encoding: .utf8))?.contains("inkyfs vault unlock") != true && Date() < shown { usleep(50_000) }
+        let notification = try String(contentsOf: notified, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(notification.first, "--app-name=inkyfs")
+        XCTAssertTrue(notification.contains("inkyfs: vault locked"), "\(notification)")
         XCTAssertTrue(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).stdout.contains("vault unlocked"))
     }
 
@@ -116,6 +128,11 @@ final class MountVaultTests: XCTestCase {
         XCTAssertTrue(try vaultCommand(["status"]).stdout.contains("mount \(mount.mountpoint.path): vault locked"))
         XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0)
         XCTAssertTrue(try vaultCommand(["status"]).stdout.contains("vault unlocked"))
+        let status = try JSONSerialization.jsonObject(with: Data(try vaultCommand(["status", "--json"]).stdout.utf8)) as? [String: Any]
+        let mounts = try XCTUnwrap(status?["mounts"] as? [[String: Any]])
+        XCTAssertEqual(mounts.map { $0["mountpoint"] as? String }, [mount.mountpoint.path])
+        XCTAssertEqual(mounts.map { $0["library"] as? String }, [library.path])
+        XCTAssertEqual(mounts.map { $0["unlocked"] as? Bool }, [true])
         let busy = try vaultCommand(["remove", "Secret Series/Captain Science 001.cbr"])
         XCTAssertNotEqual(busy.status, 0, "the mount holds the unlocked vault")
         XCTAssertTrue(busy.stderr.contains("inkyfs vault lock"), busy.stderr)

@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import XCTest
 
 /// A real FUSE mount of a library by the built `inkyfs` binary, in the foreground as a child
@@ -57,7 +58,7 @@ public final class MountedLibrary {
     }
 
     public static func isMounted(_ path: String) -> Bool {
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return false }
+        guard let mounts = ProcFile.read("/proc/self/mounts") else { return false }
         let escaped = path.replacingOccurrences(of: " ", with: "\\040")
         return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == escaped }
     }

@@ -1,0 +1,121 @@
+import Foundation
+import InkyCore
+
+/// `inkyfs doctor`'s checks of the machine's FUSE: the device, fusermount3, /etc/fuse.conf,
+/// and inkyfs mounts whose daemon died. The paths are parameters so a test can point them at
+/// a missing device or a fuse.conf of its own.
+public enum FUSEHealth {
+    public struct Environment: Sendable {
+        public var fuseDevice = "/dev/fuse"
+        public var fuseConf = "/etc/fuse.conf"
+        public var mounts = "/proc/self/mounts"
+        public var isRoot = getuid() == 0
+        public init() {}
+    }
+
+    /// `allowOther`: the mount is asked for allow_other (or allow_root), which needs
+    /// user_allow_other in fuse.conf unless root mounts.
+    public static func checks(allowOther: Bool, environment: Environment = Environment()) -> [HealthCheck] {
+        [device(environment.fuseDevice), fusermount(environment), fuseConf(allowOther: allowOther, environment),
+         HealthCheck("libfuse", .ok, FUSELibrary.version), mounts(environment)]
+    }
+
+    static func device(_ path: String) -> HealthCheck {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return HealthCheck("dev-fuse", .failed, "\(path) is missing: the kernel's FUSE support is not loaded",
+                               fix: "sudo modprobe fuse   (in a container: run it with --device /dev/fuse)")
+        }
+        let description = "\(modeText(info.st_mode)) \(ownerName(info.st_uid)) \(groupName(info.st_gid))"
+        guard info.st_mode & S_IFMT == S_IFCHR else {
+            return HealthCheck("dev-fuse", .failed, "\(path) is not a character device (\(description))",
+                               fix: "sudo rm \(path) && sudo mknod -m 666 \(path) c 10 229")
+        }
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            return HealthCheck("dev-fuse", .failed, "\(path) (\(description)) does not open read-write: \(reason)",
+                               fix: "sudo chmod 666 \(path)   (Debian's default: crw-rw-rw- root root)")
+        }
+        close(fd)
+        return HealthCheck("dev-fuse", .ok, "\(path) (\(description)) opens read-write")
+    }
+
+    static func fusermount(_ environment: Environment) -> HealthCheck {
+        guard let path = MountPreflight.findExecutable("fusermount3") else {
+            return HealthCheck("fusermount3", environment.isRoot ? .warning : .failed,
+                               "fusermount3 is not in PATH" + (environment.isRoot ? " (root mounts without it, users cannot)" : ""),
+                               fix: "sudo apt-get install fuse3")
+        }
+        var info = stat()
+        let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map {
+            $0.hasPrefix("/") ? $0 : (path as NSString).deletingLastPathComponent + "/" + $0
+        } ?? path
+        guard stat(resolved, &info) == 0, info.st_uid == 0, info.st_mode & S_ISUID != 0 else {
+            return HealthCheck("fusermount3", environment.isRoot ? .warning : .failed,
+                               "\(path) is not setuid root" + (environment.isRoot ? " (root mounts without it, users cannot)" : ""),
+                               fix: "sudo chown root \(resolved) && sudo chmod u+s \(resolved)")
+        }
+        return HealthCheck("fusermount3", .ok, "\(path) is setuid root")
+    }
+
+    static func fuseConf(allowOther: Bool, _ environment: Environment) -> HealthCheck {
+        let text = (try? String(contentsOfFile: environment.fuseConf, encoding: .utf8)) ?? ""
+        let enabled = text.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "user_allow_other" }
+        let state = "\(environment.fuseConf) \(enabled ? "has" : "lacks") user_allow_other"
+        if !allowOther { return HealthCheck("fuse-conf", .ok, "\(state) (needed only for -o allow_other)") }
+        if enabled || environment.isRoot { return HealthCheck("fuse-conf", .ok, state + (enabled ? "" : " (root may use allow_other without it)")) }
+        return HealthCheck("fuse-conf", .failed, "\(state): -o allow_other will be refused",
+                           fix: "echo user_allow_other | sudo tee -a \(environment.fuseConf)")
+    }
+
+    /// Every fuse.inkyfs mount of this namespace; those whose daemon died answer ENOTCONN.
+    static func mounts(_ environment: Environment) -> HealthCheck {
+        let table = ProcFile.read(environment.mounts) ?? ""
+        let ours = table.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, fields[2] == "fuse.inkyfs" else { return nil }
+            return unescapeMountField(String(fields[1]))
+        }
+        let stale = ours.filter { path in
+            var info = stat()
+            return stat(path, &info) != 0 && errno == ENOTCONN
+        }
+        if !stale.isEmpty {
+            return HealthCheck("mounts", .failed, "stale mount\(stale.count == 1 ? "" : "s") (daemon gone): \(stale.joined(separator: ", "))",
+                               fix: stale.map { "fusermount3 -u -z '\($0)'" }.joined(separator: "; "))
+        }
+        return HealthCheck("mounts", .ok, ours.isEmpty ? "no inkyfs mounts" : "\(ours.count) live: \(ours.joined(separator: ", "))")
+    }
+
+    /// /proc/self/mounts writes space, tab, newline and backslash as \040, \011, \012, \134.
+    static func unescapeMountField(_ field: String) -> String {
+        var bytes: [UInt8] = []
+        var input = Array(field.utf8)[...]
+        while let byte = input.popFirst() {
+            if byte == UInt8(ascii: "\\"), input.count >= 3, let value = UInt8(String(decoding: input.prefix(3), as: UTF8.self), radix: 8) {
+                bytes.append(value)
+                input = input.dropFirst(3)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func modeText(_ mode: mode_t) -> String {
+        let kind: Character = mode & S_IFMT == S_IFCHR ? "c" : mode & S_IFMT == S_IFDIR ? "d" : "-"
+        let letters = Array("rwxrwxrwx")
+        return String(kind) + String((0 ..< 9).map { mode & (0o400 >> mode_t($0)) != 0 ? letters[$0] : "-" })
+    }
+
+    private static func ownerName(_ uid: uid_t) -> String {
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return String(uid) }
+        return String(cString: name)
+    }
+
+    private static func groupName(_ gid: gid_t) -> String {
+        guard let entry = getgrgid(gid), let name = entry.pointee.gr_name else { return String(gid) }
+        return String(cString: name)
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import InkyArchive
+import InkyCore
+import InkyFUSE
+import InkyStore
+import InkyVault
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check what inkyfs needs from this machine, one line each, with the fix for what fails.",
+        discussion: """
+            Checks /dev/fuse, fusermount3 and its setuid bit, user_allow_other in /etc/fuse.conf (when \
+            -o allow_other is given), the libfuse, libarchive, libunarr, OpenSSL and SQLite in use, the \
+            state and vault folders, and inkyfs mounts whose daemon died. Exits 1 when a check failed.
+            """
+    )
+
+    @Flag(help: "Print JSON: { ok, checks: [ { name, status, detail, fix } ] } (docs/json-output.md).")
+    var json = false
+
+    @Option(name: .customShort("o"), help: ArgumentHelp("The mount options you plan to use (allow_other is checked against /etc/fuse.conf).",
+                                                        valueName: "options"))
+    var mountOptions: [String] = []
+
+    @OptionGroup var stateOptions: StateOptions
+
+    @Option(help: ArgumentHelp("The vault folder. Default: $XDG_DATA_HOME/inkyfs/vault.", valueName: "dir"))
+    var vault: String?
+
+    struct Report: Encodable {
+        var ok: Bool
+        var checks: [HealthCheck]
+    }
+
+    func run() throws {
+        let requested = try MountOptionList(mountOptions).fuse
+        let checks = FUSEHealth.checks(allowOther: requested.contains("allow_other") || requested.contains("allow_root"),
+                                       environment: Self.fuseEnvironment())
+            + libraryChecks()
+            + [DirectoryHealth.writable("state", (stateOptions.databasePath as NSString).deletingLastPathComponent,
+                                        purpose: "logs, index, reading progress"),
+               DirectoryHealth.privateFolder("vault", VaultOptions.directory(vault), missing: "no vault yet (inkyfs vault init creates one)")]
+        let ok = !checks.contains { $0.status == .failed }
+        if json {
+            try JSONOutput.print(Report(ok: ok, checks: checks))
+        } else {
+            for check in checks { print(Self.line(check)) }
+        }
+        if !ok { throw ExitCode(1) }
+    }
+
+    /// "ok       dev-fuse     /dev/fuse (…) opens read-write"; a failure ends with its fix.
+    static func line(_ check: HealthCheck) -> String {
+        let status = ["ok": "ok", "warning": "WARNING", "failed": "FAILED"][check.status.rawValue]!
+        let fix = check.fix.map { "  fix: \($0)" } ?? ""
+        return status.padding(toLength: 9, withPad: " ", startingAt: 0) + check.name.padding(toLength: 13, withPad: " ", startingAt: 0)
+            + check.detail + fix
+    }
+
+    private func libraryChecks() -> [HealthCheck] {
+        let archive = ComicOpener.libraryVersions
+        return [HealthCheck("libarchive", .ok, archive["libarchive"] ?? "unknown"),
+                HealthCheck("libunarr", .ok, archive["libunarr"] ?? "unknown"),
+                HealthCheck("openssl", .ok, OpenSSLVersion.version),
+                HealthCheck("sqlite", .ok, SQLiteVersion.version)]
+    }
+
+    /// Test hooks: a test simulates a machine without /dev/fuse or with its own fuse.conf.
+    private static func fuseEnvironment() -> FUSEHealth.Environment {
+        let variables = ProcessInfo.processInfo.environment
+        var environment = FUSEHealth.Environment()
+        if let device = variables["INKYFS_DOCTOR_DEV_FUSE"] { environment.fuseDevice = device }
+        if let conf = variables["INKYFS_DOCTOR_FUSE_CONF"] { environment.fuseConf = conf }
+        return environment
+    }
+}

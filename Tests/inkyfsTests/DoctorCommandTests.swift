@@ -1,0 +1,128 @@
+import Foundation
+import InkyCore
+import InkyTestSupport
+import XCTest
+
+/// `inkyfs doctor`: one finding per check, the fix for each failure, the same in JSON.
+final class DoctorCommandTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUp() { folder = ArchiveMaker.temporaryDirectory("doctor") }
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    struct Report: Decodable {
+        var ok: Bool
+        var checks: [HealthCheck]
+        func check(_ name: String) throws -> HealthCheck { try XCTUnwrap(checks.first { $0.name == name }, "no \(name) check") }
+    }
+
+    /// Private state and data homes, and whatever else the test sets.
+    private func doctor(_ arguments: [String], _ environment: [String: String] = [:]) throws -> (CommandRunner.Result, Report?) {
+        let result = try CommandRunner.inkyfs(["doctor"] + arguments, environment: [
+            "XDG_STATE_HOME": folder.appendingPathComponent("state").path, "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+        ].merging(environment) { $1 })
+        return (result, arguments.contains("--json") ? try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8)) : nil)
+    }
+
+    func testAMissingDevFuseIsAFailureWithItsFixInJSON() throws {
+        let (result, report) = try doctor(["--json"], ["INKYFS_DOCTOR_DEV_FUSE": folder.appendingPathComponent("no-fuse").path])
+        let json = try XCTUnwrap(report)
+        XCTAssertEqual(result.status, 1, "a failed check fails the command")
+        XCTAssertFalse(json.ok)
+        let device = try json.check("dev-fuse")
+        XCTAssertEqual(device.status, .failed)
+        XCTAssertTrue(device.detail.contains("no-fuse is missing"), device.detail)
+        XCTAssertEqual(device.fix, "sudo modprobe fuse   (in a container: run it with --device /dev/fuse)")
+        XCTAssertEqual(json.checks.map(\.name),
+                       ["dev-fuse", "fusermount3", "fuse-conf", "libfuse", "mounts", "libarchive", "libunarr", "openssl", "sqlite", "state", "vault"])
+        for check in json.checks where check.status != .ok { XCTAssertNotNil(check.fix, "\(check.name) is not ok and says no fix") }
+
+        // The real /dev/fuse of this machine (the suite mounts through it) passes.
+        let (real, realReport) = try doctor(["--json"])
+        XCTAssertEqual(try XCTUnwrap(realReport).check("dev-fuse").status, .ok, real.stdout)
+    }
+
+    /// The versions are the libraries' own answers: compared with what their tools and
+    /// pkg-config report on this machine, not with numbers typed here.
+    func testLibraryVersionsAreTheOnesOnThisMachine() throws {
+        let report = try XCTUnwrap(try doctor(["--json"]).1)
+        let fusermount = try CommandRunner.capture("/usr/bin/fusermount3", ["-V"]).stdout
+        XCTAssertEqual("fusermount3 version: " + (try report.check("libfuse").detail), fusermount.trimmingCharacters(in: .whitespacesAndNewlines))
+        let pkgConfig = { (name: String) in try ArchiveMaker.run("/usr/bin/pkg-config", ["--modversion", name]).trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(try report.check("libarchive").detail, try pkgConfig("libarchive"))
+        XCTAssertEqual(try report.check("libunarr").detail, try pkgConfig("libunarr"))
+        XCTAssertEqual(try report.check("sqlite").detail + " ",
+                       String(try CommandRunner.capture("/usr/bin/sqlite3", ["--version"]).stdout.prefix { $0 != " " }) + " ")
+        let openssl = try CommandRunner.capture("/usr/bin/openssl", ["version"]).stdout
+        XCTAssertTrue(openssl.contains("Library: " + (try report.check("openssl").detail)), openssl)
+    }
+
+    func testTextIsOneLinePerCheckAndEachFailureEndsWithItsFix() throws {
+        let (result, _) = try doctor([], ["INKYFS_DOCTOR_DEV_FUSE": folder.appendingPathComponent("no-fuse").path])
+        XCTAssertEqual(result.status, 1)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 11, result.stdout)
+        let device = try XCTUnwrap(lines.first { $0.contains("dev-fuse") })
+        XCTAssertTrue(device.hasPrefix("FAILED") && device.hasSuffix("fix: sudo modprobe fuse   (in a container: run it with --device /dev/fuse)"),
+                      String(device))
+        for line in lines where line.hasPrefix("FAILED") || line.hasPrefix("WARNING") { XCTAssertTrue(line.contains("  fix: "), String(line)) }
+    }
+
+    /// The vault folder must be private; the state folder must be a folder inkyfs can write.
+    func testTheVaultFolderMustBePrivateAndTheStateFolderWritable() throws {
+        let vault = folder.appendingPathComponent("data/inkyfs/vault")
+        try FileManager.default.createDirectory(at: vault, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("state"), withIntermediateDirectories: true)
+        try "not a folder".write(to: folder.appendingPathComponent("state/inkyfs"), atomically: true, encoding: .utf8)
+        let (result, report) = try doctor(["--json"])
+        XCTAssertEqual(result.status, 1)
+        let open = try XCTUnwrap(report).check("vault")
+        XCTAssertEqual(open.status, .warning, open.detail)
+        XCTAssertEqual(open.fix, "chmod 700 \(vault.path)")
+        let state = try XCTUnwrap(report).check("state")
+        XCTAssertEqual(state.status, .failed, state.detail)
+        XCTAssertTrue(state.detail.contains("is a file, not a folder"), state.detail)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: vault.path)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("state/inkyfs"))
+        let fixed = try XCTUnwrap(try doctor(["--json"]).1)
+        XCTAssertEqual(try fixed.check("vault").status, .ok)
+        XCTAssertEqual(try fixed.check("state").status, .ok)
+    }
+
+    /// allow_other needs user_allow_other in fuse.conf, except for root: run as nobody.
+    func testAllowOtherAsAUserNeedsUserAllowOtherInFuseConf() throws {
+        let conf = folder.appendingPathComponent("fuse.conf")
+        try "# mount_max = 1000\n#user_allow_other\n".write(to: conf, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let asNobody = { (options: [String]) throws -> HealthCheck in
+            let result = try CommandRunner.capture("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                                         CommandRunner.binary.path, "doctor", "--json"] + options,
+                                                   environment: ["INKYFS_DOCTOR_FUSE_CONF": conf.path, "XDG_STATE_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"])
+            return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8)).check("fuse-conf")
+        }
+        XCTAssertEqual(try asNobody([]).status, .ok, "not asked for: not needed")
+        let refused = try asNobody(["-o", "ro,allow_other"])
+        XCTAssertEqual(refused.status, .failed, refused.detail)
+        XCTAssertEqual(refused.fix, "echo user_allow_other | sudo tee -a \(conf.path)")
+        try "# mount_max = 1000\nuser_allow_other\n".write(to: conf, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try asNobody(["-o", "allow_other"]).status, .ok)
+    }
+
+    /// A daemon killed with SIGKILL leaves "Transport endpoint is not connected": doctor names
+    /// the mount and the command that clears it, and that command works.
+    func testAStaleMountIsNamedWithTheCommandThatClearsIt() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures)
+        kill(mount.process.processIdentifier, SIGKILL)
+        _ = mount.process.waitForExit()
+        let (result, report) = try doctor(["--json"])
+        XCTAssertEqual(result.status, 1)
+        let mounts = try XCTUnwrap(report).check("mounts")
+        XCTAssertEqual(mounts.status, .failed)
+        XCTAssertTrue(mounts.detail.contains(mount.mountpoint.path), mounts.detail)
+        let fix = try XCTUnwrap(mounts.fix?.split(separator: ";").first { $0.contains(mount.mountpoint.path) })
+        XCTAssertEqual(try CommandRunner.capture("/bin/sh", ["-c", String(fix)]).status, 0)
+        let after = try XCTUnwrap(try doctor(["--json"]).1).check("mounts")
+        XCTAssertFalse(after.detail.contains(mount.mountpoint.path), after.detail)
+    }
+}

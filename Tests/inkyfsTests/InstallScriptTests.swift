@@ -1,0 +1,124 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// scripts/install and scripts/uninstall into a temporary prefix: the binary, a man page per
+/// visible command that man renders without a warning, completions that complete, the unit.
+final class InstallScriptTests: XCTestCase {
+    private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private var prefix: URL!
+
+    override func setUp() { prefix = ArchiveMaker.temporaryDirectory("prefix") }
+    override func tearDown() { try? FileManager.default.removeItem(at: prefix) }
+
+    /// --no-build: `swift test` holds SwiftPM's lock on .build, so the script must not run swift;
+    /// it installs the binary under test with the manual generator scripts/setup built.
+    private func script(_ name: String, _ arguments: [String] = []) throws -> CommandRunner.Result {
+        try CommandRunner.capture(repository.appendingPathComponent("scripts/\(name)").path, arguments, in: repository)
+    }
+
+    private func install() throws {
+        let result = try script("install", ["--prefix", prefix.path, "--binary", CommandRunner.binary.path, "--no-build"])
+        XCTAssertEqual(result.status, 0, result.stderr + result.stdout)
+    }
+
+    private func installedFiles() -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: prefix.path)
+        return (enumerator?.allObjects as? [String] ?? []).filter {
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: prefix.appendingPathComponent($0).path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.sorted()
+    }
+
+    func testInstallPutsBinaryManPagesCompletionsAndUnitAndUninstallTakesExactlyThat() throws {
+        // Something of someone else's in the same tree must survive the uninstall.
+        let foreign = prefix.appendingPathComponent("share/man/man1/other.1")
+        try FileManager.default.createDirectory(at: foreign.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "not ours\n".write(to: foreign, atomically: true, encoding: .utf8)
+        try install()
+        try install() // again over itself: the same result, nothing doubled
+
+        let pages = ["inkyfs", "inkyfs.bookmark", "inkyfs.doctor", "inkyfs.index", "inkyfs.mount", "inkyfs.pages", "inkyfs.progress",
+                     "inkyfs.scan", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
+                     "inkyfs.vault.lock", "inkyfs.vault.passwd", "inkyfs.vault.remove", "inkyfs.vault.status", "inkyfs.vault.unlock"]
+        XCTAssertEqual(installedFiles(), (["bin/inkyfs", "lib/systemd/user/inkyfs@.service", "share/bash-completion/completions/inkyfs",
+                                           "share/fish/vendor_completions.d/inkyfs.fish", "share/inkyfs/install-manifest",
+                                           "share/man/man1/other.1", "share/zsh/site-functions/_inkyfs"]
+                                              + pages.map { "share/man/man1/\($0).1" }).sorted(),
+                       "hidden commands (__worker, vault debug, help) get no page")
+        XCTAssertEqual(try Data(contentsOf: prefix.appendingPathComponent("bin/inkyfs")), try Data(contentsOf: CommandRunner.binary))
+        let version = try CommandRunner.capture(prefix.appendingPathComponent("bin/inkyfs").path, ["--version"])
+        XCTAssertTrue(version.stdout.hasPrefix("inkyfs "), version.stdout)
+
+        // man renders every page, with groff's warnings on, and each page is about its command.
+        for page in pages {
+            let rendered = try CommandRunner.capture("/usr/bin/man", ["--warnings", "-l", prefix.appendingPathComponent("share/man/man1/\(page).1").path],
+                                                     environment: ["MANWIDTH": "100"])
+            XCTAssertEqual(rendered.status, 0, "\(page): \(rendered.stderr)")
+            XCTAssertEqual(rendered.stderr, "", page)
+            let command = page.replacingOccurrences(of: ".", with: " ")
+            XCTAssertTrue(rendered.stdout.contains("NAME\n     \(command) ") || rendered.stdout.contains("NAME\n     \(command) —"), "\(page):\n\(rendered.stdout)")
+        }
+        let mountPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs.mount.1").path]).stdout
+        XCTAssertTrue(mountPage.contains("--cache-size size") && mountPage.contains("cache_size=512M"), mountPage)
+        let topPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs.1").path]).stdout
+        XCTAssertTrue(topPage.contains("inkyfs.doctor(1)") && !topPage.contains("__worker"), "SEE ALSO names only installed pages:\n\(topPage)")
+
+        let unit = try String(contentsOf: prefix.appendingPathComponent("lib/systemd/user/inkyfs@.service"), encoding: .utf8)
+        XCTAssertTrue(unit.contains("ExecStart=\(prefix.path)/bin/inkyfs mount --foreground"), unit)
+        XCTAssertTrue(unit.contains("Type=notify"), unit)
+        XCTAssertTrue(try String(contentsOf: prefix.appendingPathComponent("share/zsh/site-functions/_inkyfs"), encoding: .utf8).hasPrefix("#compdef inkyfs"))
+        XCTAssertTrue(try String(contentsOf: prefix.appendingPathComponent("share/fish/vendor_completions.d/inkyfs.fish"), encoding: .utf8)
+            .contains("complete -c 'inkyfs' -n '__inkyfs_should_offer_completions_for_flags_or_options \"inkyfs doctor\""))
+
+        let removed = try script("uninstall", ["--prefix", prefix.path])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(installedFiles(), ["share/man/man1/other.1"], "only what was installed is gone")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: prefix.path).sorted(), ["share"], "and the folders it created")
+        XCTAssertNotEqual(try script("uninstall", ["--prefix", prefix.path]).status, 0, "a second uninstall has no manifest to follow")
+    }
+
+    /// Paths are taken relative to the caller, and a prefix that install created goes with uninstall.
+    func testARelativePrefixThatInstallCreatedIsGoneAfterUninstall() throws {
+        let scripts = repository.appendingPathComponent("scripts")
+        let installed = try CommandRunner.capture(scripts.appendingPathComponent("install").path,
+                                                  ["--prefix", "new/usr", "--binary", CommandRunner.binary.path, "--no-build"], in: prefix)
+        XCTAssertEqual(installed.status, 0, installed.stderr)
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("new/usr/bin/inkyfs").path))
+        let removed = try CommandRunner.capture(scripts.appendingPathComponent("uninstall").path, ["--prefix", "new/usr"], in: prefix)
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: prefix.path), [])
+    }
+
+    /// systemd's own check of the installed unit, for an instance (it needs the binary it names).
+    func testTheInstalledUnitPassesSystemdAnalyzeVerify() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "no systemd-analyze on this machine")
+        try install()
+        let instance = prefix.appendingPathComponent("inkyfs@Comics.service")
+        try FileManager.default.copyItem(at: prefix.appendingPathComponent("lib/systemd/user/inkyfs@.service"), to: instance)
+        let verified = try CommandRunner.capture("/usr/bin/systemd-analyze", ["verify", "--man=no", instance.path])
+        XCTAssertEqual(verified.status, 0, verified.stderr)
+        XCTAssertEqual(verified.stderr, "")
+    }
+
+    /// Drives bash's completion function as bash would on <Tab>: `inkyfs va` becomes `inkyfs vault`.
+    func testTheBashCompletionCompletesVaToVault() throws {
+        try install()
+        let completion = prefix.appendingPathComponent("share/bash-completion/completions/inkyfs").path
+        let complete = { (line: String) throws -> [String] in
+            let words = line.split(separator: " ", omittingEmptySubsequences: false).map { "'\($0)'" }.joined(separator: " ")
+            let script = """
+                source '\(completion)'
+                COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(\(words)); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                _inkyfs inkyfs "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let result = try CommandRunner.capture("/bin/bash", ["-c", script])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(try complete("inkyfs va"), ["vault"])
+        XCTAssertEqual(try complete("inkyfs vault un"), ["unlock"])
+        XCTAssertEqual(try complete("inkyfs do"), ["doctor"])
+    }
+}
