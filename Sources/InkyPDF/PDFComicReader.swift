@@ -18,6 +18,8 @@ public final class PDFComicReader: ComicReader {
         self.limits = limits
         document = try MuPDFDocument(path: path)
         let count = try document.pageCount()
+        // Every real PDF has a page; MuPDF repairs a damaged file into one with none.
+        if count == 0 { throw .corrupted(path: path, detail: "no page could be found: the PDF is damaged or truncated") }
         if count > limits.maxPages {
             throw .limitExceeded(path: path, detail: "\(count) pages, more than the limit of \(limits.maxPages)")
         }

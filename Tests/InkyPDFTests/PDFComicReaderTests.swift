@@ -94,6 +94,11 @@ final class PDFComicReaderTests: XCTestCase {
         }
         let pdf = folder.appendingPathComponent("vector.pdf")
         try PDFMaker.vectorPDF(at: pdf, pages: 3)
+        let truncated = folder.appendingPathComponent("truncated.pdf")
+        try Data(try Data(contentsOf: pdf).prefix(2_000)).write(to: truncated)
+        XCTAssertThrowsError(try PDFComicReader(path: truncated.path, limits: .default)) { error in
+            guard case .corrupted = error as? ComicError else { return XCTFail("\(error)") }
+        }
         XCTAssertThrowsError(try PDFComicReader(path: pdf.path, limits: ComicLimits(maxPages: 2))) { error in
             guard case .limitExceeded = error as? ComicError else { return XCTFail("\(error)") }
         }
