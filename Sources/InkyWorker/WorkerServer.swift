@@ -160,10 +160,16 @@ struct WorkerSession {
         pending.reserveCapacity(WorkerFrame.chunkSize)
         do throws(ComicError) {
             try read { chunk in
-                pending.append(contentsOf: chunk)
-                if pending.count >= WorkerFrame.chunkSize {
-                    pending.withUnsafeBytes { sink.send(data: $0) }
-                    pending.removeAll(keepingCapacity: true)
+                // Frames stay at chunkSize whatever a reader hands over (a rendered page comes whole).
+                var rest = chunk[...]
+                while !rest.isEmpty {
+                    let taken = rest.prefix(WorkerFrame.chunkSize - pending.count)
+                    pending.append(contentsOf: taken)
+                    rest = rest.dropFirst(taken.count)
+                    if pending.count == WorkerFrame.chunkSize {
+                        pending.withUnsafeBytes { sink.send(data: $0) }
+                        pending.removeAll(keepingCapacity: true)
+                    }
                 }
             }
             if !pending.isEmpty { pending.withUnsafeBytes { sink.send(data: $0) } }

@@ -88,6 +88,21 @@ final class MountPDFTests: XCTestCase {
         XCTAssertEqual(mount.unmount(), 0)
     }
 
+    func testAScanWithMarginsIsRenderedEvenWhenItsPNGSpansManyFrames() throws {
+        // Full-size noisy scans: their render does not compress below a worker frame (4 MiB).
+        let images = try PDFMaker.pageImages(in: scratch, kinds: ["jpeg-rgb", "jpeg-rgb"], width: 1_600, height: 2_400)
+        try PDFMaker.imagePDF(at: library.appendingPathComponent("Margins.pdf"), images: images, margin: 20)
+        let mount = try MountedLibrary(library: library, arguments: ["--pdf-height", "2400"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Margins")).sorted(), ["001.png", "002.png"])
+        let bytes = try readFile(mount.path("Margins/002.png"))
+        XCTAssertGreaterThan(bytes.count, 4 << 20, "larger than one worker frame (the page crosses several)")
+        XCTAssertEqual(size(mount.path("Margins/002.png")), Int64(bytes.count))
+        let file = scratch.appendingPathComponent("002.png")
+        try Data(bytes).write(to: file)
+        XCTAssertEqual(try PDFMaker.decodedSize(of: file.path).height, 2_400)
+        XCTAssertEqual(mount.unmount(), 0)
+    }
+
     func testLockedAndBrokenPDFsShowErrorText() throws {
         let plain = scratch.appendingPathComponent("plain.pdf")
         try PDFMaker.vectorPDF(at: plain, pages: 1)

@@ -48,12 +48,15 @@ public enum PDFMaker {
         return files
     }
 
-    /// A PDF whose pages are exactly these images, embedded unchanged (img2pdf).
-    public static func imagePDF(at url: URL, images: [URL]) throws {
+    /// A PDF whose pages are exactly these images, embedded unchanged (img2pdf). With a
+    /// `margin` (points) the image no longer covers its page: such pages are rendered.
+    public static func imagePDF(at url: URL, images: [URL], margin: Double = 0) throws {
         try ArchiveMaker.python("""
             import sys, img2pdf
-            open(sys.argv[1], "wb").write(img2pdf.convert(sys.argv[2:]))
-            """, arguments: [url.path] + images.map(\.path))
+            margin = float(sys.argv[2])
+            options = {"layout_fun": img2pdf.get_layout_fun(border=(margin, margin))} if margin > 0 else {}
+            open(sys.argv[1], "wb").write(img2pdf.convert(sys.argv[3:], **options))
+            """, arguments: [url.path, "\(margin)"] + images.map(\.path))
     }
 
     /// A PDF of `pages` pages of vector shapes and text, `width` x `height` points (cairo).
