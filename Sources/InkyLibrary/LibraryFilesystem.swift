@@ -342,15 +342,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
         state.fetchQueue.async { [self] in
             var pending = Set(claimed)
-            var learned: [Int: Int64] = [:]
-            defer { keep(learned, of: state, generation: snapshot.generation) }
             do throws(ComicError) {
                 try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
                     guard let key = byEntry[entryIndex], pending.remove(key) != nil else { return }
                     if !listing.pages[key.index].isSizeKnown, case .success(let bytes) = result {
                         // Known before the waiters wake, so a lookup of this page needs no render.
-                        learned[key.index] = Int64(bytes.count)
-                        _ = state.learn(sizes: [key.index: Int64(bytes.count)], generation: snapshot.generation)
+                        keep([key.index: Int64(bytes.count)], of: state, generation: snapshot.generation)
                     }
                     cache.complete(key, result)
                 }

@@ -23,8 +23,9 @@ extension LibraryFilesystem {
         }
     }
 
-    /// Keeps sizes learned by a fetch: in the comic's listing at once (done by the fetch), in
-    /// the index on the state queue.
+    /// Keeps sizes learned by a fetch: in the comic's listing at once, in the index on the state
+    /// queue. Page by page, as each arrives: the pages rendered ahead may still be on their way
+    /// when the mount ends, and the page a lookup waited for must not be lost with them.
     func keep(_ learned: [Int: Int64], of state: ComicState, generation: Int) {
         guard !learned.isEmpty, let (listing, identity) = state.learn(sizes: learned, generation: generation),
               !Self.isVaultComic(state.relativePath), let database = self.state else { return }
