@@ -77,6 +77,22 @@ final class PDFComicReaderTests: XCTestCase {
         XCTAssertEqual(try reader.readPage(reader.listing.pages[1]), try [UInt8](Data(contentsOf: images[1])))
     }
 
+    func testAnImageThatDoesNotShowAsItIsIsRendered() throws {
+        let images = try PDFMaker.pageImages(in: folder, kinds: ["jpeg-rgb"])
+        let turned = folder.appendingPathComponent("turned.pdf"), framed = folder.appendingPathComponent("framed.pdf")
+        try PDFMaker.imagePDF(at: turned, images: images, rotation: 90)
+        try PDFMaker.imagePDF(at: framed, images: images, margin: 30)
+        for pdf in [turned, framed] {
+            let reader = try PDFComicReader(path: pdf.path, limits: .default)
+            XCTAssertEqual(reader.listing.pages.map(\.sourcePath), ["page 1 rendered.png"], pdf.lastPathComponent)
+        }
+        let page = folder.appendingPathComponent("turned.png")
+        let reader = try PDFComicReader(path: turned.path, limits: .default)
+        try Data(try reader.readPage(reader.listing.pages[0])).write(to: page)
+        let size = try PDFMaker.decodedSize(of: page.path)
+        XCTAssertGreaterThan(size.width, size.height, "a portrait scan turned 90 degrees renders landscape")
+    }
+
     func testAPasswordProtectedPDFIsEncrypted() throws {
         let plain = folder.appendingPathComponent("plain.pdf"), locked = folder.appendingPathComponent("locked.pdf")
         try PDFMaker.vectorPDF(at: plain, pages: 1)

@@ -49,14 +49,17 @@ public enum PDFMaker {
     }
 
     /// A PDF whose pages are exactly these images, embedded unchanged (img2pdf). With a
-    /// `margin` (points) the image no longer covers its page: such pages are rendered.
-    public static func imagePDF(at url: URL, images: [URL], margin: Double = 0) throws {
+    /// `margin` (points) the image no longer covers its page, with a `rotation` (degrees) the
+    /// page shows it turned: such pages are rendered.
+    public static func imagePDF(at url: URL, images: [URL], margin: Double = 0, rotation: Int = 0) throws {
         try ArchiveMaker.python("""
             import sys, img2pdf
-            margin = float(sys.argv[2])
+            margin, rotation = float(sys.argv[2]), sys.argv[3]
             options = {"layout_fun": img2pdf.get_layout_fun(border=(margin, margin))} if margin > 0 else {}
-            open(sys.argv[1], "wb").write(img2pdf.convert(sys.argv[3:], **options))
-            """, arguments: [url.path, "\(margin)"] + images.map(\.path))
+            if rotation != "0":
+                options["rotation"] = img2pdf.Rotation[rotation]
+            open(sys.argv[1], "wb").write(img2pdf.convert(sys.argv[4:], **options))
+            """, arguments: [url.path, "\(margin)", "\(rotation)"] + images.map(\.path))
     }
 
     /// A PDF of `pages` pages of vector shapes and text, `width` x `height` points (cairo).

@@ -200,6 +200,73 @@ static inline pdf_obj *inky_pdf_single_filter(fz_context *ctx, pdf_obj *image, p
     return pdf_is_name(ctx, filter) ? filter : NULL;
 }
 
+/// The common scanned page, read from its few content bytes without loading the image: the
+/// content only places one image XObject (q, cm, Do, Q), and the page has no annotations and no
+/// rotation. Returns the image's dictionary and its matrix in PDF space, or NULL for any other
+/// page (the device below decides then). Never throws.
+static inline pdf_obj *inky_pdf_plain_image_page(fz_context *ctx, pdf_document *doc, pdf_obj *page_obj, fz_matrix *placed) {
+    pdf_obj *volatile image = NULL;
+    fz_stream *stream = NULL;
+    pdf_lexbuf buffer;
+    pdf_lexbuf_init(ctx, &buffer, PDF_LEXBUF_SMALL);
+    fz_var(stream);
+    fz_try(ctx) {
+        if (pdf_array_len(ctx, pdf_dict_get(ctx, page_obj, PDF_NAME(Annots))) > 0
+            || pdf_to_int(ctx, pdf_dict_get_inheritable(ctx, page_obj, PDF_NAME(Rotate))) % 360 != 0)
+            fz_throw(ctx, FZ_ERROR_GENERIC, "not plain");
+        pdf_obj *resources = pdf_dict_get_inheritable(ctx, page_obj, PDF_NAME(Resources));
+        pdf_obj *xobjects = pdf_dict_get(ctx, resources, PDF_NAME(XObject));
+        stream = pdf_open_contents_stream(ctx, doc, pdf_dict_get(ctx, page_obj, PDF_NAME(Contents)));
+        float numbers[6];
+        int count = 0, depth = 0, draws = 0;
+        fz_matrix ctm = fz_identity, saved[16];
+        pdf_obj *named = NULL;
+        for (;;) {
+            pdf_token token = pdf_lex(ctx, stream, &buffer);
+            if (token == PDF_TOK_EOF) break;
+            if ((token == PDF_TOK_INT || token == PDF_TOK_REAL) && count < 6 && !named) {
+                numbers[count++] = token == PDF_TOK_INT ? (float)buffer.i : buffer.f;
+            } else if (token == PDF_TOK_NAME && !named && count == 0) {
+                named = pdf_dict_gets(ctx, xobjects, buffer.scratch);
+                if (!named) fz_throw(ctx, FZ_ERROR_GENERIC, "not plain");
+            } else if (token != PDF_TOK_KEYWORD) {
+                fz_throw(ctx, FZ_ERROR_GENERIC, "not plain");
+            } else if (!strcmp(buffer.scratch, "q") && count == 0 && !named && depth < 16) {
+                saved[depth++] = ctm;
+            } else if (!strcmp(buffer.scratch, "Q") && count == 0 && !named && depth > 0) {
+                ctm = saved[--depth];
+            } else if (!strcmp(buffer.scratch, "cm") && count == 6 && !named) {
+                ctm = fz_concat(fz_make_matrix(numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5]), ctm);
+                count = 0;
+            } else if (!strcmp(buffer.scratch, "Do") && named && count == 0 && draws == 0) {
+                image = named;
+                *placed = ctm;
+                named = NULL;
+                draws = 1;
+            } else {
+                fz_throw(ctx, FZ_ERROR_GENERIC, "not plain");
+            }
+        }
+        if (!image || count || named
+            || !pdf_name_eq(ctx, pdf_dict_get(ctx, image, PDF_NAME(Subtype)), PDF_NAME(Image))
+            || pdf_dict_get(ctx, image, PDF_NAME(OC)))
+            image = NULL;
+    }
+    fz_always(ctx) {
+        fz_drop_stream(ctx, stream);
+        pdf_lexbuf_fin(ctx, &buffer);
+    }
+    fz_catch(ctx) { image = NULL; }
+    return image;
+}
+
+/// The visible page box in PDF space: the CropBox within the MediaBox.
+static inline fz_rect inky_pdf_page_box(fz_context *ctx, pdf_obj *page_obj) {
+    fz_rect media = pdf_to_rect(ctx, pdf_dict_get_inheritable(ctx, page_obj, PDF_NAME(MediaBox)));
+    pdf_obj *crop = pdf_dict_get_inheritable(ctx, page_obj, PDF_NAME(CropBox));
+    return crop ? fz_intersect_rect(pdf_to_rect(ctx, crop), media) : media;
+}
+
 /// Decides how the image's stream can be served as a file of its own, or INKY_PDF_PAGE_RENDER.
 static inline int inky_pdf_image_kind(fz_context *ctx, pdf_obj *image, inky_pdf_page *info) {
     // Anything that changes the pixels after decoding makes the stream differ from the page.
@@ -238,50 +305,61 @@ static inline int inky_pdf_image_kind(fz_context *ctx, pdf_obj *image, inky_pdf_
     return INKY_PDF_PAGE_RENDER;
 }
 
-/// Classifies a page without decoding any image: runs its content through a device that only
-/// counts what is drawn, then looks at the one image's stream dictionary.
+/// Fills `info` for an image that is the whole page (kind, object, stream length).
+static inline void inky_pdf_describe_image(fz_context *ctx, pdf_document *doc, pdf_obj *image, inky_pdf_page *info) {
+    info->kind = inky_pdf_image_kind(ctx, image, info);
+    if (info->kind == INKY_PDF_PAGE_RENDER) return;
+    info->object = pdf_to_num(ctx, image);
+    // /Length is what MuPDF reads the raw stream by; a repaired file may have had it wrong, so
+    // there the stream itself is measured.
+    pdf_obj *length = pdf_dict_get(ctx, image, PDF_NAME(Length));
+    if (pdf_was_repaired(ctx, doc) || !pdf_is_int(ctx, length)) {
+        fz_buffer *raw = pdf_load_raw_stream_number(ctx, doc, info->object);
+        info->stream_length = (int64_t)fz_buffer_storage(ctx, raw, NULL);
+        fz_drop_buffer(ctx, raw);
+    } else {
+        info->stream_length = (int64_t)pdf_to_int(ctx, length);
+    }
+}
+
+/// Classifies a page without decoding any image. A plain scanned page is recognised from its
+/// content bytes alone; any other runs through a device that only counts what is drawn, and
+/// then the one image's stream dictionary decides.
 static inline int inky_pdf_probe_page(inky_pdf *pdf, int number, inky_pdf_page *info, char *err, size_t err_len) {
     fz_context *ctx = pdf->ctx;
     memset(info, 0, sizeof *info);
     fz_page *page = NULL;
     fz_device *device = NULL;
-    fz_buffer *raw = NULL;
     int code = INKY_PDF_OK;
     fz_var(page);
     fz_var(device);
-    fz_var(raw);
     fz_var(code);
     fz_try(ctx) {
-        page = fz_load_page(ctx, (fz_document *)pdf->doc, number);
-        device = inky_probe_new(ctx);
-        fz_run_page(ctx, page, device, fz_identity, NULL);
-        fz_close_device(ctx, device);
-        inky_probe_device *probe = (inky_probe_device *)device;
-        pdf_obj *image = NULL;
-        if (probe->images == 1 && probe->others == 0 && probe->alpha >= 1.0f
-            && inky_pdf_covers(probe->ctm, fz_bound_page(ctx, page))) {
-            image = inky_pdf_single_image(ctx, ((pdf_page *)page)->obj);
-        }
-        if (image && pdf_is_stream(ctx, image)
-            && pdf_dict_get_int(ctx, image, PDF_NAME(Width)) == probe->image_width
-            && pdf_dict_get_int(ctx, image, PDF_NAME(Height)) == probe->image_height) {
-            info->kind = inky_pdf_image_kind(ctx, image, info);
-            if (info->kind != INKY_PDF_PAGE_RENDER) {
-                info->object = pdf_to_num(ctx, image);
-                // /Length is what MuPDF reads the raw stream by; a repaired file may have had it
-                // wrong, so there the stream itself is measured.
-                pdf_obj *length = pdf_dict_get(ctx, image, PDF_NAME(Length));
-                if (pdf_was_repaired(ctx, pdf->doc) || !pdf_is_int(ctx, length)) {
-                    raw = pdf_load_raw_stream_number(ctx, pdf->doc, info->object);
-                    info->stream_length = (int64_t)fz_buffer_storage(ctx, raw, NULL);
-                } else {
-                    info->stream_length = (int64_t)pdf_to_int(ctx, length);
-                }
+        pdf_obj *page_obj = pdf_lookup_page_obj(ctx, pdf->doc, number);
+        fz_matrix placed;
+        pdf_obj *plain = inky_pdf_plain_image_page(ctx, pdf->doc, page_obj, &placed);
+        // In PDF space y grows upwards: an upright image has a positive d there too.
+        if (plain && pdf_is_stream(ctx, plain) && inky_pdf_covers(placed, inky_pdf_page_box(ctx, page_obj))) {
+            inky_pdf_describe_image(ctx, pdf->doc, plain, info);
+        } else {
+            page = fz_load_page(ctx, (fz_document *)pdf->doc, number);
+            device = inky_probe_new(ctx);
+            fz_run_page(ctx, page, device, fz_identity, NULL);
+            fz_close_device(ctx, device);
+            inky_probe_device *probe = (inky_probe_device *)device;
+            pdf_obj *image = NULL;
+            if (probe->images == 1 && probe->others == 0 && probe->alpha >= 1.0f
+                && inky_pdf_covers(probe->ctm, fz_bound_page(ctx, page))) {
+                image = inky_pdf_single_image(ctx, ((pdf_page *)page)->obj);
+            }
+            if (image && pdf_is_stream(ctx, image)
+                && pdf_dict_get_int(ctx, image, PDF_NAME(Width)) == probe->image_width
+                && pdf_dict_get_int(ctx, image, PDF_NAME(Height)) == probe->image_height) {
+                inky_pdf_describe_image(ctx, pdf->doc, image, info);
             }
         }
     }
     fz_always(ctx) {
-        fz_drop_buffer(ctx, raw);
         fz_drop_device(ctx, device);
         fz_drop_page(ctx, page);
     }
