@@ -325,7 +325,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
 
     /// Fetches pages on the comic's queue, in stream order, and completes their waiters.
     func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
-                       pages: [Int], first waiter: PageCache.Waiter?) {
+               pages: [Int], first waiter: PageCache.Waiter?) {
         let keys = pages.map { PageCache.Key(comic: state.relativePath, generation: snapshot.generation, index: $0) }
         let claimed = cache.claim(keys)
         if let waiter, let firstKey = keys.first {
