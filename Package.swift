@@ -26,11 +26,16 @@ let package = Package(
         .systemLibrary(name: "CCrypto", path: "Sources/Shims/CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/Shims/CLinux"),
+        // Debian ships MuPDF as static archives only: the module map names every library they need.
+        .systemLibrary(name: "CMuPDF", path: "Sources/Shims/CMuPDF",
+                       providers: [.apt(["libmupdf-dev", "libjbig2dec0-dev", "libopenjp2-7-dev", "libjpeg-dev",
+                                         "libfreetype-dev", "libharfbuzz-dev", "libgumbo-dev", "libmujs-dev", "zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/Shims/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "InkyCore"),
-        .target(name: "InkyArchive", dependencies: ["InkyCore", "CArchive", "CUnarr"]),
+        .target(name: "InkyPDF", dependencies: ["InkyCore", "CMuPDF"]),
+        .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr"]),
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "CLinux"]),
         .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyArchive", "InkyWorker", "InkyStore", "InkyVault"]),
         .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyLibrary", "InkyWorker", "InkyStore", "CFuse3"]),
@@ -44,6 +49,7 @@ let package = Package(
 
         .target(name: "InkyTestSupport", dependencies: ["InkyCore"], path: "Tests/InkyTestSupport"),
         .testTarget(name: "InkyCoreTests", dependencies: ["InkyCore", "InkyTestSupport"]),
+        .testTarget(name: "InkyPDFTests", dependencies: ["InkyPDF", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyCore", "InkyArchive", "InkyTestSupport", "inkyfs"]),
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),

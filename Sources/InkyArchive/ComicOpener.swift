@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyPDF
 
 /// Opens any comic — archive file or image folder — choosing the backend from the content.
 public enum ComicOpener {
@@ -12,7 +13,9 @@ public enum ComicOpener {
         if isDirectory.boolValue {
             return try FolderComicReader(path: path, limits: limits)
         }
-        return try reader(for: detectFormat(path), label: path, limits: limits,
+        let format = try detectFormat(path)
+        if format == .pdf { return try PDFComicReader(path: path, limits: limits) }
+        return try reader(for: format, label: path, limits: limits,
                           rar4: { () throws(ComicError) in try UnarrComicReader(path: path, limits: limits) },
                           source: { () throws(ComicError) in try FileSource(path: path) })
     }
@@ -37,7 +40,8 @@ public enum ComicOpener {
         case .zip, .rar5, .sevenZip, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
             return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
         case .pdf:
-            throw .unsupportedFormat(path: label, format: "PDF (PDF comics are not supported yet)")
+            // MuPDF reads files; a PDF in the vault would need its stream decrypted on demand.
+            throw .unsupportedFormat(path: label, format: "PDF inside the vault (PDF comics are read from the library)")
         case .ace, .oldRAR, .folder:
             throw .unsupportedFormat(path: label, format: format.displayName)
         }
@@ -71,6 +75,6 @@ public enum ComicOpener {
 
     /// Versions of the archive libraries, for `--version` and `doctor`.
     public static var libraryVersions: [String: String] {
-        ["libarchive": LibArchiveHandle.version, "libunarr": UnarrVersion.version]
+        ["libarchive": LibArchiveHandle.version, "libunarr": UnarrVersion.version, "mupdf": PDFComicReader.engineVersion]
     }
 }

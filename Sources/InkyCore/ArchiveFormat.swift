@@ -15,7 +15,7 @@ public enum ArchiveFormat: String, Sendable, Codable, CaseIterable {
     /// True when we can list and read pages of this format.
     public var isSupported: Bool {
         switch self {
-        case .pdf, .ace, .oldRAR: false
+        case .ace, .oldRAR: false
         default: true
         }
     }

@@ -3,7 +3,7 @@
 public enum ComicError: Error, Equatable, Sendable, Codable {
     /// The bytes are not any archive format we know (a text file named `.cbr`, say).
     case notAComicArchive(path: String)
-    /// A real archive or document format that inkyfs does not read (ACE, PDF before PDF support).
+    /// A real archive or document format that inkyfs does not read (ACE, RAR 1.4; PDF inside a vault).
     case unsupportedFormat(path: String, format: String)
     /// The archive's structure is broken: truncated, bit-flipped, or the decoder gave up.
     case corrupted(path: String, detail: String)
@@ -24,7 +24,7 @@ public enum ComicError: Error, Equatable, Sendable, Codable {
     public var message: String {
         switch self {
         case .notAComicArchive(let path):
-            return "\(path): not a comic archive (the content is not ZIP, RAR, 7z or TAR)"
+            return "\(path): not a comic archive (the content is not ZIP, RAR, 7z, TAR or PDF)"
         case .unsupportedFormat(let path, let format):
             return "\(path): unsupported format: \(format)"
         case .corrupted(let path, let detail):

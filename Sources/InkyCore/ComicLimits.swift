@@ -14,6 +14,9 @@ public struct ComicLimits: Sendable, Equatable, Codable {
     /// Header errors tolerated while listing before the archive is called corrupted
     /// (libarchive 3.6 can report the same failed header forever).
     public var maxHeaderErrors: Int
+    /// How pages without a stored image are rendered. Not a bound, but it travels with the
+    /// limits to every worker that reads a comic.
+    public var rendering: PageRendering
 
     public init(maxPages: Int = 10_000,
                 maxPageBytes: Int64 = 128 << 20,
@@ -22,7 +25,8 @@ public struct ComicLimits: Sendable, Equatable, Codable {
                 ratioCheckAfterBytes: Int64 = 1 << 20,
                 maxNameBytes: Int = 1024,
                 maxEntries: Int = 200_000,
-                maxHeaderErrors: Int = 16) {
+                maxHeaderErrors: Int = 16,
+                rendering: PageRendering = .default) {
         self.maxPages = maxPages
         self.maxPageBytes = maxPageBytes
         self.maxComicBytes = maxComicBytes
@@ -31,6 +35,7 @@ public struct ComicLimits: Sendable, Equatable, Codable {
         self.maxNameBytes = maxNameBytes
         self.maxEntries = maxEntries
         self.maxHeaderErrors = maxHeaderErrors
+        self.rendering = rendering
     }
 
     public static let `default` = ComicLimits()

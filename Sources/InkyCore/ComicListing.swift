@@ -9,16 +9,36 @@ public struct ComicListing: Sendable, Equatable, Codable {
     /// True when pages share one compressed stream (solid 7z/RAR, compressed tar): reading
     /// forward is cheap, going back restarts the decoder.
     public var isSolid: Bool
+    /// The settings rendered pages (`Page.sizeAfterRendering`) are rendered with; nil when no
+    /// page is rendered. Sizes learned by rendering are only true for these settings.
+    public var rendering: PageRendering?
 
-    public init(format: ArchiveFormat, pages: [Page], comicInfo: ArchiveEntry?, skipped: [SkippedEntry], isSolid: Bool) {
+    public init(format: ArchiveFormat, pages: [Page], comicInfo: ArchiveEntry?, skipped: [SkippedEntry], isSolid: Bool,
+                rendering: PageRendering? = nil) {
         self.format = format
         self.pages = pages
         self.comicInfo = comicInfo
         self.skipped = skipped
         self.isSolid = isSolid
+        self.rendering = rendering
     }
 
-    public var totalBytes: Int64 { pages.reduce(0) { $0 + $1.size } }
+    /// Bytes of the pages whose size is known.
+    public var totalBytes: Int64 { pages.reduce(0) { $0 + max(0, $1.size) } }
+
+    /// The same listing with sizes learned by rendering pages (page number → bytes).
+    public func learning(sizes: [Int: Int64]) -> ComicListing {
+        var copy = self
+        for (number, size) in sizes where copy.pages.indices.contains(number) && !copy.pages[number].isSizeKnown {
+            copy.pages[number].size = size
+        }
+        return copy
+    }
+
+    /// True when a listing can serve under `rendering`: its learned sizes were measured with it.
+    public func fits(_ rendering: PageRendering) -> Bool {
+        self.rendering == nil || self.rendering == rendering
+    }
 
     public func page(named name: String) -> Page? { pages.first { $0.name == name } }
 

@@ -8,8 +8,15 @@ public struct Page: Sendable, Equatable, Hashable, Codable {
     public var sourcePath: String
     /// The member's position in stream order: what a backend seeks to.
     public var entryIndex: Int
-    /// Exact size in bytes, as declared; reads that produce anything else fail.
+    /// Exact size in bytes, as declared; reads that produce anything else fail. A page that is
+    /// rendered (a PDF page of text or vector art) has `sizeAfterRendering` until it was
+    /// rendered once.
     public var size: Int64
+
+    /// The size of a page that is known only once it was rendered.
+    public static let sizeAfterRendering: Int64 = -1
+
+    public var isSizeKnown: Bool { size >= 0 }
 
     public init(number: Int, name: String, sourcePath: String, entryIndex: Int, size: Int64) {
         self.number = number

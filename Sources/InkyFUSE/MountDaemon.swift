@@ -47,6 +47,7 @@ public enum MountDaemon {
                                            state: state, log: log)
         filesystem.startWatching()
         defer { filesystem.stopWatching() }
+        defer { filesystem.finishStateWrites() }
         let control = try? ControlServer(mountpoint: configuration.mountpoint, log: log) { request, password in
             VaultControl.handle(request, password: password, filesystem: filesystem, pool: pool,
                                 vaultDirectory: configuration.vaultDirectory, mountpoint: configuration.mountpoint, log: log)

@@ -82,6 +82,17 @@ final class ComicState: @unchecked Sendable {
         }
     }
 
+    /// Keeps sizes learned by rendering pages of `generation`; returns the listing (and the
+    /// identity it belongs to) to store in the index, nil when the comic moved on.
+    func learn(sizes: [Int: Int64], generation: Int) -> (ComicListing, FileIdentity)? {
+        lock.withLock {
+            guard generation == _generation, let identity = _identity, case .success(let listing) = _listing else { return nil }
+            let updated = listing.learning(sizes: sizes)
+            _listing = .success(updated)
+            return (updated, identity)
+        }
+    }
+
     func pageNumber(named name: String) -> Int? { lock.withLock { _pageIndex[name] } }
 
     var comicInfo: [UInt8]? {

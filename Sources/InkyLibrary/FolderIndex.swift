@@ -44,9 +44,8 @@ struct FolderIndex {
 
 /// Which library files are comics, and the name their directory gets.
 enum ComicFiles {
-    /// The comic and archive extensions `scan` knows, minus PDF: until PDF comics are supported
-    /// a PDF passes through as a plain file a PDF viewer can open.
-    static let extensions = ComicOpener.comicExtensions.subtracting(["pdf"])
+    /// The comic and archive extensions `scan` knows, PDF included.
+    static let extensions = ComicOpener.comicExtensions
 
     static func isComicFile(_ name: String) -> Bool {
         extensions.contains(EntryPath.lowercasedExtension(of: name))

@@ -25,7 +25,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     var unlockedVault: UnlockedVault?
     var lastVaultUse = Date()
     var openVaultFiles = 0
-    private let logger: @Sendable (String) -> Void
+    let logger: @Sendable (String) -> Void
     /// The index and reading state; nil runs without memory between mounts.
     let state: StateDatabase?
     /// Reading-state writes happen here, off the FUSE threads.
@@ -114,7 +114,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
         case .page(let path, let generation, let index):
             return sameGeneration(path, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
-                return .success(fileAttributes(id, path, size: listing.pages[index].size, snapshot))
+                let page = listing.pages[index]
+                if page.isSizeKnown { return .success(fileAttributes(id, path, size: page.size, snapshot)) }
+                return renderedSize(path, snapshot, listing, index).map { fileAttributes(id, path, size: $0, snapshot) }
             }
         case .comicInfo(let path, let generation):
             return sameGeneration(path, generation).flatMap { snapshot in
@@ -368,8 +370,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     }
 
     /// Fetches pages on the comic's queue, in stream order, and completes their waiters.
-    private func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
-                       pages: [Int], first waiter: PageCache.Waiter?) {
+    func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
+               pages: [Int], first waiter: PageCache.Waiter?) {
         let keys = pages.map { PageCache.Key(comic: state.relativePath, generation: snapshot.generation, index: $0) }
         let claimed = cache.claim(keys)
         if let waiter, let firstKey = keys.first {
@@ -384,11 +386,15 @@ public final class LibraryFilesystem: @unchecked Sendable {
             return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath)
         }.sorted { $0.entryIndex < $1.entryIndex }
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
-        state.fetchQueue.async {
+        state.fetchQueue.async { [self] in
             var pending = Set(claimed)
             do throws(ComicError) {
                 try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
                     guard let key = byEntry[entryIndex], pending.remove(key) != nil else { return }
+                    if !listing.pages[key.index].isSizeKnown, case .success(let bytes) = result {
+                        // Known before the waiters wake, so a lookup of this page needs no render.
+                        keep([key.index: Int64(bytes.count)], of: state, generation: snapshot.generation)
+                    }
                     cache.complete(key, result)
                 }
                 for key in pending { cache.complete(key, .failure(.corrupted(path: path, detail: "the page was not delivered"))) }
@@ -481,7 +487,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         defer { state.listingLock.unlock() }
         if let snapshot = state.snapshot() { return .success((state, snapshot)) }
         let stateDatabase = Self.isVaultComic(path) ? nil : self.state
-        if let indexed = stateDatabase?.indexedListing(real, identity: identity) {
+        if let indexed = stateDatabase?.indexedListing(real, identity: identity), Self.fits(indexed, options.limits.rendering) {
             state.store(indexed, for: identity)
         } else {
             lock.withLock { _backendListings += 1 }

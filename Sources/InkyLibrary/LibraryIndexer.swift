@@ -13,7 +13,7 @@ public enum LibraryIndexer {
         public var result: Result<Int, ComicError>?
     }
 
-    /// The comic archives the mount shows as directories (not image folders, not PDFs).
+    /// The comic files the mount shows as directories (archives and PDFs, not image folders).
     public static func comicFiles(in library: String) throws(ComicError) -> [String] {
         try LibraryWalk.comics(in: library).filter { path in
             var isDirectory: ObjCBool = false
@@ -32,7 +32,7 @@ public enum LibraryIndexer {
                 emitter.store(index, Outcome(path: path, result: .failure(.io(path: path, errno: ENOENT, detail: "vanished"))))
                 return
             }
-            if state.indexedListing(path, identity: identity) != nil {
+            if let indexed = state.indexedListing(path, identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
                 emitter.store(index, Outcome(path: path, result: nil))
                 return
             }

@@ -17,6 +17,12 @@ extension LibraryFilesystem {
         stateQueue.async { state.recordRead(realPath, page: page, pageCount: pageCount) }
     }
 
+    /// Waits for queued state writes (reads recorded, rendered page sizes): the daemon calls it
+    /// before it exits, so an unmount right after a read loses nothing.
+    public func finishStateWrites() {
+        stateQueue.sync {}
+    }
+
     /// Comics in progress under this library, most recent first, as link names that sort in
     /// that order: "01 - Issue 001", "02 - …".
     func continueReadingLinks() -> [ContinueLink] {

@@ -16,7 +16,8 @@ public enum WorkerRequest: Codable, Sendable, Equatable {
     case useKey(path: String)
 }
 
-/// One entry to stream, with the size its listing promised.
+/// One entry to stream, with the size its listing promised (`Page.sizeAfterRendering` for a
+/// page rendered on demand: the worker's `pageStart` then tells the size).
 public struct EntryRequest: Codable, Sendable, Equatable {
     public var entryIndex: Int
     public var size: Int64

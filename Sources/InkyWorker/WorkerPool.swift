@@ -84,7 +84,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// in the order the worker finishes them.
     public func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
                      deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
-        var collector = PageCollector(path: path, entries: entries)
+        var collector = PageCollector(path: path, entries: entries, renderedLimit: limits.maxPageBytes)
         try exchange(path: path, request: .read(path: path, identity: identity, entries: entries, limits: limits)) { reply, data throws(ComicError) in
             try collector.accept(reply: reply, data: data, deliver: deliver)
         }
@@ -238,9 +238,11 @@ struct PageCollector {
     private(set) var requestFailure: ComicError?
     private var current: (index: Int, size: Int64, bytes: [UInt8])?
 
-    init(path: String, entries: [EntryRequest]) {
+    /// An entry asked for with an unknown size (a page rendered on demand) may be up to
+    /// `renderedLimit` bytes; the worker's `pageStart` says how many it has.
+    init(path: String, entries: [EntryRequest], renderedLimit: Int64 = 0) {
         self.path = path
-        sizes = Dictionary(entries.map { ($0.entryIndex, $0.size) }, uniquingKeysWith: { first, _ in first })
+        sizes = Dictionary(entries.map { ($0.entryIndex, $0.size < 0 ? renderedLimit : $0.size) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Returns true when the exchange is finished.
@@ -255,7 +257,7 @@ struct PageCollector {
         }
         switch reply {
         case .pageStart(let index, let size)?:
-            guard let limit = sizes[index], size <= limit else {
+            guard let limit = sizes[index], size >= 0, size <= limit else {
                 throw .parserFailed(path: path, detail: "the worker started an entry it was not asked for")
             }
             var bytes: [UInt8] = []

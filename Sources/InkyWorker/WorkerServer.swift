@@ -131,8 +131,12 @@ struct WorkerSession {
                 let reader = try open(path, expected: identity, limits: limits).1
                 for entry in entries {
                     let page = Page(number: 0, name: entry.name, sourcePath: entry.name, entryIndex: entry.entryIndex, size: entry.size)
-                    stream(entry.entryIndex, size: entry.size, to: sink) { chunkSink throws(ComicError) in
-                        try reader.read(page, into: chunkSink)
+                    if page.isSizeKnown {
+                        stream(entry.entryIndex, size: entry.size, to: sink) { chunkSink throws(ComicError) in
+                            try reader.read(page, into: chunkSink)
+                        }
+                    } else {
+                        streamRendered(page, of: reader, to: sink)
                     }
                 }
             } catch {
@@ -166,16 +170,37 @@ struct WorkerSession {
         pending.reserveCapacity(WorkerFrame.chunkSize)
         do throws(ComicError) {
             try read { chunk in
-                pending.append(contentsOf: chunk)
-                if pending.count >= WorkerFrame.chunkSize {
-                    pending.withUnsafeBytes { sink.send(data: $0) }
-                    pending.removeAll(keepingCapacity: true)
+                // Frames stay at chunkSize whatever a reader hands over (a rendered page comes whole).
+                var rest = chunk[...]
+                while !rest.isEmpty {
+                    let taken = rest.prefix(WorkerFrame.chunkSize - pending.count)
+                    pending.append(contentsOf: taken)
+                    rest = rest.dropFirst(taken.count)
+                    if pending.count == WorkerFrame.chunkSize {
+                        pending.withUnsafeBytes { sink.send(data: $0) }
+                        pending.removeAll(keepingCapacity: true)
+                    }
                 }
             }
             if !pending.isEmpty { pending.withUnsafeBytes { sink.send(data: $0) } }
             sink.send(.pageEnd(entryIndex: entryIndex))
         } catch {
             sink.send(.pageFailed(entryIndex: entryIndex, error))
+        }
+    }
+
+    /// A page whose size is known only once it is rendered: rendered whole first, so that its
+    /// `pageStart` can tell the daemon the size (which the daemon then keeps in its index).
+    private func streamRendered(_ page: Page, of reader: any ComicReader, to sink: ReplySink) {
+        let bytes: [UInt8]
+        do throws(ComicError) {
+            bytes = try reader.readPage(page)
+        } catch {
+            sink.send(.pageFailed(entryIndex: page.entryIndex, error))
+            return
+        }
+        stream(page.entryIndex, size: Int64(bytes.count), to: sink) { chunkSink in
+            bytes.withUnsafeBytes { chunkSink($0) }
         }
     }
 

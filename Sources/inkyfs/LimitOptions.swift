@@ -12,8 +12,21 @@ struct LimitOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest comic (sum of its pages), e.g. 4G.", valueName: "size"), transform: parseSize)
     var maxComicSize: Int64 = ComicLimits.default.maxComicBytes
 
+    @Option(help: ArgumentHelp("Height in pixels of PDF pages that are rendered (pages that are not one stored image).",
+                               valueName: "pixels"))
+    var pdfHeight: Int = PageRendering.default.height
+
+    @Option(help: ArgumentHelp("Render such PDF pages at this resolution instead of --pdf-height.", valueName: "dpi"))
+    var pdfDpi: Int?
+
+    mutating func validate() throws {
+        guard (100...20_000).contains(pdfHeight) else { throw ValidationError("--pdf-height must be between 100 and 20000 pixels") }
+        if let pdfDpi, !(20...1_200).contains(pdfDpi) { throw ValidationError("--pdf-dpi must be between 20 and 1200") }
+    }
+
     var limits: ComicLimits {
-        ComicLimits(maxPages: maxPages, maxPageBytes: maxPageSize, maxComicBytes: maxComicSize)
+        ComicLimits(maxPages: maxPages, maxPageBytes: maxPageSize, maxComicBytes: maxComicSize,
+                    rendering: PageRendering(height: pdfHeight, dpi: pdfDpi))
     }
 }
 

@@ -98,6 +98,9 @@ struct MountCommand: ParsableCommand {
         if let value = list.settings["prefetch"] { prefetch = try integer(value, "prefetch") }
         if let value = list.settings["workers"] { workers = try integer(value, "workers") }
         if let value = list.settings["worker_timeout"] { workerTimeout = Double(try integer(value, "worker_timeout")) }
+        if let value = list.settings["pdf_height"] { limitOptions.pdfHeight = try integer(value, "pdf_height") }
+        if let value = list.settings["pdf_dpi"] { limitOptions.pdfDpi = try integer(value, "pdf_dpi") }
+        try limitOptions.validate()
         guard window >= 0, prefetch >= 0 else { throw ValidationError("--window and --prefetch must be 0 or more") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
     }

@@ -9,7 +9,7 @@ enum SummaryText {
         let width = pages.map(\.name.count).max() ?? 0
         for page in pages {
             text += page.name.padding(toLength: width, withPad: " ", startingAt: 0)
-                + "  \(String(page.size).leftPadded(to: 10))  \(page.sourcePath)\n"
+                + "  \((page.isSizeKnown ? String(page.size) : "rendered").leftPadded(to: 10))  \(page.sourcePath)\n"
         }
         if let info = summary.comicInfo { text += "metadata: \(info)\n" }
         for skipped in summary.skipped ?? [] {

@@ -18,6 +18,11 @@ final class ScanCommandTests: XCTestCase {
             case "ok":
                 XCTAssertNil(summary.error, file.path)
                 XCTAssertEqual(summary.pages?.count, file.expected.pages.count, file.path)
+            case "pdf_only":
+                // "Pages only with PDF support": the comicbox PDFs are four text pages each.
+                XCTAssertNil(summary.error, file.path)
+                XCTAssertEqual(summary.format, .pdf, file.path)
+                XCTAssertEqual(summary.pages?.count, 4, file.path)
             default:
                 XCTAssertNotNil(summary.error, "\(file.path) (\(file.expected.status)) must say why it shows no pages")
             }

@@ -1,0 +1,57 @@
+import Foundation
+import InkyCore
+
+/// Pages whose size is known only once rendered (PDF pages of text or vector art): `stat` must
+/// tell their exact size before any read, so the first lookup renders the page (through the
+/// window cache, with the pages after it, as a read would) and the size is kept in the listing
+/// and in the index, where a remount finds it.
+extension LibraryFilesystem {
+    /// Waits for page `index` to be rendered; its bytes stay in the cache for the read that follows.
+    func renderedSize(_ path: String, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, _ index: Int) -> Result<Int64, Errno> {
+        guard let state = lock.withLock({ comics[path] }) else { return .failure(.ESTALE) }
+        let key = PageCache.Key(comic: path, generation: snapshot.generation, index: index)
+        if let bytes = cache.page(key) { return .success(Int64(bytes.count)) }
+        let outcome = RenderOutcome()
+        let waiter: PageCache.Waiter = { result in outcome.finish(result.map { Int64($0.count) }) }
+        if !cache.wait(for: key, waiter) {
+            let ahead = options.window.prefetched(after: index, pageCount: listing.pages.count)
+            fetch(state, snapshot, listing, pages: [index] + ahead, first: waiter)
+        }
+        return outcome.wait().mapError { error in
+            logger("cannot render \(state.realPath) page \(index + 1): \(error.message)")
+            return .EIO
+        }
+    }
+
+    /// Keeps sizes learned by a fetch: in the comic's listing at once, in the index on the state
+    /// queue. Page by page, as each arrives: the pages rendered ahead may still be on their way
+    /// when the mount ends, and the page a lookup waited for must not be lost with them.
+    func keep(_ learned: [Int: Int64], of state: ComicState, generation: Int) {
+        guard !learned.isEmpty, let (listing, identity) = state.learn(sizes: learned, generation: generation),
+              !Self.isVaultComic(state.relativePath), let database = self.state else { return }
+        stateQueue.async { database.storeListing(state.realPath, identity: identity, .success(listing)) }
+    }
+
+    /// An indexed listing serves only if its rendered sizes were measured with today's settings.
+    static func fits(_ indexed: Result<ComicListing, ComicError>, _ rendering: PageRendering) -> Bool {
+        guard case .success(let listing) = indexed else { return true }
+        return listing.fits(rendering)
+    }
+}
+
+/// One render's result, handed from the fetch queue to the lookup thread that waits for it.
+private final class RenderOutcome: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: Result<Int64, ComicError>?
+
+    func finish(_ value: Result<Int64, ComicError>) {
+        lock.withLock { result = value }
+        done.signal()
+    }
+
+    func wait() -> Result<Int64, ComicError> {
+        done.wait()
+        return lock.withLock { result! }
+    }
+}
