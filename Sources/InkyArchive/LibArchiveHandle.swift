@@ -50,6 +50,7 @@ final class LibArchiveHandle {
     }
 
     init(source: FileSource, format: ArchiveFormat) throws(ComicError) {
+        _ = Self.utf8Names
         guard let archive = archive_read_new() else {
             throw .limitExceeded(path: source.path, detail: "out of memory opening the archive")
         }
@@ -161,6 +162,17 @@ final class LibArchiveHandle {
         }
         return .corrupted(path: source.path, detail: message)
     }
+
+    /// libarchive converts entry names to the charset of the current locale, and in the "C"
+    /// locale every process starts in it gives no name at all for a non-ASCII one ("Pathname
+    /// cannot be converted from UTF-8 to current locale"): a page named "Café.jpg" in a ZIP, and
+    /// any accented name in a 7z or RAR5, silently stopped being a page. Names are wanted as
+    /// UTF-8 whatever the user's locale, so character conversions use C.UTF-8, once per process.
+    private static let utf8Names: Void = {
+        if let current = setlocale(LC_CTYPE, nil), ["C", "POSIX"].contains(String(cString: current)) {
+            _ = setlocale(LC_CTYPE, "C.UTF-8")
+        }
+    }()
 
     private static func describe(_ entry: OpaquePointer, index: Int) -> ArchiveEntry {
         let path: String
