@@ -5,6 +5,7 @@ public struct ComicListing: Sendable, Equatable, Codable {
     public var pages: [Page]
     /// The ComicInfo.xml member, kept as metadata rather than a page.
     public var comicInfo: ArchiveEntry?
+    /// The first `maxSkippedKept` members left out, with why.
     public var skipped: [SkippedEntry]
     /// True when pages share one compressed stream (solid 7z/RAR, compressed tar): reading
     /// forward is cheap, going back restarts the decoder.
@@ -17,6 +18,11 @@ public struct ComicListing: Sendable, Equatable, Codable {
         self.skipped = skipped
         self.isSolid = isSolid
     }
+
+    /// An archive of 100,000 junk members (within the entry limit) made a listing of several
+    /// MiB, over the worker frame limit: the comic failed as "the worker sent garbage". The
+    /// skipped list explains missing pages to a person; a few hundred say all there is to say.
+    public static let maxSkippedKept = 500
 
     public var totalBytes: Int64 { pages.reduce(0) { $0 + $1.size } }
 
@@ -33,7 +39,8 @@ public struct ComicListing: Sendable, Equatable, Codable {
             switch PageFilter.classify(entry, limits: limits) {
             case .page: candidates.append(entry)
             case .comicInfo: if comicInfo == nil { comicInfo = entry }
-            case .skipped(let reason): skipped.append(SkippedEntry(path: entry.path, reason: reason))
+            case .skipped(let reason) where skipped.count < maxSkippedKept: skipped.append(SkippedEntry(path: entry.path, reason: reason))
+            case .skipped: continue
             }
         }
         // Nothing readable but locked entries: the honest answer is "encrypted", not "no pages".
