@@ -67,10 +67,14 @@ public final class MountedLibrary {
         public var description: String { "the mount did not come up:\n\(log)" }
     }
 
-    /// Pids of the daemon's worker processes.
+    /// Pids of the daemon's worker processes. A child is listed under the thread that spawned
+    /// it, so every thread's children file is read, not only the main thread's.
     public var workerPIDs: [Int32] {
-        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
-        return children.split(separator: " ").compactMap { Int32($0) }
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return threads.flatMap { thread in
+            ((try? String(contentsOfFile: "\(tasks)/\(thread)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
+        }.sorted()
     }
 }
 
