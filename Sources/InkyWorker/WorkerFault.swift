@@ -7,7 +7,8 @@ import Glibc
 /// hang of a worker process through a real mount. Set `INKYFS_TEST_WORKER_FAULT` to
 /// `crash:TEXT` or `hang:TEXT` (any request about a path containing TEXT), or `crash-read:TEXT`
 /// / `hang-read:TEXT` (only page reads, after a good listing): the worker then dies of SIGSEGV
-/// or stops answering. Unset (always, outside tests) it does nothing.
+/// or stops answering. `stall-read:TEXT` answers page reads 3 s late, long enough for a test to
+/// kill the worker in the middle of one. Unset (always, outside tests) it does nothing.
 enum WorkerFault {
     static let setting: (kind: Substring, text: Substring)? = {
         guard let value = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_FAULT"],
@@ -29,6 +30,7 @@ enum WorkerFault {
             // A real invalid access, as a decoder bug would make; raise() would return from the handler.
             UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
         case "hang", "hang-read" where isRead: while true { sleep(1000) }
+        case "stall-read" where isRead: sleep(3)
         default: return
         }
     }
