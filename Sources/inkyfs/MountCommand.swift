@@ -134,7 +134,10 @@ struct MountCommand: ParsableCommand {
             vaultDirectory: VaultOptions.directory(vault))
         configuration.vaultIdleSeconds = vaultIdle
         do throws(FUSESession.Failure) {
-            try MountDaemon.run(configuration, log: { logger.info("\($0)") }) {
+            try MountDaemon.run(configuration, log: { logger.info("\($0)") }, warn: { message in
+                logger.warning("\(message)")
+                if let readyFd { _ = (message + "\n").withCString { write(readyFd, $0, strlen($0)) } }
+            }) {
                 logger.info("mounted \(library) on \(mountpoint)")
                 report(ready: readyFd, "ready")
             }
