@@ -38,9 +38,17 @@ final class LibArchiveHandle {
         deinit { buffer.deallocate() }
 
         func readBlock() throws(ComicError) -> Int {
-            let got = try source.read(into: buffer, count: nextBlock)
-            nextBlock = min(nextBlock * 2, Self.largestBlock)
-            return got
+            while true {
+                do throws(ComicError) {
+                    let got = try source.read(into: buffer, count: nextBlock)
+                    nextBlock = min(nextBlock * 2, Self.largestBlock)
+                    return got
+                } catch .io(_, EIO, _) where nextBlock > Self.firstBlock {
+                    // A bad sector somewhere in a large block may lie beyond what libarchive
+                    // needs: the page before it must still read. Small blocks get up to it.
+                    nextBlock = Self.firstBlock
+                }
+            }
         }
 
         func seek(to offset: Int64) -> Int64? {
