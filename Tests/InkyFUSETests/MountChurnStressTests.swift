@@ -139,45 +139,28 @@ final class MountChurnStressTests: XCTestCase {
         let path = comicPath(library, comic)
         let (present, away, version) = world.lock.withLock { (world.present[comic], world.awayName[comic], world.version[comic]) }
         let roll = Int.random(in: 0..<4, using: &random)
-        let kind: String
-        if !present || roll < 2 {
-            if !present, let away {
-                kind = "renamed back"
-                try world.lock.withLock {
-                    guard rename(away, path) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-                    world.present[comic] = true
-                    world.awayName[comic] = nil
-                    world.changes[comic] += 1
-                }
-            } else {
-                kind = present ? "replaced" : "re-added"
-                let staging = library.appendingPathComponent(".staging-\(comic).tmp").path
-                try write(comic: comic, version: version + 1, to: staging)
-                try world.lock.withLock {
-                    guard rename(staging, path) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-                    world.version[comic] = version + 1
-                    world.present[comic] = true
-                    world.changes[comic] += 1
-                }
-            }
-        } else if roll == 2 {
-            kind = "renamed away"
-            let away = path + ".away"
+        // Each change runs under the world's lock, so readers see it and its bookkeeping at once.
+        func change(_ kind: String, _ syscall: () -> Int32, present: Bool, away: String? = nil, version: Int? = nil) throws {
             try world.lock.withLock {
-                guard rename(path, away) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-                world.present[comic] = false
+                guard syscall() == 0 else { throw POSIXError(.init(rawValue: errno)!) }
+                world.present[comic] = present
                 world.awayName[comic] = away
+                if let version { world.version[comic] = version }
                 world.changes[comic] += 1
-            }
-        } else {
-            kind = "deleted"
-            try world.lock.withLock {
-                guard unlink(path) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-                world.present[comic] = false
-                world.changes[comic] += 1
+                world.mutations[kind, default: 0] += 1
             }
         }
-        world.lock.withLock { world.mutations[kind, default: 0] += 1 }
+        if !present, let away {
+            try change("renamed back", { rename(away, path) }, present: true)
+        } else if !present || roll < 2 {
+            let staging = library.appendingPathComponent(".staging-\(comic).tmp").path
+            try write(comic: comic, version: version + 1, to: staging)
+            try change(present ? "replaced" : "re-added", { rename(staging, path) }, present: true, version: version + 1)
+        } else if roll == 2 {
+            try change("renamed away", { rename(path, path + ".away") }, present: false, away: path + ".away")
+        } else {
+            try change("deleted", { unlink(path) }, present: false)
+        }
     }
 
     // MARK: - Readers
@@ -193,7 +176,9 @@ final class MountChurnStressTests: XCTestCase {
         switch outcome {
         case .failure(let step, let code):
             world.lock.withLock { world.errors["library \(step) \(Self.name(code))", default: 0] += 1 }
-            // Only a comic that was missing, or changed during the read, may fail.
+            // Only a comic that was missing, or changed during the read, may fail, and only as
+            // a file that vanished or changed does.
+            if ![ENOENT, ESTALE].contains(code) { world.fail("\(path): \(step) \(Self.name(code)): not how a vanished or changed file fails") }
             if present && !changed { world.fail("\(path): \(step) \(Self.name(code)) while the comic stood still (version \(first))") }
         case .success(let size, let offset, let length, let bytes):
             let matches = bytes.count == min(length, size - offset) && versions.contains { version in
@@ -220,6 +205,8 @@ final class MountChurnStressTests: XCTestCase {
         switch outcome {
         case .failure(let step, let code):
             world.lock.withLock { world.errors["vault \(step) \(Self.name(code))", default: 0] += 1 }
+            // ENOENT for a name under a locked vault, EIO for a file opened before the lock.
+            if ![ENOENT, EIO].contains(code) { world.fail("\(path): \(step) \(Self.name(code)): not how a locked vault fails") }
             if unlocked && stillUnlocked {
                 let folder = (path as NSString).deletingLastPathComponent
                 let seen = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? ["<\(String(cString: strerror(errno)))>"]
