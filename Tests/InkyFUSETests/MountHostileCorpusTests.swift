@@ -34,7 +34,8 @@ final class MountHostileCorpusTests: XCTestCase {
         let files = report.filesByPath
         print("hostile corpus: \(report.files.count) files in \(report.dirs.count) folders read in \(String(format: "%.1f", report.elapsed)) s; "
               + "\(report.files.filter { $0.status == "ok" }.count) ok, \(report.files.filter { $0.status == "error" }.count) EIO; "
-              + "daemon peak RSS \(report.peak_rss_kib >> 10) MiB with a \(budget >> 20) MiB cache")
+              + "daemon peak RSS \(report.peak_rss_kib >> 10) MiB with a \(budget >> 20) MiB cache; slowest read "
+              + (report.files.max { ($0.seconds ?? 0) < ($1.seconds ?? 0) }.map { "\($0.path.debugDescription) \($0.seconds ?? 0) s" } ?? "none"))
 
         // The daemon stayed up, answered a stat of the root after every folder, within its budget.
         XCTAssertTrue(mount.isDaemonAlive, mount.logText)
@@ -93,6 +94,11 @@ final class MountHostileCorpusTests: XCTestCase {
                 .filter { $0.status == "ok" }.compactMap(\.sha256)
             for page in expected.contains ?? [] { XCTAssertTrue(served.contains(page), "\(comic) (\(expected.why)) lost a real page") }
             if let pages = expected.pages { XCTAssertEqual(served, pages, "\(comic) (\(expected.why))") }
+            for page in expected.eio ?? [] {
+                let file = files[directory + "/" + page]
+                XCTAssertEqual(file?.status, "error", "\(comic) \(page) (\(expected.why))")
+                XCTAssertLessThan(file?.seconds ?? 99, 20, "\(comic) \(page): bounded work")
+            }
         }
         XCTAssertGreaterThan(shown, manifest.comics.count - 3)
 

@@ -19,6 +19,8 @@ public enum HostileCorpus {
         public let why: String
         public let contains: [String]?
         public let pages: [String]?
+        /// Pages that must fail with EIO (bombs that look fine on paper).
+        public let eio: [String]?
     }
 
     /// The folder holding `comics/` and `manifest.json`, generated if missing.
