@@ -38,9 +38,17 @@ final class LibArchiveHandle {
         deinit { buffer.deallocate() }
 
         func readBlock() throws(ComicError) -> Int {
-            let got = try source.read(into: buffer, count: nextBlock)
-            nextBlock = min(nextBlock * 2, Self.largestBlock)
-            return got
+            while true {
+                do throws(ComicError) {
+                    let got = try source.read(into: buffer, count: nextBlock)
+                    nextBlock = min(nextBlock * 2, Self.largestBlock)
+                    return got
+                } catch .io(_, EIO, _) where nextBlock > Self.firstBlock {
+                    // A bad sector somewhere in a large block may lie beyond what libarchive
+                    // needs: the page before it must still read. Small blocks get up to it.
+                    nextBlock = Self.firstBlock
+                }
+            }
         }
 
         func seek(to offset: Int64) -> Int64? {
@@ -50,6 +58,7 @@ final class LibArchiveHandle {
     }
 
     init(source: FileSource, format: ArchiveFormat) throws(ComicError) {
+        _ = Self.utf8Names
         guard let archive = archive_read_new() else {
             throw .limitExceeded(path: source.path, detail: "out of memory opening the archive")
         }
@@ -161,6 +170,17 @@ final class LibArchiveHandle {
         }
         return .corrupted(path: source.path, detail: message)
     }
+
+    /// libarchive converts entry names to the charset of the current locale, and in the "C"
+    /// locale every process starts in it gives no name at all for a non-ASCII one ("Pathname
+    /// cannot be converted from UTF-8 to current locale"): a page named "Café.jpg" in a ZIP, and
+    /// any accented name in a 7z or RAR5, silently stopped being a page. Names are wanted as
+    /// UTF-8 whatever the user's locale, so character conversions use C.UTF-8, once per process.
+    private static let utf8Names: Void = {
+        if let current = setlocale(LC_CTYPE, nil), ["C", "POSIX"].contains(String(cString: current)) {
+            _ = setlocale(LC_CTYPE, "C.UTF-8")
+        }
+    }()
 
     private static func describe(_ entry: OpaquePointer, index: Int) -> ArchiveEntry {
         let path: String

@@ -5,6 +5,7 @@ public struct ComicListing: Sendable, Equatable, Codable {
     public var pages: [Page]
     /// The ComicInfo.xml member, kept as metadata rather than a page.
     public var comicInfo: ArchiveEntry?
+    /// The first `maxSkippedKept` members left out, with why.
     public var skipped: [SkippedEntry]
     /// True when pages share one compressed stream (solid 7z/RAR, compressed tar): reading
     /// forward is cheap, going back restarts the decoder.
@@ -22,6 +23,11 @@ public struct ComicListing: Sendable, Equatable, Codable {
         self.isSolid = isSolid
         self.rendering = rendering
     }
+
+    /// An archive of 100,000 junk members (within the entry limit) made a listing of several
+    /// MiB, over the worker frame limit: the comic failed as "the worker sent garbage". The
+    /// skipped list explains missing pages to a person; a few hundred say all there is to say.
+    public static let maxSkippedKept = 500
 
     /// Bytes of the pages whose size is known.
     public var totalBytes: Int64 { pages.reduce(0) { $0 + max(0, $1.size) } }
@@ -53,7 +59,8 @@ public struct ComicListing: Sendable, Equatable, Codable {
             switch PageFilter.classify(entry, limits: limits) {
             case .page: candidates.append(entry)
             case .comicInfo: if comicInfo == nil { comicInfo = entry }
-            case .skipped(let reason): skipped.append(SkippedEntry(path: entry.path, reason: reason))
+            case .skipped(let reason) where skipped.count < maxSkippedKept: skipped.append(SkippedEntry(path: entry.path, reason: reason))
+            case .skipped: continue
             }
         }
         // Nothing readable but locked entries: the honest answer is "encrypted", not "no pages".

@@ -34,8 +34,9 @@ public enum MountDaemon {
     }
 
     /// Serves until unmounted. Returns normally for a clean end (unmount or SIGTERM/SIGINT).
+    /// `warn` gets what the person mounting must hear before `ready` (also logged).
     public static func run(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void,
-                           ready: () -> Void) throws(FUSESession.Failure) {
+                           warn: (String) -> Void = { _ in }, ready: () -> Void) throws(FUSESession.Failure) {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.releaseLargeBuffersEagerly()
         let pool = WorkerPool(configuration.workers)
@@ -43,6 +44,11 @@ public enum MountDaemon {
         pool.warmUp(2)
         let state = configuration.statePath.map { StateDatabase.open(at: $0) }
         if let note = state?.recovery { log(note) }
+        if let state, state.isInMemory {
+            // Serving without the index beats refusing: the library is read as if for the first time.
+            warn("inkyfs: warning: \(state.recovery ?? "the state database cannot be used"); "
+                 + "the library is served without its index and reading progress is not saved")
+        }
         let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool,
                                            state: state, log: log)
         filesystem.startWatching()

@@ -28,8 +28,10 @@ enum VaultControl {
             let secret = SecureBytes(count: password.count) { $0.copyMemory(from: password) }
             do throws(VaultError) {
                 let vault = try Vault.unlock(at: vaultDirectory, password: secret)
-                filesystem.unlockVault(vault)
+                // Keys first: a lookup between the two would list an object without its key
+                // and show that comic's ERROR.txt ("not a comic archive") until the next lock.
                 pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
+                filesystem.unlockVault(vault)
                 log("vault unlocked")
                 let count = (try? vault.entries.count) ?? 0
                 return reply(.ok, "vault unlocked: \(count) comic\(count == 1 ? "" : "s")")

@@ -19,6 +19,11 @@ final class ComicState: @unchecked Sendable {
     private var _comicInfo: [UInt8]?
     private var _currentPage = 0
     private var _recordedOnce = false
+    private var _listedAt = Date.distantPast
+
+    /// An I/O error while listing is the disk's, not the archive's: such a comic is listed
+    /// again at a lookup this long after, so it recovers with the disk instead of at remount.
+    static let ioErrorRetrySeconds = 5.0
 
     /// True once a read of this comic was recorded (the first read of page 0 counts too).
     var recordedOnce: Bool {
@@ -58,6 +63,7 @@ final class ComicState: @unchecked Sendable {
     func snapshot() -> Snapshot? {
         lock.withLock {
             guard let identity = _identity, let listing = _listing else { return nil }
+            if case .failure(.io) = listing, Date().timeIntervalSince(_listedAt) > Self.ioErrorRetrySeconds { return nil }
             return Snapshot(identity: identity, generation: _generation, listing: listing)
         }
     }
@@ -67,6 +73,7 @@ final class ComicState: @unchecked Sendable {
         lock.withLock {
             guard identity == _identity else { return }
             _listing = listing
+            _listedAt = Date()
             if case .success(let value) = listing {
                 _pageIndex = Dictionary(value.pages.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
             }

@@ -31,11 +31,25 @@ struct FolderIndex {
                 continue // devices, fifos, sockets: nothing a reader needs
             }
         }
+        // Two files whose names differ only in Unicode normalization (NFC "Café", NFD "Café")
+        // are one name to Swift's String, so to every table keyed by path: showing both would
+        // serve one's pages under the other's name. The first in byte order is shown.
+        var seen = Set<String>()
+        candidates = candidates.sorted { Array($0.name.utf8).lexicographicallyPrecedes($1.name.utf8) }
+            .filter { seen.insert($0.name).inserted }
         var uses: [String: Int] = [:]
-        for candidate in candidates { uses[candidate.display, default: 0] += 1 }
+        for candidate in candidates { uses[ComicFiles.printable(candidate.display), default: 0] += 1 }
         var nodes: [String: Node] = [:]
         for candidate in candidates {
-            let display = uses[candidate.display]! > 1 ? candidate.name : candidate.display
+            let short = ComicFiles.printable(candidate.display)
+            let base = uses[short]! > 1 ? ComicFiles.printable(candidate.name) : short
+            // Names that differ only in control characters would still meet: number the later ones.
+            var display = base
+            var number = 2
+            while nodes[display] != nil {
+                display = "\(base) (\(number))"
+                number += 1
+            }
             nodes[display] = candidate.node
         }
         return FolderIndex(identity: identity, names: nodes.keys.sorted(), nodes: nodes)
@@ -49,6 +63,17 @@ enum ComicFiles {
 
     static func isComicFile(_ name: String) -> Bool {
         extensions.contains(EntryPath.lowercasedExtension(of: name))
+    }
+
+    /// The name with control characters (C0, DEL, C1) shown as U+FFFD: a file name under the
+    /// mount must never carry a newline into a script or an escape sequence into a terminal.
+    static func printable(_ name: String) -> String {
+        guard name.unicodeScalars.contains(where: isControl) else { return name }
+        return String(String.UnicodeScalarView(name.unicodeScalars.map { isControl($0) ? "\u{FFFD}" : $0 }))
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// "Issue 001.cbz" → "Issue 001"; nil when nothing would be left.

@@ -17,7 +17,12 @@ extension LibraryFilesystem {
         lock.withLock {
             unlockedVault = vault
             lastVaultUse = Date()
+            // A lookup racing the last lock can have put a vault comic back after lock dropped
+            // them all, listed without its key ("not a comic archive"): kept, that failure
+            // showed as ERROR.txt until the next remount. Every unlock starts from nothing.
+            comics = comics.filter { !Self.isVaultComic($0.key) }
         }
+        cache.drop(where: { Self.isVaultComic($0.comic) })
         if let name = options.vaultName { kernelCache?.invalidateEntry(parent: Self.rootID, name: name) }
     }
 

@@ -23,10 +23,14 @@ extension StateDatabase {
         } ?? nil
     }
 
-    /// Stores what listing `path` gave for `identity`. Parser crashes and timeouts are not
-    /// stored: they may be a passing fault of this run, and the next mount deserves a try.
+    /// Stores what listing `path` gave for `identity`. Parser crashes, timeouts and I/O errors
+    /// are not stored: they may be a passing fault of this run (or of the disk), and the next
+    /// mount deserves a try.
     public func storeListing(_ path: String, identity: FileIdentity, _ result: Result<ComicListing, ComicError>) {
-        if case .failure(.parserFailed) = result { return }
+        switch result {
+        case .failure(.parserFailed), .failure(.io): return
+        default: break
+        }
         let encoder = JSONEncoder()
         var listing: String?, error: String?
         switch result {

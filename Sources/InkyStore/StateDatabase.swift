@@ -4,8 +4,9 @@ import InkyCore
 /// The mount's memory between runs: the library index and reading state, in one SQLite file
 /// (WAL, so the CLI can read while a daemon writes). Thread-safe: one connection behind a lock.
 ///
-/// A damaged or unreadable database never fails a mount: it is moved aside and rebuilt (the
-/// index can always be rebuilt; reading state is lost only when the file itself is corrupt).
+/// A damaged or unreadable database never fails a mount: a damaged one is moved aside and
+/// rebuilt (the index can always be rebuilt; reading state is lost only when the file itself is
+/// corrupt), one on a read-only or full disk is left alone and this run keeps state in memory.
 public final class StateDatabase: @unchecked Sendable {
     public let path: String
     let database: Database
@@ -22,12 +23,20 @@ public final class StateDatabase: @unchecked Sendable {
             return try StateDatabase(path: path, recovery: nil)
         } catch {
             let aside = "\(path).damaged-\(Int(Date().timeIntervalSince1970))"
-            try? FileManager.default.moveItem(atPath: path, toPath: aside)
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            let note = "state database \(path) could not be used (\(error.description)); moved it to \(aside) and started a new one"
-            if let fresh = try? StateDatabase(path: path, recovery: note) { return fresh }
+            var note = "state database \(path) could not be used (\(error.description))"
+            // Only a damaged file is moved aside: a full or read-only disk says nothing about the
+            // file, and moving a good database away would lose the reading state at the next mount.
+            if [.corrupt, .notADatabase].contains(error.code), FileManager.default.fileExists(atPath: path) {
+                if (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil {
+                    for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                    note += "; moved it to \(aside) and started a new one"
+                    if let fresh = try? StateDatabase(path: path, recovery: note) { return fresh }
+                } else {
+                    note += "; it cannot be moved aside either"
+                }
+            }
             // Not even a new file (read-only or full disk): keep working from memory.
-            return (try? StateDatabase(path: ":memory:", recovery: note + "; that failed too, so state is kept in memory for this run"))!
+            return (try? StateDatabase(path: ":memory:", recovery: note + "; state is kept in memory for this run"))!
         }
     }
 
@@ -41,6 +50,9 @@ public final class StateDatabase: @unchecked Sendable {
         try StateSchema.migrator.migrate(database)
         _ = try database.prepare("SELECT count(*) FROM comic_index").step()
     }
+
+    /// True when the file could not be used and this run keeps its state in memory only.
+    public var isInMemory: Bool { path == ":memory:" }
 
     public var schemaVersion: Int {
         (try? withDatabase { database throws(SQLiteError) in try database.userVersion() }) ?? 0

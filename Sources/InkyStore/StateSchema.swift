@@ -1,5 +1,7 @@
 /// The state database's schema, one migration per version. Never edit a released migration:
-/// add the next one. v1 shipped the index alone; v2 added reading state.
+/// add the next one. v1 shipped the index alone; v2 added reading state; v3 empties the index,
+/// whose listings were made while libarchive dropped every page with a non-ASCII name (the
+/// index is rebuilt on demand; reading state is kept).
 enum StateSchema {
     static let migrator = Migrator([
         (1, """
@@ -29,5 +31,6 @@ enum StateSchema {
                 PRIMARY KEY (path, page)
             );
             """),
+        (3, "DELETE FROM comic_index;"),
     ])
 }

@@ -14,12 +14,22 @@ public enum DaemonLauncher {
 
     /// Starts `arguments` (our own subcommand line) in the background and waits for its word.
     /// Returns nil once the child reported "ready", else what went wrong.
+    /// Lines the daemon sent before "ready" are warnings, printed here on stderr.
     public static func launch(arguments: [String], logPath: String) -> String? {
+        // A read-only or full state folder costs the log, not the mount.
+        var logPath = logPath
+        var reason: String?
         do {
-            try FileManager.default.createDirectory(atPath: (logPath as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: (logPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         } catch {
-            return "inkyfs: cannot create the log directory: \(error.localizedDescription)"
+            reason = error.localizedDescription
+        }
+        let probe = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        if probe < 0 {
+            warn("inkyfs: warning: cannot write the log \(logPath) (\(reason ?? String(cString: strerror(errno)))): the daemon's messages are discarded")
+            logPath = "/dev/null"
+        } else {
+            close(probe)
         }
         let channel: (read: Int32, write: Int32)
         let child: pid_t
@@ -44,10 +54,16 @@ public enum DaemonLauncher {
             let got = read(channel.read, &buffer, buffer.count)
             if got > 0 { answer += buffer[0..<got] } else if got == 0 || errno != EINTR { break }
         }
-        let message = String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var lines = String(decoding: answer, as: UTF8.self).split(separator: "\n").map(String.init)
+        let message = lines.popLast() ?? ""
+        for line in lines { warn(line) }
         if message == "ready" { return nil }
         var status: Int32 = 0
         waitpid(child, &status, 0)
         return (message.isEmpty ? "inkyfs: the daemon stopped during startup" : message) + "\n  log: \(logPath)"
+    }
+
+    private static func warn(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

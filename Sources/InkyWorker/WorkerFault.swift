@@ -9,7 +9,8 @@ import Glibc
 /// / `hang-read:TEXT` (only page reads, after a good listing): the worker then dies of SIGSEGV
 /// or stops answering. `probe:TEXT` makes the listing of such a comic try what the seccomp
 /// filter forbids and fail with the errno of each try, so ERROR.txt shows what a hijacked
-/// decoder would get. Unset (always, outside tests) it does nothing.
+/// decoder would get. `stall-read:TEXT` answers page reads 3 s late, long enough for a test
+/// to kill the worker in the middle of one. Unset (always, outside tests) it does nothing.
 enum WorkerFault {
     static let setting: (kind: Substring, text: Substring)? = {
         guard let value = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_FAULT"],
@@ -33,6 +34,7 @@ enum WorkerFault {
             // A real invalid access, as a decoder bug would make; raise() would return from the handler.
             UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
         case "hang": while true { sleep(1000) }
+        case "stall" where isRead: sleep(3)
         default: return
         }
     }

@@ -143,8 +143,12 @@ public final class WorkerPool: @unchecked Sendable {
             worker.terminate()
             throw .parserFailed(path: path, detail: "timed out: the archive parser made no progress for \(Int(configuration.timeout)) s")
         } catch {
-            let how = worker.terminate()
-            throw .parserFailed(path: path, detail: error == .malformed ? "the worker sent garbage and was stopped" : "the worker \(how)")
+            let ending = worker.ending(grace: error == .closed ? 0.5 : 0)
+            if ending.killedFromOutside, case .read = request {
+                // Not the archive's doing: this read fails, the comic stays readable.
+                throw .io(path: path, errno: EIO, detail: "the worker reading it was killed from outside (SIGKILL); reading again starts a new one")
+            }
+            throw .parserFailed(path: path, detail: error == .malformed ? "the worker sent garbage and was stopped" : "the worker \(ending)")
         }
         worker.terminate()
         throw violation ?? .parserFailed(path: path, detail: "the worker broke the protocol")

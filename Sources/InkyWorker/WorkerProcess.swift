@@ -53,21 +53,44 @@ final class WorkerProcess {
     }
 
     /// Kills the worker (if still running) and says how it ended, in words for ERROR.txt.
+    /// `grace`: seconds a worker whose socket just closed may take to finish dying, so a kill
+    /// from outside is not mistaken for our own.
     @discardableResult
-    func terminate() -> String {
-        guard !reaped else { return "stopped" }
+    func terminate(grace: Double = 0) -> String {
+        ending(grace: grace).description
+    }
+
+    /// How a worker ended: `killedFromOutside` is a SIGKILL we did not send (the OOM killer, an
+    /// administrator), which says nothing about the archive it was reading.
+    struct Ending: CustomStringConvertible {
+        var signal: Int32
+        var status: Int32
+        var killedFromOutside: Bool
+        var description: String {
+            if signal != 0 {
+                let name = signal == SIGKILL ? "killed" : signal == SIGXCPU ? "CPU time limit" : "signal \(signal)"
+                return "crashed (\(name))"
+            }
+            return "exited with status \(status)"
+        }
+    }
+
+    func ending(grace: Double = 0) -> Ending {
+        guard !reaped else { return Ending(signal: 0, status: 0, killedFromOutside: false) }
         reaped = true
         var status: Int32 = 0
         // A worker that already exited is reaped at once; otherwise it is killed first.
-        if waitpid(pid, &status, WNOHANG) == 0 {
+        var exited = waitpid(pid, &status, WNOHANG) == pid
+        let deadline = Date().addingTimeInterval(grace)
+        while !exited && Date() < deadline {
+            usleep(2_000)
+            exited = waitpid(pid, &status, WNOHANG) == pid
+        }
+        if !exited {
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
         let signal = status & 0x7F
-        if signal != 0 {
-            let name = signal == SIGKILL ? "killed" : signal == SIGXCPU ? "CPU time limit" : "signal \(signal)"
-            return "crashed (\(name))"
-        }
-        return "exited with status \((status >> 8) & 0xFF)"
+        return Ending(signal: signal, status: (status >> 8) & 0xFF, killedFromOutside: exited && signal == SIGKILL)
     }
 }

@@ -145,7 +145,10 @@ struct MountCommand: ParsableCommand {
             vaultDirectory: VaultOptions.directory(vault))
         configuration.vaultIdleSeconds = vaultIdle
         do throws(FUSESession.Failure) {
-            try MountDaemon.run(configuration, log: { logger.info("\($0)") }) {
+            try MountDaemon.run(configuration, log: { logger.info("\($0)") }, warn: { message in
+                logger.warning("\(message)")
+                if let readyFd { _ = (message + "\n").withCString { write(readyFd, $0, strlen($0)) } }
+            }) {
                 // The settings as applied, whether they came as flags or in -o (fstab, mount.fuse3).
                 logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))")
                 report(ready: readyFd, "ready")

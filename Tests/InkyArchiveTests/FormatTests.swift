@@ -29,6 +29,32 @@ final class FormatTests: XCTestCase {
         }
     }
 
+    /// In the C locale every process starts in, libarchive gave no name for a non-ASCII entry,
+    /// so accented pages silently vanished from ZIP, 7z and TAR comics.
+    func testAccentedPageNamesArePagesInEveryFormat() throws {
+        let dir = ArchiveMaker.temporaryDirectory("accents")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let names = ["Café 01.jpg", "Ñandú 02.jpg", "Ωμέγα 03.jpg", "漫画 04.jpg"]
+        let pages = dir.appendingPathComponent("pages")
+        try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+        for (index, name) in names.enumerated() {
+            try Data([0xFF, 0xD8, 0xFF, 0xE0] + ArchiveMaker.noise(count: 2000, seed: UInt64(index + 1))).write(to: pages.appendingPathComponent(name))
+        }
+        try ArchiveMaker.run("/usr/bin/zip", ["-q", dir.appendingPathComponent("a.cbz").path] + names, in: pages)
+        try ArchiveMaker.run("/usr/bin/7z", ["a", "-bd", "-bso0", dir.appendingPathComponent("a.cb7").path] + names, in: pages)
+        try ArchiveMaker.run("/bin/tar", ["-cf", dir.appendingPathComponent("a.cbt").path, "--format=pax"] + names, in: pages)
+        // Python's zipfile sets the UTF-8 flag (Info-ZIP does not), the case libarchive converts.
+        try ArchiveMaker.zip(at: dir.appendingPathComponent("b.cbz"),
+                             members: try names.map { ($0, [UInt8](try Data(contentsOf: pages.appendingPathComponent($0)))) })
+        for archive in ["a.cbz", "b.cbz", "a.cb7", "a.cbt"] {
+            let reader = try ComicOpener.open(dir.appendingPathComponent(archive).path)
+            XCTAssertEqual(reader.listing.pages.map(\.sourcePath), names, archive)
+            for page in reader.listing.pages {
+                XCTAssertEqual(try reader.readPage(page), [UInt8](try Data(contentsOf: pages.appendingPathComponent(page.sourcePath))), archive)
+            }
+        }
+    }
+
     func testChaptersAndJunkInsideAnArchive() throws {
         let reader = try ComicOpener.open(Corpus.fixture("Space Patrol/Space Patrol 002.cbz"))
         let paths = reader.listing.pages.map(\.sourcePath)

@@ -65,6 +65,13 @@ final class ComicListingTests: XCTestCase {
         XCTAssertEqual(listing?.skipped.first?.reason, .tooLarge(200 << 20))
     }
 
+    func testAHundredThousandJunkMembersKeepTheListingSmall() throws {
+        let listing = try build((0..<100_000).map { entry($0, "junk/\($0).txt") } + [entry(100_000, "page.jpg")])
+        XCTAssertEqual(listing.pages.map(\.sourcePath), ["page.jpg"])
+        XCTAssertEqual(listing.skipped.count, ComicListing.maxSkippedKept)
+        XCTAssertLessThan(try JSONEncoder().encode(listing).count, 64 << 10, "far under the worker frame limit")
+    }
+
     func testOnlyEncryptedImagesMeansEncrypted() {
         XCTAssertThrowsError(try build([entry(0, "1.jpg", encrypted: true), entry(1, "2.jpg", encrypted: true)])) { error in
             XCTAssertEqual(error as? ComicError, .encrypted(path: "test.cbz"))

@@ -99,6 +99,27 @@ final class MountLifecycleTests: XCTestCase {
         XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint]).status, 0)
     }
 
+    /// The other way out the message offers: its exact fusermount3 command, then a plain mount.
+    func testTheSuggestedCommandClearsTheStaleMountOfAKilledDaemon() throws {
+        let killed = try MountedLibrary(library: Corpus.fixtures)
+        let mountpoint = killed.mountpoint.path
+        _ = try readFile(killed.path("Moon Tales/Moon Tales 01/001.jpg"))
+        kill(killed.process.processIdentifier, SIGKILL)
+        _ = killed.process.waitForExit()
+        let refused = try CommandRunner.inkyfs(["mount", Corpus.fixtures.path, mountpoint])
+        XCTAssertEqual(refused.status, 2)
+        let suggestion = try XCTUnwrap(refused.stderr.firstMatch(of: /run: (fusermount3 -u -z \S+)/)?.1, refused.stderr)
+        XCTAssertEqual(suggestion, "fusermount3 -u -z \(mountpoint)")
+        let words = suggestion.split(separator: " ").map(String.init)
+        try ArchiveMaker.run("/usr/bin/" + words[0], Array(words.dropFirst()))
+        let state = ArchiveMaker.temporaryDirectory("state")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let mounted = try CommandRunner.inkyfs(["mount", Corpus.fixtures.path, mountpoint], environment: ["XDG_STATE_HOME": state.path])
+        XCTAssertEqual(mounted.status, 0, mounted.stderr)
+        XCTAssertEqual(try readFile(mountpoint + "/Moon Tales/Moon Tales 01/001.jpg").count, 35199)
+        XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint]).status, 0)
+    }
+
     /// The form mount.fuse3 uses for a `fuse.inkyfs` line in /etc/fstab: no subcommand, options
     /// after -o, including mount(8)'s own words and inkyfs settings.
     func testTheFstabFormMountsThroughMountFuse3ReadOnly() throws {

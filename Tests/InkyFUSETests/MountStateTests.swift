@@ -91,6 +91,71 @@ final class MountStateTests: XCTestCase {
         XCTAssertTrue(mount.logText.contains("moved it to"), mount.logText)
     }
 
+    /// `inkyfs mount` in the background with its state (log and database) on `stateHome`;
+    /// returns what it printed, and unmounts when the test ends.
+    private func backgroundMount(stateHome: String) throws -> (result: CommandRunner.Result, mountpoint: URL) {
+        let mountpoint = ArchiveMaker.temporaryDirectory("mnt")
+        addTeardownBlock {
+            _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
+            try? FileManager.default.removeItem(at: mountpoint)
+        }
+        return (try CommandRunner.inkyfs(["mount", library.path, mountpoint.path], environment: ["XDG_STATE_HOME": stateHome]), mountpoint)
+    }
+
+    private func pageThree() throws -> [UInt8] {
+        let mount = try MountedLibrary(library: library)
+        return try readFile(mount.path("Series/Two/003.jpg"))
+    }
+
+    /// Serving the library without its index beats refusing to mount: a read-only state folder
+    /// costs the log, the index and reading progress, each said on the terminal.
+    func testAReadOnlyStateFolderMountsWithoutIndexAndSaysSo() throws {
+        let expected = try pageThree()
+        let readOnly = try Tmpfs(size: 64 << 10, readOnly: true)
+        let (result, mountpoint) = try backgroundMount(stateHome: readOnly.path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("cannot write the log") && result.stderr.contains("read only"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("served without its index and reading progress is not saved"), result.stderr)
+        XCTAssertEqual(try readFile(mountpoint.appendingPathComponent("Series/Two/003.jpg").path), expected)
+        XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint.path]).status, 0)
+    }
+
+    func testAFullStateFolderMountsWithoutIndexAndSaysSo() throws {
+        let expected = try pageThree()
+        let full = try Tmpfs(size: 64 << 10)
+        try full.fill(leaving: 0)
+        let (result, mountpoint) = try backgroundMount(stateHome: full.path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("database or disk is full"), result.stderr)
+        XCTAssertEqual(try readFile(mountpoint.appendingPathComponent("Series/Two/003.jpg").path), expected)
+        XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint.path]).status, 0)
+    }
+
+    /// A good database on a disk that filled up is left where it is: moving it aside as
+    /// "damaged" would lose the reading progress at the next mount.
+    func testAGoodDatabaseOnAFullDiskKeepsItsReadingProgress() throws {
+        let disk = try Tmpfs(size: 1 << 20)
+        let first = try backgroundMount(stateHome: disk.path)
+        XCTAssertEqual(first.result.status, 0, first.result.stderr)
+        _ = try readFile(first.mountpoint.appendingPathComponent("Series/Two/002.jpg").path)
+        XCTAssertEqual(try CommandRunner.inkyfs(["unmount", first.mountpoint.path]).status, 0)
+        let progress = { try CommandRunner.inkyfs(["progress", "--state", disk.path + "/inkyfs"]).stdout }
+        let deadline = Date().addingTimeInterval(5) // the daemon writes its state as it exits
+        while !(try progress()).contains("Two") && Date() < deadline { usleep(100_000) }
+        let recorded = try progress()
+        XCTAssertTrue(recorded.contains("Two"), recorded)
+
+        try disk.fill(leaving: 0)
+        let second = try backgroundMount(stateHome: disk.path)
+        XCTAssertEqual(second.result.status, 0, second.result.stderr)
+        XCTAssertTrue(second.result.stderr.contains("is not saved"), second.result.stderr)
+        XCTAssertEqual(try readFile(second.mountpoint.appendingPathComponent("Series/One/001.jpg").path).count, 37909)
+        XCTAssertEqual(try CommandRunner.inkyfs(["unmount", second.mountpoint.path]).status, 0)
+        try FileManager.default.removeItem(at: disk.url.appendingPathComponent(".filler"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk.path + "/inkyfs").filter { $0.contains("damaged") }, [])
+        XCTAssertEqual(try progress(), recorded, "the reading progress is still there")
+    }
+
     func testALibraryFolderNamedLikeTheVirtualFolderIsAClearError() throws {
         try FileManager.default.createDirectory(at: library.appendingPathComponent("Continue Reading"), withIntermediateDirectories: true)
         let mountpoint = ArchiveMaker.temporaryDirectory("mnt")

@@ -22,22 +22,24 @@ final class StateDatabaseTests: XCTestCase {
     func testAMissingStateFolderIsCreatedAndTheSchemaIsCurrent() {
         let state = StateDatabase.open(at: path)
         XCTAssertNil(state.recovery)
-        XCTAssertEqual(state.schemaVersion, 2)
+        XCTAssertEqual(state.schemaVersion, 3)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
-    func testAVersionOneDatabaseMigratesKeepingItsIndex() throws {
+    /// v3 drops listings made while libarchive lost every non-ASCII page name (they would
+    /// hide those pages until the archive changed); reading state stays.
+    func testOlderDatabasesMigrateDroppingListingsFromBeforeAccentedNamesAndKeepingReadingState() throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let old = try Database(path: path)
-        try Migrator([StateSchema.migrator.migrations[0]].map { ($0.version, $0.sql) }).migrate(old)
-        XCTAssertEqual(try old.userVersion(), 1)
+        try Migrator(StateSchema.migrator.migrations.prefix(2).map { ($0.version, $0.sql) }).migrate(old)
+        XCTAssertEqual(try old.userVersion(), 2)
         let identity = FileIdentity(size: 5, modifiedNanoseconds: 7, inode: 9)
         try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
+        try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
         let state = StateDatabase.open(at: path)
-        XCTAssertEqual(state.schemaVersion, 2)
-        XCTAssertEqual(try state.indexedListing("/lib/a.cbz", identity: identity)?.get().pages.count, 3)
-        state.recordRead("/lib/a.cbz", page: 0, pageCount: 3)
-        XCTAssertEqual(state.progress().count, 1, "the v2 tables exist")
+        XCTAssertEqual(state.schemaVersion, 3)
+        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity), "listed again by the current parser")
+        XCTAssertEqual(state.progress().count, 1, "reading state is kept")
     }
 
     func testACorruptDatabaseIsMovedAsideAndRebuilt() throws {
@@ -46,7 +48,7 @@ final class StateDatabaseTests: XCTestCase {
         let state = StateDatabase.open(at: path)
         XCTAssertNotNil(state.recovery)
         XCTAssertTrue(state.recovery!.contains("moved it to"), state.recovery!)
-        XCTAssertEqual(state.schemaVersion, 2)
+        XCTAssertEqual(state.schemaVersion, 3)
         let folderContents = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         XCTAssertTrue(folderContents.contains { $0.hasPrefix("state.sqlite.damaged-") }, "\(folderContents)")
     }

@@ -78,6 +78,47 @@ final class VaultCrashTests: XCTestCase {
         }
     }
 
+    /// The vault's disk fills up at every step of an add in turn (free space swept around the
+    /// object's size): each failure says so, keeps the source and leaves the vault as it was.
+    func testAFullVaultDiskLosesNothing() throws {
+        let disk = try Tmpfs(size: 1 << 20)
+        let vault = disk.url.appendingPathComponent("vault")
+        XCTAssertEqual(try run(vault, ["init"], password: "old").status, 0)
+        let kept = Corpus.fixture("Real/Captain Science 001.cbr")
+        XCTAssertEqual(try run(vault, ["add", kept, "--keep"], password: "old").status, 0)
+        let listing = { try self.run(vault, ["list"], password: "old") }
+        let before = try listing().stdout
+        let expected = try readFile(original)
+        var failures = 0
+        for leave in stride(from: expected.count - (16 << 10), through: expected.count + (64 << 10), by: 4 << 10) {
+            let source = folder.appendingPathComponent("full-\(leave).cbt")
+            try FileManager.default.copyItem(atPath: original, toPath: source.path)
+            try disk.fill(leaving: leave)
+            let added = try run(vault, ["add", source.path], password: "old")
+            if added.status == 0 {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: source.path), "moved once it fits")
+                XCTAssertTrue(try listing().stdout.contains((source.path as NSString).lastPathComponent))
+                break
+            }
+            failures += 1
+            print("vault disk with \(leave >> 10) KiB free: \(added.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            XCTAssertTrue(added.stderr.contains("No space left on device") && added.stderr.contains("untouched"), "\(leave): \(added.stderr)")
+            XCTAssertEqual(try readFile(source.path), expected, "\(leave): the source is kept whole")
+            let after = try listing()
+            XCTAssertEqual(after.status, 0, "\(leave): the vault still opens: \(after.stderr)")
+            XCTAssertEqual(after.stdout, before, "\(leave): with its previous contents")
+            let leftovers = try FileManager.default.subpathsOfDirectory(atPath: vault.path).filter { $0.contains("inkyfs-tmp") }
+            XCTAssertEqual(leftovers, [], "\(leave): no half-written file is left")
+        }
+        XCTAssertGreaterThan(failures, 0, "the disk was full at least once")
+        try disk.fill(leaving: 1 << 19)
+        let out = folder.appendingPathComponent("out-full")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let removed = try run(vault, ["remove", "Captain Science 001.cbr", "--to", out.path], password: "old")
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(try readFile(out.appendingPathComponent("Captain Science 001.cbr").path), try readFile(kept), "the earlier comic is whole")
+    }
+
     func testAKilledPasswordChangeLeavesAWorkingPassword() throws {
         for point in ["passwd.previous-written", "passwd.key-written", "durable.temporary-synced"] {
             let vault = try freshVault("passwd-\(point)")
