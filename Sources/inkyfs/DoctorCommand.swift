@@ -12,7 +12,7 @@ struct DoctorCommand: ParsableCommand {
         abstract: "Check what inkyfs needs from this machine, one line each, with the fix for what fails.",
         discussion: """
             Checks /dev/fuse, fusermount3 and its setuid bit, user_allow_other in /etc/fuse.conf (when \
-            -o allow_other is given), the libfuse, libarchive, libunarr, OpenSSL and SQLite in use, the \
+            -o allow_other is given), the libfuse, libarchive, libunarr, MuPDF, OpenSSL and SQLite in use, the \
             state and vault folders, and inkyfs mounts whose daemon died. Exits 1 when a check failed.
             """
     )
@@ -63,6 +63,7 @@ struct DoctorCommand: ParsableCommand {
         let archive = ComicOpener.libraryVersions
         return [HealthCheck("libarchive", .ok, archive["libarchive"] ?? "unknown"),
                 HealthCheck("libunarr", .ok, archive["libunarr"] ?? "unknown"),
+                HealthCheck("mupdf", .ok, archive["mupdf"] ?? "unknown"),
                 HealthCheck("openssl", .ok, OpenSSLVersion.version),
                 HealthCheck("sqlite", .ok, SQLiteVersion.version)]
     }

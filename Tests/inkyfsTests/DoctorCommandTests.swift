@@ -34,7 +34,7 @@ final class DoctorCommandTests: XCTestCase {
         XCTAssertTrue(device.detail.contains("no-fuse is missing"), device.detail)
         XCTAssertEqual(device.fix, "sudo modprobe fuse   (in a container: run it with --device /dev/fuse)")
         XCTAssertEqual(json.checks.map(\.name),
-                       ["dev-fuse", "fusermount3", "fuse-conf", "libfuse", "mounts", "libarchive", "libunarr", "openssl", "sqlite", "state", "vault"])
+                       ["dev-fuse", "fusermount3", "fuse-conf", "libfuse", "mounts", "libarchive", "libunarr", "mupdf", "openssl", "sqlite", "state", "vault"])
         for check in json.checks where check.status != .ok { XCTAssertNotNil(check.fix, "\(check.name) is not ok and says no fix") }
 
         // The real /dev/fuse of this machine (the suite mounts through it) passes.
@@ -51,6 +51,9 @@ final class DoctorCommandTests: XCTestCase {
         let pkgConfig = { (name: String) in try ArchiveMaker.run("/usr/bin/pkg-config", ["--modversion", name]).trimmingCharacters(in: .whitespacesAndNewlines) }
         XCTAssertEqual(try report.check("libarchive").detail, try pkgConfig("libarchive"))
         XCTAssertEqual(try report.check("libunarr").detail, try pkgConfig("libunarr"))
+        // Debian's mupdf.pc says 1.19.0 for its 1.21.1 package: the package version is the truth.
+        let mupdfPackage = try ArchiveMaker.run("/usr/bin/dpkg-query", ["-W", "-f", "${Version}", "libmupdf-dev"])
+        XCTAssertTrue(mupdfPackage.hasPrefix(try report.check("mupdf").detail + "+"), mupdfPackage)
         XCTAssertEqual(try report.check("sqlite").detail + " ",
                        String(try CommandRunner.capture("/usr/bin/sqlite3", ["--version"]).stdout.prefix { $0 != " " }) + " ")
         let openssl = try CommandRunner.capture("/usr/bin/openssl", ["version"]).stdout
@@ -61,7 +64,7 @@ final class DoctorCommandTests: XCTestCase {
         let (result, _) = try doctor([], ["INKYFS_DOCTOR_DEV_FUSE": folder.appendingPathComponent("no-fuse").path])
         XCTAssertEqual(result.status, 1)
         let lines = result.stdout.split(separator: "\n")
-        XCTAssertEqual(lines.count, 11, result.stdout)
+        XCTAssertEqual(lines.count, 12, result.stdout)
         let device = try XCTUnwrap(lines.first { $0.contains("dev-fuse") })
         XCTAssertTrue(device.hasPrefix("FAILED") && device.hasSuffix("fix: sudo modprobe fuse   (in a container: run it with --device /dev/fuse)"),
                       String(device))
