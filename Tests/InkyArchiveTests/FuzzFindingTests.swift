@@ -53,5 +53,33 @@ final class FuzzFindingTests: XCTestCase {
         }
     }
 
+    /// FuzzArchive's third finding (a Swift arithmetic-overflow trap in RARHeaderScan, which
+    /// killed the worker): a RAR5 file header whose extra record declares a size near 2^64.
+    func testRAR5ExtraRecordOfAbsurdSizeEndsTheScanInsteadOfTrapping() throws {
+        let header: [UInt8] = [0x02, 0x01, 0x0B, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x61] // file "a", 11-byte extra area
+            + [UInt8](repeating: 0xFF, count: 9) + [0x01] // record size 2^64 - 1
+            + [0x01] // record type 1: encryption
+        let archive = Array("Rar!\u{1A}\u{07}\u{01}\u{00}".utf8) + [0, 0, 0, 0, UInt8(header.count)] + header
+        let scan = try RARHeaderScan.scanRAR5(size: Int64(archive.count)) { offset, count in
+            Array(archive.dropFirst(Int(offset)).prefix(count))
+        }
+        XCTAssertEqual(scan.encryptedNames, ["a"], "the record read before the absurd size still counts")
+        XCTAssertThrowsError(try ComicOpener.open(bytes: MemoryBytes(archive), label: "huge-record.cbr"))
+    }
+
+    /// The same class of bug in the RAR4 walk: a file header whose HIGH_PACK_SIZE makes the
+    /// data size Int64.max overflowed `offset + headSize + dataSize`.
+    func testRAR4DataSizeNearInt64MaxEndsTheScanInsteadOfTrapping() throws {
+        var block: [UInt8] = [0, 0, 0x74, 0x00, 0x81, 36, 0] // file header, flags LONG_BLOCK | LARGE
+        block += [0xFF, 0xFF, 0xFF, 0xFF] // PACK_SIZE low
+        block += [UInt8](repeating: 0, count: 32 - block.count)
+        block += [0xFF, 0xFF, 0xFF, 0x7F] // HIGH_PACK_SIZE
+        let archive = Array("Rar!\u{1A}\u{07}\u{00}".utf8) + block + [UInt8](repeating: 0, count: 16)
+        let scan = try RARHeaderScan.scanRAR4(size: Int64(archive.count)) { offset, count in
+            Array(archive.dropFirst(Int(offset)).prefix(count))
+        }
+        XCTAssertEqual(scan.fileIsLink, [false], "the header before the jump was read")
+    }
+
     private func heapTop() -> Int { Int(bitPattern: sbrk(0)) }
 }
