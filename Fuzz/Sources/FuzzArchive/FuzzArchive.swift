@@ -19,22 +19,31 @@ func fuzzArchive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = error.message
         return 0
     }
-    let listing = reader.listing
-    for page in listing.pages {
+    let pages = reader.listing.pages
+    for page in pages {
         precondition(!page.name.contains("/") && !page.name.contains(".."), "unsafe page name \(page.name)")
         precondition(page.size > 0 && page.size <= ComicLimits.default.maxPageBytes, "page size \(page.size) passed the filter")
-        var produced: Int64 = 0
-        do {
-            try reader.read(page) { chunk in produced += Int64(chunk.count) }
-            precondition(produced == page.size, "page \(page.name): \(produced) bytes, declared \(page.size)")
-        } catch {
-            precondition(produced <= page.size, "page \(page.name): \(produced) bytes before failing, declared \(page.size)")
-        }
+        read(page, from: reader)
+    }
+    // Backwards, as a reader paging back makes the worker do: the decoder restarts.
+    for page in [pages.last, pages.first].compactMap({ $0 }) where pages.count > 1 {
+        read(page, from: reader)
     }
     if let info = try? reader.readComicInfo() {
         precondition(Int64(info.count) <= ComicLimits.default.maxPageBytes, "ComicInfo.xml over the page limit")
     }
     return 0
+}
+
+private func read(_ page: Page, from reader: any ComicReader) {
+    var produced: Int64 = 0
+    _ = reader.cost(of: page)
+    do {
+        try reader.read(page) { chunk in produced += Int64(chunk.count) }
+        precondition(produced == page.size, "page \(page.name): \(produced) bytes, declared \(page.size)")
+    } catch {
+        precondition(produced <= page.size, "page \(page.name): \(produced) bytes before failing, declared \(page.size)")
+    }
 }
 
 /// The input as a random-access byte source, the way a decrypted vault object is one.
