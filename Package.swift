@@ -10,6 +10,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "inkyfs", targets: ["inkyfs"]),
+        // For the libFuzzer package under Fuzz/, which depends on this one by path (packages
+        // see each other's products only). Nothing else links them.
+        .library(name: "InkyFuzzable", targets: ["InkyCore", "InkyArchive", "InkyWorker", "InkyVault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -14,7 +14,9 @@ final class LibArchiveComicReader: EntryStreamingReader {
     private var handle: LibArchiveHandle?
     private var position = StreamPosition()
     private var finishedStats = ReaderStats()
-    private let chunk = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    /// Allocated last in init: when init throws before every stored property is set, deinit
+    /// does not run, so anything allocated earlier would leak (64 KiB per broken archive).
+    private let chunk: UnsafeMutableRawPointer
 
     /// Opens the archive's bytes again when the decoder has to restart.
     private let openSource: () throws(ComicError) -> FileSource
@@ -46,6 +48,7 @@ final class LibArchiveComicReader: EntryStreamingReader {
         }
         listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
         finishedStats.sourceBytesRead = handle.source.bytesRead
+        chunk = .allocate(byteCount: 1 << 16, alignment: 16)
     }
 
     deinit { chunk.deallocate() }

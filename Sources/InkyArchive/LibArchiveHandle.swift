@@ -97,11 +97,9 @@ final class LibArchiveHandle {
         })
         archive_read_set_callback_data(archive, client)
         let status = archive_read_open1(archive)
-        if status != inky_archive_ok() {
-            let error = mappedError(status)
-            archive_read_free(archive)
-            throw error
-        }
+        // No archive_read_free here: every stored property is set, so throwing runs deinit,
+        // which frees the handle. Freeing it here too was a double free (found by FuzzArchive).
+        if status != inky_archive_ok() { throw mappedError(status) }
     }
 
     deinit { archive_read_free(archive) }

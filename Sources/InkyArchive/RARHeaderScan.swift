@@ -69,8 +69,9 @@ struct RARHeaderScan: Equatable {
                 return result
             default: break
             }
-            let next = offset + headSize + dataSize
-            guard next > offset, next < size else { break }
+            // A hostile HIGH_PACK_SIZE makes dataSize up to Int64.max: add without trapping.
+            let (next, overflow) = (offset + headSize).addingReportingOverflow(dataSize)
+            guard !overflow, next > offset, next < size else { break }
             offset = next
         }
         return result
@@ -115,7 +116,10 @@ struct RARHeaderScan: Equatable {
                             result.encryptedEntries += 1
                             result.encryptedNames.insert(name)
                         }
-                        extra.position = recordStart + Int(clamping: recordSize)
+                        // A record size near 2^64 must end the walk, not trap (found by FuzzArchive).
+                        let (recordEnd, overflow) = recordStart.addingReportingOverflow(Int(clamping: recordSize))
+                        guard !overflow, recordEnd <= header.count else { break }
+                        extra.position = recordEnd
                     }
                 }
             case 5: // end of archive

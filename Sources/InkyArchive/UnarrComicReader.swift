@@ -14,7 +14,9 @@ final class UnarrComicReader: EntryStreamingReader {
     private var offsets: [Int: Int64] = [:]
     private var position = StreamPosition()
     private var currentStats = ReaderStats()
-    private let chunk = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    /// Allocated last in init: when init throws before every stored property is set, deinit
+    /// does not run, so anything allocated earlier would leak (64 KiB per broken archive).
+    private let chunk: UnsafeMutableRawPointer
 
     convenience init(path: String, limits: ComicLimits) throws(ComicError) {
         let source = try FileSource(path: path)
@@ -53,6 +55,7 @@ final class UnarrComicReader: EntryStreamingReader {
         }
         listing = try ComicListing.build(path: path, format: .rar4, entries: entries, isSolid: scan.isSolid, limits: limits)
         currentStats.sourceBytesRead = source.bytesRead
+        chunk = .allocate(byteCount: 1 << 16, alignment: 16)
     }
 
     deinit { chunk.deallocate() }

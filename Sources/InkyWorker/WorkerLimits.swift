@@ -17,13 +17,25 @@ public struct WorkerLimits: Sendable, Equatable {
     }
 
     func apply() {
-        var space = rlimit(rlim_cur: rlim_t(addressSpaceBytes), rlim_max: rlim_t(addressSpaceBytes))
-        setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space)
+        if !Self.runsUnderSanitizer {
+            var space = rlimit(rlim_cur: rlim_t(addressSpaceBytes), rlim_max: rlim_t(addressSpaceBytes))
+            setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space)
+        }
         var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
         setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
         var core = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &core)
     }
+
+    /// ASan and TSan reserve terabytes of shadow address space at startup, so under
+    /// `scripts/sanitize` an address-space limit would make every later allocation fail.
+    /// Their runtimes export `__asan_init`/`__tsan_init`; a normal build has neither.
+    static let runsUnderSanitizer: Bool = {
+        let process = dlopen(nil, RTLD_NOW)
+        defer { if let process { dlclose(process) } }
+        let runtimes: [String] = ["__asan_init", "__tsan_init"]
+        return runtimes.contains { dlsym(process, $0) != nil }
+    }()
 
     func cpuSecondsUsed() -> UInt64 {
         var usage = rusage()

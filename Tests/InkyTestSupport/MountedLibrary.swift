@@ -52,6 +52,9 @@ public final class MountedLibrary {
             _ = try? ArchiveMaker.run("/usr/bin/fusermount3", ["-u", "-z", mountpoint.path])
         }
         let status = process.waitForExit()
+        // The handler keeps the pipe's dispatch source, and with it the log, alive until cleared
+        // (LeakSanitizer reported it under scripts/sanitize address).
+        output.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(at: mountpoint)
         try? FileManager.default.removeItem(at: stateHome)
         return status
