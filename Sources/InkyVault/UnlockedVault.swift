@@ -33,7 +33,7 @@ public final class UnlockedVault: Sendable {
     private let paths: VaultPaths
     private let environment: VaultEnvironment
     private let state: Locked<State>
-    private let changes = Locked<Void>(())
+    private let changes = SerialSection()
 
     init(paths: VaultPaths, keys: VaultKeys, keyFileImage: [UInt8], loaded: VaultManifestStore.Loaded,
          report: VaultUnlockReport, lock: VaultDirectoryLock, environment: VaultEnvironment) {
@@ -99,7 +99,7 @@ public final class UnlockedVault: Sendable {
     /// the source untouched.
     @discardableResult
     public func add(file path: String, displayPath: String) throws(VaultError) -> VaultEntry {
-        try changes.withLock { (_: inout Void) throws(VaultError) -> VaultEntry in
+        try changes.run { () throws(VaultError) -> VaultEntry in
             let keys = try self.keys()
             let requested = try DisplayPath.validate(displayPath)
             // Refuse an unusable path before writing anything, rather than leave an orphan.
@@ -159,7 +159,7 @@ public final class UnlockedVault: Sendable {
     /// durable and a leftover object becomes an orphan.
     @discardableResult
     public func remove(name: String, to destinationDirectory: String) throws(VaultError) -> String {
-        try changes.withLock { (_: inout Void) throws(VaultError) -> String in
+        try changes.run { () throws(VaultError) -> String in
             let (keys, entry) = try state.withLock { (state) throws(VaultError) -> (VaultKeys, VaultEntry) in
                 guard let keys = state.keys else { throw .locked }
                 guard let entry = state.entries.first(where: { $0.name == name }) else { throw .noSuchEntry(name: name) }
@@ -195,7 +195,7 @@ public final class UnlockedVault: Sendable {
     /// Note: this is not revocation. The master key is unchanged, so a copy of an old key
     /// file still opens with the old password; a compromised password calls for a new vault.
     public func changePassword(old: SecureBytes, new: SecureBytes, kdf: VaultKDF? = nil) throws(VaultError) {
-        try changes.withLock { (_: inout Void) throws(VaultError) in
+        try changes.run { () throws(VaultError) in
             let (keys, image) = try state.withLock { (state) throws(VaultError) -> (VaultKeys, [UInt8]) in
                 guard let keys = state.keys else { throw .locked }
                 return (keys, state.keyFileImage)
