@@ -14,7 +14,7 @@ public enum LibraryWalk {
         var found: [String] = []
         if FolderComicReader.isImageFolder(library) { found.append(library) }
         try collect(library, into: &found)
-        let keyed = found.map { (NaturalOrder.SortKey($0), $0) }
+        let keyed = Array(zip(NaturalOrder.sortKeys(for: found), found))
         return keyed.sorted { NaturalOrder.compare($0.0, $1.0) == .orderedAscending }.map(\.1)
     }
 

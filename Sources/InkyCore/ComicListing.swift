@@ -68,7 +68,7 @@ public struct ComicListing: Sendable, Equatable, Codable {
         if candidates.count > limits.maxPages {
             throw .limitExceeded(path: path, detail: "\(candidates.count) pages, more than the limit of \(limits.maxPages)")
         }
-        let keyed = candidates.map { (key: NaturalOrder.SortKey($0.path), entry: $0) }
+        let keyed = zip(NaturalOrder.sortKeys(for: candidates.map(\.path)), candidates).map { (key: $0, entry: $1) }
         let ordered = keyed.sorted { lhs, rhs in
             switch NaturalOrder.compare(lhs.key, rhs.key) {
             case .orderedAscending: true

@@ -12,20 +12,57 @@ public enum NaturalOrder {
     }
 
     public static func compare(_ lhs: String, _ rhs: String) -> ComparisonResult {
-        compare(SortKey(lhs), SortKey(rhs))
+        let keys = sortKeys(for: [lhs, rhs])
+        return compare(keys[0], keys[1])
     }
 
-    /// A path, pre-split for comparison; build one per entry when sorting many.
+    /// Keys for names that are sorted together. Whether "0304" is a spread (pages 3 and 4) or
+    /// page 304 depends on the list: it is a spread when the list also numbers pages with half
+    /// as many digits. Deciding that per pair of names made the order intransitive
+    /// ("0304" < "04" < "118" < "0304"), so the decision is made once, for the whole list.
+    public static func sortKeys(for paths: [String]) -> [SortKey] {
+        let keys = paths.map(SortKey.init(unannotated:))
+        let widths = Set(keys.flatMap(\.numberWidths))
+        return keys.map { $0.readingSpreads(amongWidths: widths) }
+    }
+
+    /// A path, pre-split for comparison; build them with `sortKeys(for:)` when sorting many.
     public struct SortKey: Sendable {
-        let components: [[Token]]
+        var components: [[Token]]
         let raw: [UInt8]
 
+        /// A key for a name compared on its own: spreads only among its own numbers.
         public init(_ path: String) {
+            self = NaturalOrder.sortKeys(for: [path])[0]
+        }
+
+        fileprivate init(unannotated path: String) {
             let parts = EntryPath.components(of: path)
             components = parts.enumerated().map { offset, part in
                 Token.tokenize(part, isLast: offset == parts.count - 1)
             }
             raw = Array(path.utf8)
+        }
+
+        fileprivate var numberWidths: [Int] {
+            components.flatMap { $0 }.compactMap { token in
+                if case .number(_, let width, _) = token { width } else { nil }
+            }
+        }
+
+        /// Marks numbers twice as wide as a width the list uses, with consecutive halves, as
+        /// spreads: they then sort as their first page, just after it.
+        fileprivate func readingSpreads(amongWidths widths: Set<Int>) -> SortKey {
+            var key = self
+            key.components = components.map { tokens in
+                tokens.map { token in
+                    guard case .number(let digits, let width, _) = token,
+                          width >= 4, width % 2 == 0, widths.contains(width / 2),
+                          let first = NaturalOrder.spreadFirstPage(digits, width: width) else { return token }
+                    return .number(digits: first, width: width, isSpread: true)
+                }
+            }
+            return key
         }
     }
 
@@ -42,8 +79,9 @@ public enum NaturalOrder {
     }
 
     enum Token: Sendable, Equatable {
-        /// A digit run: its digits without leading zeros, and its written width.
-        case number(digits: [UInt8], width: Int)
+        /// A digit run: its digits without leading zeros and its written width; a spread
+        /// carries its first page's digits.
+        case number(digits: [UInt8], width: Int, isSpread: Bool)
         /// Text, folded: NFC, lowercased, runs of spaces/underscores as one space.
         case text(String)
         /// Marks the start of the file extension, so "p1.jpg" < "p1-2.jpg" ('.' sorts after '-').
@@ -72,7 +110,7 @@ public enum NaturalOrder {
             func flushDigits() {
                 guard !digits.isEmpty else { return }
                 let significant = Array(digits.drop { $0 == 0x30 })
-                tokens.append(.number(digits: significant, width: digits.count))
+                tokens.append(.number(digits: significant, width: digits.count, isSpread: false))
                 digits.removeAll()
             }
             func flushLetters() {
@@ -111,8 +149,8 @@ public enum NaturalOrder {
 
     private static func compareToken(_ lhs: Token, _ rhs: Token) -> ComparisonResult {
         switch (lhs, rhs) {
-        case let (.number(a, widthA), .number(b, widthB)):
-            return compareNumbers(a, widthA, b, widthB)
+        case let (.number(a, widthA, spreadA), .number(b, widthB, spreadB)):
+            return compareNumbers(a, widthA, spreadA, b, widthB, spreadB)
         case let (.text(a), .text(b)):
             return a == b ? .orderedSame : (a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
                 ? .orderedAscending : .orderedDescending)
@@ -128,21 +166,12 @@ public enum NaturalOrder {
         }
     }
 
-    /// Numbers compare by value; a two-page spread written as both page numbers ("0304" among
-    /// two-digit pages) sorts as its first page, just after it, instead of as page 304.
-    private static func compareNumbers(_ a: [UInt8], _ widthA: Int, _ b: [UInt8], _ widthB: Int) -> ComparisonResult {
-        let spreadA = widthA >= 4 && widthA == 2 * widthB ? spreadFirstPage(a, width: widthA) : nil
-        let spreadB = widthB >= 4 && widthB == 2 * widthA ? spreadFirstPage(b, width: widthB) : nil
-        if let first = spreadA {
-            let order = compareValues(first, b)
-            return order == .orderedSame ? .orderedDescending : order
-        }
-        if let first = spreadB {
-            let order = compareValues(a, first)
-            return order == .orderedSame ? .orderedAscending : order
-        }
+    /// Numbers compare by value; a spread sorts as its first page, just after it.
+    private static func compareNumbers(_ a: [UInt8], _ widthA: Int, _ spreadA: Bool,
+                                       _ b: [UInt8], _ widthB: Int, _ spreadB: Bool) -> ComparisonResult {
         let order = compareValues(a, b)
         if order != .orderedSame { return order }
+        if spreadA != spreadB { return spreadA ? .orderedDescending : .orderedAscending }
         // Equal values: fewer leading zeros first ("1" < "01"), deterministic either way.
         return widthA == widthB ? .orderedSame : (widthA < widthB ? .orderedAscending : .orderedDescending)
     }
@@ -154,7 +183,7 @@ public enum NaturalOrder {
     }
 
     /// "0304" (width 4) → "3" when its halves are consecutive page numbers; otherwise nil.
-    private static func spreadFirstPage(_ significant: [UInt8], width: Int) -> [UInt8]? {
+    fileprivate static func spreadFirstPage(_ significant: [UInt8], width: Int) -> [UInt8]? {
         let padded = [UInt8](repeating: 0x30, count: width - significant.count) + significant
         let half = width / 2
         guard let first = Int(String(decoding: padded[..<half], as: UTF8.self)),

@@ -61,6 +61,23 @@ final class NaturalOrderTests: XCTestCase {
         XCTAssertEqual(sorted(expected), expected)
     }
 
+    /// Found by FuzzPageOrder: deciding per pair whether "0304" is a spread made
+    /// "0304" < "04" < "118" < "0304", and the sorted result depended on the archive's order.
+    func testASpreadIsDecidedForTheWholeListSoTheOrderIsTransitive() {
+        let names = ["0304.jpg", "04.jpg", "118.jpg"]
+        let keys = NaturalOrder.sortKeys(for: names)
+        var results = Set<[String]>()
+        for start in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1], [1, 0, 2], [0, 2, 1]] {
+            let ordered = start.map { (keys[$0], names[$0]) }
+                .sorted { NaturalOrder.compare($0.0, $1.0) == .orderedAscending }.map(\.1)
+            results.insert(ordered)
+        }
+        XCTAssertEqual(results, [["0304.jpg", "04.jpg", "118.jpg"]])
+        // Without two-digit pages in the list, "0304" is page 304.
+        let alone = NaturalOrder.sortKeys(for: ["0304.jpg", "118.jpg"])
+        XCTAssertEqual(NaturalOrder.compare(alone[0], alone[1]), .orderedDescending)
+    }
+
     func testOrderIsTotalAndConsistent() {
         let names = ["01.jpg", "1.jpg", "0304.jpg", "05.jpg", "a/1.jpg", "A/1.jpg", "p10", "p2", "p02", "x.png", "x.jpg", "0400.jpg"]
         for a in names {
