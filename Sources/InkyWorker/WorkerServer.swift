@@ -72,7 +72,11 @@ final class ReplySink {
 
     func send(_ reply: WorkerReply) { send(WorkerFrame.encode(reply)) }
 
-    func send(data: UnsafeRawBufferPointer) { send(WorkerFrame.encodeData(data)) }
+    /// A data frame sent straight from `data` (no frame built around a copy of it).
+    func send(data: UnsafeRawBufferPointer) {
+        guard failure == nil else { return }
+        do throws(FrameChannel.Failure) { try channel.sendData(data) } catch { failure = error }
+    }
 
     private func send(_ frame: [UInt8]) {
         guard failure == nil else { return }
@@ -156,6 +160,16 @@ struct WorkerSession {
         pending.reserveCapacity(WorkerFrame.chunkSize)
         do throws(ComicError) {
             try read { chunk in
+                // A large chunk goes out as it is; small ones are gathered into one frame.
+                if pending.isEmpty && chunk.count >= WorkerFrame.chunkSize / 4 {
+                    var rest = chunk
+                    while !rest.isEmpty {
+                        let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(WorkerFrame.chunkSize))
+                        sink.send(data: piece)
+                        rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(piece.count))
+                    }
+                    return
+                }
                 pending.append(contentsOf: chunk)
                 if pending.count >= WorkerFrame.chunkSize {
                     pending.withUnsafeBytes { sink.send(data: $0) }
