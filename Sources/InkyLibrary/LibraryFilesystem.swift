@@ -403,7 +403,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         return .success(index)
     }
 
-    private func comicState(_ path: String) -> ComicState? {
+    func comicState(_ path: String) -> ComicState? {
         lock.withLock { comics[path] }
     }
 

@@ -21,6 +21,9 @@ public struct MountOptions: Sendable {
     public var continueReadingName: String? = "Continue Reading"
     /// Name of the unlocked vault's subtree; nil never shows a vault.
     public var vaultName: String? = "Vault"
+    /// Comics of a folder listed at once in the background when the folder is opened (the
+    /// worker count is the useful most); 1 or less: each comic is listed when looked up.
+    public var listingParallelism = 4
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

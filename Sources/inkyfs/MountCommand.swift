@@ -127,6 +127,7 @@ struct MountCommand: ParsableCommand {
         mountOptions.recordProgress = !noProgress
         mountOptions.continueReadingName = noContinue ? nil : continueName
         mountOptions.vaultName = vaultName
+        mountOptions.listingParallelism = workers
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),
