@@ -45,6 +45,7 @@ public enum MountDaemon {
         if let note = state?.recovery { log(note) }
         let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool,
                                            state: state, log: log)
+        filesystem.listSingleComicAhead()
         filesystem.startWatching()
         defer { filesystem.stopWatching() }
         let control = try? ControlServer(mountpoint: configuration.mountpoint) { request, password in

@@ -39,6 +39,13 @@ extension LibraryFilesystem {
         }
     }
 
+    /// A mount of one comic file will be asked for that comic's pages first: list it now, while
+    /// the mount is still being set up, instead of when the first `ls` arrives.
+    public func listSingleComicAhead() {
+        guard !isFolderLibrary else { return }
+        listingAheadQueue.async { [weak self] in _ = self?.currentComic("") }
+    }
+
     /// A directory entry's attributes when they cost no archive opening (pages, ComicInfo.xml,
     /// ERROR.txt of a listed comic), for readdirplus; nil for the rest, which the kernel then
     /// looks up by name as usual.
