@@ -42,6 +42,11 @@ final class LibArchiveComicReader: EntryStreamingReader {
             solid = scan.isSolid
             encryptedNames = scan.encryptedNames
         }
+        if format == .zip {
+            // Listing visits every local header: fetch them together, not one seek at a time.
+            let headers = ZipLocalHeaders.offsets(in: source, maxEntries: limits.maxEntries)
+            source.willNeed(headers.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
+        }
         let handle = try LibArchiveHandle(source: source, format: format)
         var entries = try Self.listEntries(handle, path: path, limits: limits)
         for index in entries.indices where encryptedNames.contains(entries[index].path) {
