@@ -26,6 +26,11 @@ final class ArchiveFile: RandomAccessBytes {
 
     deinit { close(fd) }
 
+    /// Asks the kernel to start reading these ranges now (posix_fadvise WILLNEED); a hint only.
+    func willNeed(_ ranges: [(offset: Int64, length: Int)]) {
+        for range in ranges { _ = posix_fadvise(fd, off_t(range.offset), off_t(range.length), 3 /* POSIX_FADV_WILLNEED */) }
+    }
+
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
         while true {
             let got = pread(fd, buffer, count, off_t(offset))
@@ -48,6 +53,11 @@ final class FileSource {
 
     convenience init(path: String) throws(ComicError) {
         self.init(bytes: try ArchiveFile(path: path), label: path)
+    }
+
+    /// Announces ranges about to be read, when the bytes are a plain file (a vault object's are not).
+    func willNeed(_ ranges: [(offset: Int64, length: Int)]) {
+        (bytes as? ArchiveFile)?.willNeed(ranges)
     }
 
     init(bytes: any RandomAccessBytes, label: String) {

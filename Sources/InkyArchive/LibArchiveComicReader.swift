@@ -14,6 +14,9 @@ final class LibArchiveComicReader: EntryStreamingReader {
     private var handle: LibArchiveHandle?
     private var position = StreamPosition()
     private var finishedStats = ReaderStats()
+    /// Pages leave in chunks this large: the worker forwards a full chunk as one frame without
+    /// copying it again, so fewer, larger chunks mean fewer copies and system calls per page.
+    private static let chunkBytes = 1 << 20
     /// Allocated last in init: when init throws before every stored property is set, deinit
     /// does not run, so anything allocated earlier would leak (64 KiB per broken archive).
     private let chunk: UnsafeMutableRawPointer
@@ -41,6 +44,11 @@ final class LibArchiveComicReader: EntryStreamingReader {
             solid = scan.isSolid
             encryptedNames = scan.encryptedNames
         }
+        if format == .zip {
+            // Listing visits every local header: fetch them together, not one seek at a time.
+            let headers = ZipLocalHeaders.offsets(in: source, maxEntries: limits.maxEntries)
+            source.willNeed(headers.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
+        }
         let handle = try LibArchiveHandle(source: source, format: format)
         var entries = try Self.listEntries(handle, path: path, limits: limits)
         for index in entries.indices where encryptedNames.contains(entries[index].path) {
@@ -48,7 +56,7 @@ final class LibArchiveComicReader: EntryStreamingReader {
         }
         listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
         finishedStats.sourceBytesRead = handle.source.bytesRead
-        chunk = .allocate(byteCount: 1 << 16, alignment: 16)
+        chunk = .allocate(byteCount: Self.chunkBytes, alignment: 16)
     }
 
     deinit { chunk.deallocate() }
@@ -74,7 +82,7 @@ final class LibArchiveComicReader: EntryStreamingReader {
             let consumedAtStart = handle.source.bytesRead
             position.pendingEntry = nil
             while true {
-                let got = try handle.readData(into: chunk, count: 1 << 16)
+                let got = try handle.readData(into: chunk, count: Self.chunkBytes)
                 if got == 0 { break }
                 try budget.accept(got, consumed: handle.source.bytesRead - consumedAtStart)
                 sink(UnsafeRawBufferPointer(start: chunk, count: got))
@@ -136,7 +144,7 @@ final class LibArchiveComicReader: EntryStreamingReader {
         }
         var decoded: Int64 = 0
         while true {
-            let got = try handle.readData(into: chunk, count: 1 << 16)
+            let got = try handle.readData(into: chunk, count: Self.chunkBytes)
             if got == 0 { return decoded }
             decoded += Int64(got)
             onProgress?()

@@ -38,6 +38,8 @@ enum FUSECallbacks {
             case .success(let entries):
                 inky_fi_set_fh(info, state.openDirectory(entries))
                 reply.open(info!)
+                // `ls -l` and file managers look up every comic next: list them in parallel now.
+                state.filesystem.listComicsAhead(in: NodeID(inode))
             case .failure(let code):
                 reply.error(code)
             }
@@ -48,6 +50,16 @@ enum FUSECallbacks {
             guard let entries = state.directory(inky_fi_fh(info)) else { return reply.error(.EBADF) }
             reply.bytes(DirectoryBuffer.fill(request: request!, directory: NodeID(inode), parent: state.filesystem.parent(of: NodeID(inode)),
                                              entries: entries, offset: Int(offset), size: size))
+        }
+        // The kernel asks for readdirplus (FUSE_CAP_READDIRPLUS): a comic's page entries come
+        // with their attributes, so `ls -l` of 400 pages is one request, not 400 lookups.
+        ops.readdirplus = { request, inode, size, offset, info in
+            let reply = FUSEReply(request!)
+            let state = FUSECallbacks.context(request)
+            guard let entries = state.directory(inky_fi_fh(info)) else { return reply.error(.EBADF) }
+            reply.bytes(DirectoryBuffer.fill(request: request!, directory: NodeID(inode), parent: state.filesystem.parent(of: NodeID(inode)),
+                                             entries: entries, offset: Int(offset), size: size,
+                                             attributes: state.filesystem.attributesWithoutListing(of:)))
         }
         ops.releasedir = { request, _, info in
             FUSECallbacks.context(request).closeDirectory(inky_fi_fh(info))
@@ -127,7 +139,11 @@ enum FUSECallbacks {
 
 /// Packs directory entries into the kernel's readdir format, from `offset`, up to `size` bytes.
 enum DirectoryBuffer {
-    static func fill(request: fuse_req_t, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int) -> [UInt8] {
+    /// With `attributes`, the readdirplus format: an entry whose attributes come back non-nil
+    /// is handed to the kernel as if looked up (counted by the kernel; we never forget nodes);
+    /// the others go out with inode 0, which tells the kernel to look them up itself.
+    static func fill(request: fuse_req_t, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int,
+                     attributes: ((NodeID) -> NodeAttributes?)? = nil) -> [UInt8] {
         var all: [(String, NodeID, mode_t)] = [(".", directory, S_IFDIR), ("..", parent, S_IFDIR)]
         all += entries.map { entry in
             let type: mode_t = switch entry.kind {
@@ -146,8 +162,21 @@ enum DirectoryBuffer {
             info.st_ino = UInt(id)
             info.st_mode = type
             let needed = buffer.withUnsafeMutableBytes { raw in
-                fuse_add_direntry(request, raw.baseAddress!.advanced(by: used).assumingMemoryBound(to: CChar.self),
-                                  size - used, name, &info, off_t(index + 1))
+                let start = raw.baseAddress!.advanced(by: used).assumingMemoryBound(to: CChar.self)
+                guard let attributes else {
+                    return fuse_add_direntry(request, start, size - used, name, &info, off_t(index + 1))
+                }
+                var entry = fuse_entry_param()
+                if index >= 2, let known = attributes(id) {
+                    entry.ino = fuse_ino_t(known.id)
+                    entry.generation = 1
+                    entry.attr = StatBuilder.stat(known)
+                    entry.attr_timeout = known.attributeTimeout
+                    entry.entry_timeout = known.entryTimeout
+                } else {
+                    entry.attr = info
+                }
+                return fuse_add_direntry_plus(request, start, size - used, name, &entry, off_t(index + 1))
             }
             if used + needed > size { break }
             used += needed

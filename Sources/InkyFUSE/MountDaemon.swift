@@ -51,6 +51,7 @@ public enum MountDaemon {
         }
         let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool,
                                            state: state, log: log)
+        filesystem.listSingleComicAhead()
         filesystem.startWatching()
         defer { filesystem.stopWatching() }
         defer { filesystem.finishStateWrites() }

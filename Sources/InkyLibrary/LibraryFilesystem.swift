@@ -386,13 +386,29 @@ public final class LibraryFilesystem: @unchecked Sendable {
             }
         }
         guard !claimed.isEmpty else { return }
+        if listing.isSolid {
+            // One decoder, one stream: the pages in stream order, one request after another.
+            request(claimed, state, snapshot, listing, on: state.fetchQueue)
+        } else {
+            // Entries of a non-solid archive decode independently: one request per page, so the
+            // pool spreads them over its workers and the cores (a deflated CBZ reads ~2x faster).
+            for key in claimed { request([key], state, snapshot, listing, on: Self.independentFetches) }
+        }
+    }
+
+    /// Page requests of non-solid comics, several at a time (the worker pool bounds them).
+    private static let independentFetches = DispatchQueue(label: "inkyfs.fetch", attributes: .concurrent)
+
+    /// Asks the backend for the claimed pages in one request on `queue` and completes them.
+    private func request(_ claimed: [PageCache.Key], _ state: ComicState, _ snapshot: ComicState.Snapshot,
+                         _ listing: ComicListing, on queue: DispatchQueue) {
         let byEntry = Dictionary(claimed.map { (listing.pages[$0.index].entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
         let requests = claimed.map { key in
             let page = listing.pages[key.index]
             return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath)
         }.sorted { $0.entryIndex < $1.entryIndex }
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
-        state.fetchQueue.async { [self] in
+        queue.async { [self] in
             var pending = Set(claimed)
             do throws(ComicError) {
                 try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
@@ -461,7 +477,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         return .success(index)
     }
 
-    private func comicState(_ path: String) -> ComicState? {
+    func comicState(_ path: String) -> ComicState? {
         lock.withLock { comics[path] }
     }
 

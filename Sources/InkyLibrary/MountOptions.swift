@@ -24,6 +24,9 @@ public struct MountOptions: Sendable {
     /// Give the vault the library's modes (0555/0444). Off, the vault is 0500/0400: with
     /// `-o allow_other` other users see the library, but never the vault's pages.
     public var vaultAllowOther = false
+    /// Comics of a folder listed at once in the background when the folder is opened (the
+    /// worker count is the useful most); 1 or less: each comic is listed when looked up.
+    public var listingParallelism = 4
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

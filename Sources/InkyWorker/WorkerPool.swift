@@ -106,7 +106,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// until it returns true (finished). `handle` throws only for protocol violations, after
     /// which the worker cannot be trusted and is stopped. Worker failures become `.parserFailed`.
     private func exchange(path: String, request: WorkerRequest,
-                          handle: (WorkerReply?, [UInt8]?) throws(ComicError) -> Bool) throws(ComicError) {
+                          handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
         let worker = try checkOut(for: path)
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
@@ -119,25 +119,33 @@ public final class WorkerPool: @unchecked Sendable {
                 try worker.send(frame: frame)
             }
             try worker.send(request)
-            receiving: while true {
-                var reply: WorkerReply?
-                var data: [UInt8]?
-                switch try worker.receive(timeout: configuration.timeout) {
-                case .message(let json):
-                    guard let decoded = try? JSONDecoder().decode(WorkerReply.self, from: json) else { throw .malformed }
-                    reply = decoded
-                case .data(let bytes):
-                    data = bytes
-                }
-                do throws(ComicError) {
-                    if try handle(reply, data) {
-                        healthy = true
-                        return
+            var finished = false
+            var malformed = false
+            while !finished && violation == nil && !malformed {
+                try worker.receive(timeout: configuration.timeout) { frame in
+                    var reply: WorkerReply?
+                    var data: UnsafeRawBufferPointer?
+                    switch frame {
+                    case .message(let json):
+                        guard let decoded = try? JSONDecoder().decode(WorkerReply.self, from: json) else {
+                            malformed = true
+                            return
+                        }
+                        reply = decoded
+                    case .data(let bytes):
+                        data = bytes
                     }
-                } catch {
-                    violation = error
-                    break receiving
+                    do throws(ComicError) {
+                        finished = try handle(reply, data)
+                    } catch {
+                        violation = error
+                    }
                 }
+            }
+            if malformed { throw .malformed }
+            if finished {
+                healthy = true
+                return
             }
         } catch .timedOut {
             worker.terminate()
@@ -250,13 +258,14 @@ struct PageCollector {
     }
 
     /// Returns true when the exchange is finished.
-    mutating func accept(reply: WorkerReply?, data: [UInt8]?, deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
+    /// `data` is only borrowed: it is copied into the page being assembled.
+    mutating func accept(reply: WorkerReply?, data: UnsafeRawBufferPointer?,
+                         deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
         if let data {
-            guard var page = current, Int64(page.bytes.count + data.count) <= page.size else {
+            guard current != nil, Int64(current!.bytes.count + data.count) <= current!.size else {
                 throw .parserFailed(path: path, detail: "the worker sent data it was not asked for")
             }
-            page.bytes.append(contentsOf: data)
-            current = page
+            current!.bytes.append(contentsOf: data)   // in place: the reserved page buffer, no copy of it
             return false
         }
         switch reply {

@@ -48,8 +48,9 @@ final class WorkerProcess {
         try channel.send(frame)
     }
 
-    func receive(timeout: Double) throws(FrameChannel.Failure) -> WorkerFrame {
-        try channel.receive(timeout: timeout)
+    /// The next frame, lent to `body` (data points into the channel's buffer).
+    func receive(timeout: Double, _ body: (FrameChannel.BorrowedFrame) -> Void) throws(FrameChannel.Failure) {
+        try channel.receive(timeout: timeout, body)
     }
 
     /// Kills the worker (if still running) and says how it ended, in words for ERROR.txt.

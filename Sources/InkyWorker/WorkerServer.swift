@@ -77,7 +77,11 @@ final class ReplySink {
 
     func send(_ reply: WorkerReply) { send(WorkerFrame.encode(reply)) }
 
-    func send(data: UnsafeRawBufferPointer) { send(WorkerFrame.encodeData(data)) }
+    /// A data frame sent straight from `data` (no frame built around a copy of it).
+    func send(data: UnsafeRawBufferPointer) {
+        guard failure == nil else { return }
+        do throws(FrameChannel.Failure) { try channel.sendData(data) } catch { failure = error }
+    }
 
     private func send(_ frame: [UInt8]) {
         guard failure == nil else { return }
@@ -170,7 +174,17 @@ struct WorkerSession {
         pending.reserveCapacity(WorkerFrame.chunkSize)
         do throws(ComicError) {
             try read { chunk in
-                // Frames stay at chunkSize whatever a reader hands over (a rendered page comes whole).
+                // A large chunk goes out as it is; small ones are gathered into one frame.
+                if pending.isEmpty && chunk.count >= WorkerFrame.chunkSize / 4 {
+                    var rest = chunk
+                    while !rest.isEmpty {
+                        let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(WorkerFrame.chunkSize))
+                        sink.send(data: piece)
+                        rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(piece.count))
+                    }
+                    return
+                }
+                // Gathered frames stay at chunkSize whatever a reader hands over.
                 var rest = chunk[...]
                 while !rest.isEmpty {
                     let taken = rest.prefix(WorkerFrame.chunkSize - pending.count)

@@ -58,6 +58,12 @@ struct MountCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds a worker may make no progress before it is killed.", valueName: "seconds"))
     var workerTimeout: Double = 15
 
+    @Option(help: ArgumentHelp("Seconds the kernel may keep names and attributes of folders and comics: far fewer requests "
+                               + "(ls -lR, file managers); a change on disk shows when the library watcher tells the kernel, "
+                               + "about 0.3 s later, or after this long at most. 0: every path walk asks inkyfs.",
+                               valueName: "seconds"))
+    var treeTimeout: Double = 10
+
     @Flag(help: "Clear a stale mount left on MOUNTPOINT by a daemon that died.")
     var force = false
 
@@ -100,9 +106,11 @@ struct MountCommand: ParsableCommand {
         if let value = list.settings["worker_timeout"] { workerTimeout = Double(try integer(value, "worker_timeout")) }
         if let value = list.settings["pdf_height"] { limitOptions.pdfHeight = try integer(value, "pdf_height") }
         if let value = list.settings["pdf_dpi"] { limitOptions.pdfDpi = try integer(value, "pdf_dpi") }
+        if let value = list.settings["tree_timeout"] { treeTimeout = Double(try integer(value, "tree_timeout")) }
         try limitOptions.validate()
         guard window >= 0, prefetch >= 0 else { throw ValidationError("--window and --prefetch must be 0 or more") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
+        guard treeTimeout >= 0 else { throw ValidationError("--tree-timeout must be 0 or more") }
     }
 
     private func integer(_ text: String, _ name: String) throws -> Int {
@@ -138,6 +146,8 @@ struct MountCommand: ParsableCommand {
         mountOptions.continueReadingName = noContinue ? nil : continueName
         mountOptions.vaultName = vaultName
         mountOptions.vaultAllowOther = vaultAllowOther
+        mountOptions.listingParallelism = workers
+        mountOptions.treeTimeout = treeTimeout
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),

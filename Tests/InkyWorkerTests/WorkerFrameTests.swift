@@ -18,6 +18,45 @@ final class WorkerFrameTests: XCTestCase {
         XCTAssertEqual(parsed.length, frame.count - 5)
         XCTAssertEqual(try JSONDecoder().decode(WorkerReply.self, from: Data(frame.dropFirst(5))), .pageStart(entryIndex: 3, size: 10))
     }
+
+    /// sendData (header + payload in one writev) and the borrowing receive meet on the wire,
+    /// for payloads larger than the socket buffer and for messages in between.
+    func testDataFramesRoundTripThroughTheBorrowingReceive() throws {
+        var pair: [Int32] = [-1, -1]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+        let senderFD = pair[0], receiver = FrameChannel(fd: pair[1])
+        let payloads: [[UInt8]] = [(0..<(WorkerFrame.chunkSize)).map { UInt8(truncatingIfNeeded: $0 * 7) }, [9, 8, 7],
+                                   (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 / 3) }]
+        let sent = expectation(description: "sent")
+        Thread {
+            let sender = FrameChannel(fd: senderFD)
+            for payload in payloads {
+                try? payload.withUnsafeBytes { try sender.sendData($0) }
+                try? sender.send(WorkerFrame.encode(WorkerReply.progress))
+            }
+            sent.fulfill()
+        }.start()
+        for payload in payloads {
+            var got: [UInt8]?
+            try receiver.receive(timeout: 10) { frame in
+                if case .data(let bytes) = frame { got = Array(bytes) }
+            }
+            XCTAssertEqual(got, payload)
+            var message: Data?
+            try receiver.receive(timeout: 10) { frame in
+                if case .message(let json) = frame { message = json }
+            }
+            XCTAssertEqual(try JSONDecoder().decode(WorkerReply.self, from: XCTUnwrap(message)), .progress)
+        }
+        wait(for: [sent], timeout: 10)
+    }
+}
+
+extension PageCollector {
+    /// The tests' chunks are arrays; the pool lends the channel's buffer.
+    mutating func accept(reply: WorkerReply?, data: [UInt8], deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
+        try data.withUnsafeBytes { raw in Result { () throws(ComicError) in try accept(reply: reply, data: raw, deliver: deliver) } }.get()
+    }
 }
 
 final class PageCollectorTests: XCTestCase {

@@ -30,5 +30,9 @@ static inline void inky_conn_tune(struct fuse_conn_info *conn, unsigned max_read
     conn->max_readahead = max_readahead;
     if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
     if (conn->capable & FUSE_CAP_SPLICE_WRITE) conn->want |= FUSE_CAP_SPLICE_WRITE;
+    /* Every readdir as readdirplus (not only the first chunk, as "auto" does): a comic's
+       pages come with their attributes in every chunk of a long listing. */
+    if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
+    conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 }
 #endif
