@@ -33,7 +33,7 @@ public enum MountPreflight {
             }
         }
         var info = stat()
-        if stat(mountpoint, &info) != 0 {
+        if !isLive(mountpoint, &info) {
             if errno == ENOTCONN {
                 if force {
                     _ = try? runFusermount(environment.fusermount, ["-u", "-z", mountpoint])
@@ -60,6 +60,15 @@ public enum MountPreflight {
             throw Problem(message: "\(environment.fusermount) not found: unprivileged FUSE mounts need it",
                           fix: "install it: sudo apt-get install fuse3")
         }
+    }
+
+    /// stat alone can succeed on the mount of a killed daemon: the kernel answers it from cached
+    /// attributes (the tree timeout). statvfs is never cached, so it meets the dead connection
+    /// (ENOTCONN) and the stale mount is found before anything is mounted over it.
+    private static func isLive(_ mountpoint: String, _ info: inout stat) -> Bool {
+        guard stat(mountpoint, &info) == 0 else { return false }
+        var filesystem = statvfs()
+        return statvfs(mountpoint, &filesystem) == 0 || errno != ENOTCONN
     }
 
     public static func findExecutable(_ name: String) -> String? {

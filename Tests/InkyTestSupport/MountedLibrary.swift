@@ -73,8 +73,11 @@ public final class MountedLibrary {
 
     /// Pids of the daemon's worker processes. A child is listed under the thread that spawned
     /// it, and workers are spawned from any thread: every task's children count.
-    public var workerPIDs: [Int32] {
-        let tasks = "/proc/\(process.processIdentifier)/task"
+    public var workerPIDs: [Int32] { Self.childPIDs(of: process.processIdentifier) }
+
+    /// Children of `pid`, whichever of its threads spawned them.
+    public static func childPIDs(of pid: Int32) -> [Int32] {
+        let tasks = "/proc/\(pid)/task"
         return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).flatMap { task in
             ((try? String(contentsOfFile: "\(tasks)/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
         }.sorted()
