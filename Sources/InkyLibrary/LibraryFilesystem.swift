@@ -103,7 +103,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
                                             size: isFolder ? 0 : Int64(info.st_size), permissions: isFolder ? 0o555 : 0o444,
                                             modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
                                             entryTimeout: volatile, attributeTimeout: volatile)
-            if case .folder(let path) = node { attributes.linkCount = 2 + subdirectoryCount(path) }
+            if case .folder(let path) = node {
+                attributes.linkCount = 2 + subdirectoryCount(path)
+                // The root's link count follows the vault's lock state too, which no library
+                // change announces to the kernel: it is never cached.
+                if path.isEmpty { attributes.attributeTimeout = 0 }
+            }
             return .success(attributes)
         case .comic(let path):
             return currentComic(path).map { state, snapshot in
