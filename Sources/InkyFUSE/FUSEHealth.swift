@@ -77,10 +77,7 @@ public enum FUSEHealth {
             guard fields.count > 2, fields[2] == "fuse.inkyfs" else { return nil }
             return unescapeMountField(String(fields[1]))
         }
-        let stale = ours.filter { path in
-            var info = stat()
-            return stat(path, &info) != 0 && errno == ENOTCONN
-        }
+        let stale = ours.filter(MountPreflight.isDeadMount)
         if !stale.isEmpty {
             return HealthCheck("mounts", .failed, "stale mount\(stale.count == 1 ? "" : "s") (daemon gone): \(stale.joined(separator: ", "))",
                                fix: stale.map { "fusermount3 -u -z '\($0)'" }.joined(separator: "; "))

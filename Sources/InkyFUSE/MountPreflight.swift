@@ -64,11 +64,17 @@ public enum MountPreflight {
 
     /// stat alone can succeed on the mount of a killed daemon: the kernel answers it from cached
     /// attributes (the tree timeout). statvfs is never cached, so it meets the dead connection
-    /// (ENOTCONN) and the stale mount is found before anything is mounted over it.
+    /// (ENOTCONN). False leaves the reason in errno (ENOTCONN for a dead mount).
     private static func isLive(_ mountpoint: String, _ info: inout stat) -> Bool {
         guard stat(mountpoint, &info) == 0 else { return false }
         var filesystem = statvfs()
         return statvfs(mountpoint, &filesystem) == 0 || errno != ENOTCONN
+    }
+
+    /// A mount whose daemon died: what preflight refuses and doctor reports.
+    static func isDeadMount(_ path: String) -> Bool {
+        var info = stat()
+        return !isLive(path, &info) && errno == ENOTCONN
     }
 
     public static func findExecutable(_ name: String) -> String? {
