@@ -118,7 +118,7 @@ final class MountChurnStressTests: XCTestCase {
         }
         XCTAssertTrue(mount.isDaemonAlive, mount.logText)
         // A sanitizer's shadow memory is not the daemon's: scripts/sanitize says when one runs.
-        if ProcessInfo.processInfo.environment["INKYFS_SANITIZER"] == nil {
+        if !Sanitizer.isRunning {
             XCTAssertLessThan(peak, budget + (64 << 20), "daemon peak RSS")
         }
         XCTAssertEqual(mount.unmount(), 0, mount.logText)

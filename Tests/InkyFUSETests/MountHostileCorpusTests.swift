@@ -44,7 +44,7 @@ final class MountHostileCorpusTests: XCTestCase {
         XCTAssertEqual(report.batches, report.dirs.count)
         XCTAssertGreaterThan(report.peak_rss_kib, 0)
         // A sanitizer's quarantine and shadow memory are not the daemon's: scripts/sanitize says when one runs.
-        if ProcessInfo.processInfo.environment["INKYFS_SANITIZER"] == nil {
+        if !Sanitizer.isRunning {
             XCTAssertLessThanOrEqual(report.peak_rss_kib << 10, budget + (64 << 20), "daemon peak RSS")
         }
         XCTAssertLessThan(report.elapsed, 150)

@@ -116,7 +116,7 @@ final class MountSecurityTests: XCTestCase {
                 return line.dropFirst(name.count).split(separator: " ").map(String.init)
             }
             // Under a sanitizer workers go without the address-space limit (its shadow memory exceeds it).
-            if ProcessInfo.processInfo.environment["INKYFS_SANITIZER"] == nil {
+            if !Sanitizer.isRunning {
                 XCTAssertEqual(limit("Max address space"), ["2147483648", "2147483648", "bytes"], "worker \(pid)")
             }
             XCTAssertEqual(limit("Max cpu time"), ["600", "605", "seconds"], "worker \(pid)")
