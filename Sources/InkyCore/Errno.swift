@@ -17,6 +17,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let EIO = Errno(Foundation.EIO)
     public static let EBADF = Errno(Foundation.EBADF)
     public static let ENODATA = Errno(Foundation.ENODATA)
+    public static let EOPNOTSUPP = Errno(Foundation.EOPNOTSUPP)
     public static let ERANGE = Errno(Foundation.ERANGE)
     public static let EROFS = Errno(Foundation.EROFS)
     public static let EACCES = Errno(Foundation.EACCES)

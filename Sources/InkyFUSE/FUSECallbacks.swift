@@ -90,6 +90,11 @@ enum FUSECallbacks {
         ops.getxattr = { request, inode, name, size in
             let reply = FUSEReply(request!)
             let name = String(cString: name!)
+            // `ls -l` and file managers ask every file for security.selinux and
+            // system.posix_acl_access: two round trips per file, as many as the listing itself.
+            // "Namespace not supported" is the truth for everything outside user.*, and ls
+            // remembers it for the whole mount after the first file instead of asking again.
+            guard name.hasPrefix("user.") else { return reply.error(.EOPNOTSUPP) }
             guard let value = FUSECallbacks.context(request).filesystem.extendedAttributes(of: NodeID(inode))[name] else {
                 return reply.error(.ENODATA)
             }

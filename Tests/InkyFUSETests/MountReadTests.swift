@@ -102,6 +102,26 @@ final class MountReadTests: XCTestCase {
         XCTAssertEqual(mkdir(mount.path("new"), 0o755), -1)
     }
 
+    func testOnlyUserAttributesAreSupportedSoLsAsksForSecurityLabelsOnce() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures)
+        let comic = mount.path("Moon Tales/Moon Tales 01")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: comic).filter { $0.hasSuffix(".jpg") }
+        XCTAssertGreaterThan(pages.count, 2)
+        let page = "\(comic)/\(pages[0])"
+        for name in ["security.selinux", "system.posix_acl_access", "trusted.x"] {
+            XCTAssertEqual(SystemCall.errnoOf { SystemCall.getxattr(page, name, nil, 0) }, EOPNOTSUPP, name)
+        }
+        XCTAssertEqual(SystemCall.errnoOf { SystemCall.getxattr(page, "user.other", nil, 0) }, ENODATA)
+        XCTAssertFalse(try sourceAttribute(page).isEmpty)
+        // GNU ls stops asking a device for labels and ACLs once it said "not supported": one
+        // getxattr of each kind for the whole directory instead of two round trips per page.
+        let traced = try CommandRunner.capture("/usr/bin/strace", ["-e", "trace=getxattr,lgetxattr", "ls", "-l", comic])
+        XCTAssertEqual(traced.status, 0, traced.stderr)
+        let calls = traced.stderr.split(separator: "\n").filter { $0.contains("xattr(") }
+        XCTAssertGreaterThan(calls.count, 0, "ls -l asks for labels: \(traced.stderr)")
+        XCTAssertLessThanOrEqual(calls.count, 3, traced.stderr)
+    }
+
     func testBrokenComicsShowOnlyErrorTextSayingWhy() throws {
         let mount = try MountedLibrary(library: Corpus.fixtures)
         for (directory, words) in [("Broken/Not A Comic", "not a comic archive"), ("Broken/Truncated Issue", "corrupted"),
