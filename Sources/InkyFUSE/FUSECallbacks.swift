@@ -13,8 +13,10 @@ enum FUSECallbacks {
 
     static func operations() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
-        ops.`init` = { _, connection in
-            if let connection { inky_conn_tune(connection, 1 << 20) }
+        ops.`init` = { userdata, connection in
+            guard let connection else { return }
+            inky_conn_tune(connection, 1 << 20)
+            Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue().opendirOptional = inky_conn_opendir_optional(connection) != 0
         }
         ops.lookup = { request, parent, name in
             let reply = FUSEReply(request!)
@@ -31,39 +33,23 @@ enum FUSECallbacks {
             case .failure(let code): reply.error(code)
             }
         }
-        ops.opendir = { request, inode, info in
+        // Directories need no open: each readdir lists its directory by inode (entries are
+        // cached per folder and per comic generation). ENOSYS tells the kernel to stop sending
+        // OPENDIR and RELEASEDIR (FUSE_CAP_NO_OPENDIR_SUPPORT), two round trips per directory
+        // of a recursive listing; it then caches listings until the directory's mtime moves
+        // or the directory is invalidated (library watcher, vault lock and unlock).
+        ops.opendir = { request, _, info in
             let reply = FUSEReply(request!)
-            let state = FUSECallbacks.context(request)
-            switch state.filesystem.directoryEntries(of: NodeID(inode)) {
-            case .success(let entries):
-                inky_fi_set_fh(info, state.openDirectory(entries))
-                reply.open(info!)
-                // `ls -l` and file managers look up every comic next: list them in parallel now.
-                state.filesystem.listComicsAhead(in: NodeID(inode))
-            case .failure(let code):
-                reply.error(code)
-            }
+            if FUSECallbacks.context(request).opendirOptional { return reply.error(.ENOSYS) }
+            reply.open(info!)
         }
-        ops.readdir = { request, inode, size, offset, info in
-            let reply = FUSEReply(request!)
-            let state = FUSECallbacks.context(request)
-            guard let entries = state.directory(inky_fi_fh(info)) else { return reply.error(.EBADF) }
-            reply.bytes(DirectoryBuffer.fill(request: request!, directory: NodeID(inode), parent: state.filesystem.parent(of: NodeID(inode)),
-                                             entries: entries, offset: Int(offset), size: size))
+        ops.readdir = { request, inode, size, offset, _ in
+            FUSECallbacks.readDirectory(request!, inode: inode, size: size, offset: offset, plus: false)
         }
         // The kernel asks for readdirplus (FUSE_CAP_READDIRPLUS): a comic's page entries come
         // with their attributes, so `ls -l` of 400 pages is one request, not 400 lookups.
-        ops.readdirplus = { request, inode, size, offset, info in
-            let reply = FUSEReply(request!)
-            let state = FUSECallbacks.context(request)
-            guard let entries = state.directory(inky_fi_fh(info)) else { return reply.error(.EBADF) }
-            reply.bytes(DirectoryBuffer.fill(request: request!, directory: NodeID(inode), parent: state.filesystem.parent(of: NodeID(inode)),
-                                             entries: entries, offset: Int(offset), size: size,
-                                             attributes: state.filesystem.attributesWithoutListing(of:)))
-        }
-        ops.releasedir = { request, _, info in
-            FUSECallbacks.context(request).closeDirectory(inky_fi_fh(info))
-            FUSEReply(request!).ok()
+        ops.readdirplus = { request, inode, size, offset, _ in
+            FUSECallbacks.readDirectory(request!, inode: inode, size: size, offset: offset, plus: true)
         }
         ops.open = { request, inode, info in
             let reply = FUSEReply(request!)
@@ -125,6 +111,21 @@ enum FUSECallbacks {
             reply.statfs(info)
         }
         return ops
+    }
+
+    static func readDirectory(_ request: fuse_req_t, inode: fuse_ino_t, size: Int, offset: off_t, plus: Bool) {
+        let reply = FUSEReply(request)
+        let filesystem = context(request).filesystem
+        switch filesystem.directoryEntries(of: NodeID(inode)) {
+        case .success(let entries):
+            let attributes: ((NodeID) -> NodeAttributes?)? = plus ? { filesystem.attributesWithoutListing(of: $0) } : nil
+            reply.bytes(DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: filesystem.parent(of: NodeID(inode)),
+                                             entries: entries, offset: Int(offset), size: size, attributes: attributes))
+            // `ls -l` and file managers look up every comic next: list them in parallel now.
+            if offset == 0 { filesystem.listComicsAhead(in: NodeID(inode)) }
+        case .failure(let code):
+            reply.error(code)
+        }
     }
 
     /// Replies inline on a cache hit (the completion runs before `read` returns); a miss

@@ -69,8 +69,12 @@ public enum MountDaemon {
         }
         let session = FUSESession(filesystem: filesystem, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
+        defer { filesystem.stopBackgroundWork() }
         let result = try session.run {
             ready()
+            filesystem.listLibraryAhead { count, seconds in
+                if count > 0 { log("listed \(count) comics ahead in \(String(format: "%.1f", seconds)) s") }
+            }
             // A `Type=notify` unit (contrib/inkyfs@.service) starts what depends on the mount only now.
             SystemdNotify.send("READY=1\nMAINPID=\(getpid())\nSTATUS=serving \(configuration.library) on \(configuration.mountpoint)")
         }

@@ -40,6 +40,8 @@ extension LibraryFilesystem {
         let parentID = nodes.id(for: .folder(parent))
         let kernel = kernelCache
         kernel?.invalidateEntry(parent: parentID, name: name)
+        // The folder's own mtime and link count changed with it.
+        kernel?.invalidateNode(parentID)
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) { kernel?.invalidateEntry(parent: parentID, name: stem) }
         kernel?.invalidateNode(nodes.id(for: .comic(path)))

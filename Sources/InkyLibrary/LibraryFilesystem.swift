@@ -31,6 +31,10 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// Reading-state writes happen here, off the FUSE threads.
     let stateQueue = DispatchQueue(label: "inkyfs.state")
     let isFolderLibrary: Bool
+    private var _isStopping = false
+    /// Set at unmount: background listing stops taking new comics.
+    var isStopping: Bool { lock.withLock { _isStopping } }
+    public func stopBackgroundWork() { lock.withLock { _isStopping = true } }
 
     /// Set by the FUSE layer while mounted.
     public var kernelCache: (any KernelCacheInvalidating)? {
@@ -103,19 +107,13 @@ public final class LibraryFilesystem: @unchecked Sendable {
                                             size: isFolder ? 0 : Int64(info.st_size), permissions: isFolder ? 0o555 : 0o444,
                                             modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
                                             entryTimeout: volatile, attributeTimeout: volatile)
-            if case .folder(let path) = node {
-                attributes.linkCount = 2 + subdirectoryCount(path)
-                // The root's link count follows the vault's lock state too, which no library
-                // change announces to the kernel: it is never cached.
-                if path.isEmpty { attributes.attributeTimeout = 0 }
-            }
+            // The root's link count follows the vault's lock state too: unlock and lock tell
+            // the kernel to forget the root's attributes (a zero timeout here would cost a
+            // GETATTR of the root for every path looked up through the mount).
+            if case .folder(let path) = node { attributes.linkCount = 2 + subdirectoryCount(path) }
             return .success(attributes)
         case .comic(let path):
-            return currentComic(path).map { state, snapshot in
-                NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(path),
-                               modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                               entryTimeout: volatile, attributeTimeout: volatile, linkCount: 2)
-            }
+            return currentComic(path).map { _, snapshot in comicAttributes(id, path, snapshot.identity) }
         case .page(let path, let generation, let index):
             return sameGeneration(path, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
@@ -149,6 +147,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
                                            entryTimeout: 0, attributeTimeout: 0))
         }
+    }
+
+    func comicAttributes(_ id: NodeID, _ comic: String, _ archive: FileIdentity) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(comic),
+                       modifiedNanoseconds: archive.modifiedNanoseconds,
+                       entryTimeout: options.treeTimeout, attributeTimeout: options.treeTimeout, linkCount: 2)
     }
 
     private func fileAttributes(_ id: NodeID, _ comic: String, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {

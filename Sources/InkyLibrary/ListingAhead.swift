@@ -6,6 +6,41 @@ import InkyCore
 /// otherwise wait for its own archive to be opened in a worker while the other workers idle.
 private let listingAheadQueue = DispatchQueue(label: "inkyfs.list-ahead", attributes: .concurrent)
 
+/// The library's comics in walk order, produced folder by folder as the listing threads ask
+/// (a large library starts listing at once, not after a whole walk).
+private final class LibraryComics: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var filesystem: LibraryFilesystem?
+    /// Folders and comics not yet visited, the next one last.
+    private var pending: [Node] = [.folder("")]
+    private(set) var count = 0
+
+    init(_ filesystem: LibraryFilesystem) { self.filesystem = filesystem }
+
+    func next() -> String? {
+        lock.withLock {
+            while let node = pending.popLast() {
+                switch node {
+                case .comic(let path):
+                    count += 1
+                    return path
+                case .folder(let path):
+                    guard let filesystem, case .success(let index) = filesystem.folderIndex(path) else { continue }
+                    pending += index.names.reversed().compactMap { name in
+                        switch index.nodes[name] {
+                        case .comic?, .folder?: index.nodes[name]
+                        default: nil
+                        }
+                    }
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+    }
+}
+
 /// The comics still to list, shared by the listing threads of one folder.
 private final class ComicsToList: @unchecked Sendable {
     private let lock = NSLock()
@@ -39,6 +74,29 @@ extension LibraryFilesystem {
         }
     }
 
+    /// Lists every comic of the library in the background, depth first in name order (the
+    /// order `ls -R`, `find` or a file manager's search reaches them), with one worker fewer
+    /// than `listingParallelism` so a page read always finds one free. A first browse of a
+    /// library then finds the comics listed instead of waiting for each in turn; comics the
+    /// index knows cost no archive opening. A lookup that meets a comic being listed waits for
+    /// that listing instead of repeating it. Returns at once; `finished` gets the count.
+    public func listLibraryAhead(finished: @escaping @Sendable (Int, TimeInterval) -> Void = { _, _ in }) {
+        guard isFolderLibrary, options.listLibraryAhead else { return }
+        let started = Date()
+        let threads = max(1, options.listingParallelism - 1)
+        let walk = LibraryComics(self)
+        let group = DispatchGroup()
+        for _ in 0..<threads {
+            listingAheadQueue.async(group: group) { [weak self] in
+                while let comic = walk.next() {
+                    guard let self, !self.isStopping else { return }
+                    if self.comicState(comic)?.snapshot() == nil { _ = self.currentComic(comic) }
+                }
+            }
+        }
+        group.notify(queue: listingAheadQueue) { finished(walk.count, Date().timeIntervalSince(started)) }
+    }
+
     /// A mount of one comic file will be asked for that comic's pages first: list it now, while
     /// the mount is still being set up, instead of when the first `ls` arrives.
     public func listSingleComicAhead() {
@@ -46,13 +104,19 @@ extension LibraryFilesystem {
         listingAheadQueue.async { [weak self] in _ = self?.currentComic("") }
     }
 
-    /// A directory entry's attributes when they cost no archive opening (pages, ComicInfo.xml,
-    /// ERROR.txt of a listed comic), for readdirplus; nil for the rest, which the kernel then
-    /// looks up by name as usual.
+    /// A directory entry's attributes when they cost no archive opening, for readdirplus: every
+    /// entry given here is one LOOKUP round trip less for `ls -l` or a recursive walk. A comic
+    /// not listed yet is a directory whatever its archive holds: its attributes come from the
+    /// archive file's own. nil for the rest (virtual folders), which the kernel looks up.
     public func attributesWithoutListing(of id: NodeID) -> NodeAttributes? {
         switch nodes.node(id) {
-        case .page?, .comicInfo?, .errorText?:
+        case .page?, .comicInfo?, .errorText?, .folder?, .file?:
             return try? attributes(of: id).get()
+        case .comic(let path)? where comicState(path)?.snapshot() != nil:
+            return try? attributes(of: id).get()
+        case .comic(let path)?:
+            guard case .success(let identity) = FileIdentity.of(realPath(path)) else { return nil }
+            return comicAttributes(id, path, identity)
         default:
             return nil
         }

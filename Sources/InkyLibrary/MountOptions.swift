@@ -27,6 +27,9 @@ public struct MountOptions: Sendable {
     /// Comics of a folder listed at once in the background when the folder is opened (the
     /// worker count is the useful most); 1 or less: each comic is listed when looked up.
     public var listingParallelism = 4
+    /// After mounting a library folder, list every comic in the background, in the order a
+    /// recursive listing reaches them (`listLibraryAhead`).
+    public var listLibraryAhead = false
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

@@ -24,6 +24,7 @@ extension LibraryFilesystem {
         }
         cache.drop(where: { Self.isVaultComic($0.comic) })
         if let name = options.vaultName { kernelCache?.invalidateEntry(parent: Self.rootID, name: name) }
+        kernelCache?.invalidateNode(Self.rootID)
     }
 
     /// Hides the vault: its subtree answers ENOENT, open files EIO, cached pages and kernel
@@ -39,6 +40,7 @@ extension LibraryFilesystem {
         cache.drop(where: { Self.isVaultComic($0.comic) })
         let kernel = kernelCache
         if let name = options.vaultName { kernel?.invalidateEntry(parent: Self.rootID, name: name) }
+        kernel?.invalidateNode(Self.rootID)
         for id in nodes.ids(where: { node in
             if case .vaultFolder = node { return true }
             return node.comicPath.map(Self.isVaultComic) ?? false

@@ -64,6 +64,12 @@ struct MountCommand: ParsableCommand {
                                valueName: "seconds"))
     var treeTimeout: Double = 10
 
+    @Flag(help: ArgumentHelp("List comics only when they are first opened. By default, after mounting a library folder, "
+                               + "every comic the index does not know yet is listed in the background (headers only, in "
+                               + "parallel workers, in the order ls -R walks), so a first browse of the library finds it "
+                               + "ready; -o list_ahead=0 in fstab."))
+    var noListAhead = false
+
     @Flag(help: "Clear a stale mount left on MOUNTPOINT by a daemon that died.")
     var force = false
 
@@ -107,6 +113,10 @@ struct MountCommand: ParsableCommand {
         if let value = list.settings["pdf_height"] { limitOptions.pdfHeight = try integer(value, "pdf_height") }
         if let value = list.settings["pdf_dpi"] { limitOptions.pdfDpi = try integer(value, "pdf_dpi") }
         if let value = list.settings["tree_timeout"] { treeTimeout = Double(try integer(value, "tree_timeout")) }
+        if let value = list.settings["list_ahead"] {
+            guard value == "0" || value == "1" else { throw ValidationError("-o list_ahead=\(value): 0 or 1") }
+            noListAhead = value == "0"
+        }
         try limitOptions.validate()
         guard window >= 0, prefetch >= 0 else { throw ValidationError("--window and --prefetch must be 0 or more") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
@@ -148,6 +158,7 @@ struct MountCommand: ParsableCommand {
         mountOptions.vaultAllowOther = vaultAllowOther
         mountOptions.listingParallelism = workers
         mountOptions.treeTimeout = treeTimeout
+        mountOptions.listLibraryAhead = !noListAhead
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),

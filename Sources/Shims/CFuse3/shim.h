@@ -35,4 +35,9 @@ static inline void inky_conn_tune(struct fuse_conn_info *conn, unsigned max_read
     if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
     conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 }
+
+/* Whether an ENOSYS answer to OPENDIR means "open, and stop asking" to this kernel. */
+static inline int inky_conn_opendir_optional(const struct fuse_conn_info *conn) {
+    return (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
+}
 #endif
