@@ -431,7 +431,11 @@ public final class LibraryFilesystem: @unchecked Sendable {
                 for key in pending { cache.complete(key, .failure(.corrupted(path: path, detail: "the page was not delivered"))) }
             } catch {
                 // A parser that crashed or hung on this comic will do so again: show ERROR.txt.
-                if case .parserFailed = error { state.markFailed(error, generation: snapshot.generation) }
+                if case .parserFailed = error {
+                    state.markFailed(error, generation: snapshot.generation)
+                    // The kernel keeps directory listings: it must read ERROR.txt in this one now.
+                    kernelCache?.invalidateNode(nodes.id(for: .comic(state.relativePath)))
+                }
                 for key in pending { cache.complete(key, .failure(error)) }
             }
         }

@@ -41,10 +41,32 @@ final class MountStateTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Series")).sorted(), ["Three", "Two", "Uno"])
         XCTAssertEqual(try readFile(mount.path("Series/Uno/001.jpg")).count, 37909)
         try FileManager.default.removeItem(at: library.appendingPathComponent("Series/Two.cbt"))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Series/Two")))
+        // The kernel keeps names it was given with their attributes until the watcher says
+        // otherwise (~0.3 s debounce).
         let gone = Date().addingTimeInterval(2)
+        while FileManager.default.fileExists(atPath: mount.path("Series/Two")) && Date() < gone { usleep(50_000) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Series/Two")))
         while (try indexedPaths()).contains(library.appendingPathComponent("Series/Two.cbt").path) && Date() < gone { usleep(50_000) }
         XCTAssertFalse(try indexedPaths().contains(library.appendingPathComponent("Series/Two.cbt").path), "deleted comics leave the index")
+    }
+
+    func testTheLibraryIsListedAheadAfterMountingUnlessToldNot() throws {
+        let both = [library.appendingPathComponent("Series/One.cbz").path, library.appendingPathComponent("Series/Two.cbt").path]
+        do {
+            let mount = try MountedLibrary(library: library, arguments: ["--state", state.path])
+            // Nothing under the mount is touched: the daemon lists and indexes on its own.
+            let deadline = Date().addingTimeInterval(10)
+            while !mount.logText.contains("listed 2 comics ahead") && Date() < deadline { usleep(50_000) }
+            XCTAssertTrue(mount.logText.contains("listed 2 comics ahead"), mount.logText)
+            while try indexedPaths() != both && Date() < deadline { usleep(50_000) }
+            XCTAssertEqual(try indexedPaths(), both)
+        }
+        try FileManager.default.removeItem(at: state)
+        let lazy = try MountedLibrary(library: library, arguments: ["--state", state.path, "-o", "list_ahead=0"])
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: lazy.path("Series/One")).isEmpty)
+        usleep(1_000_000)
+        XCTAssertFalse(lazy.logText.contains("ahead"), lazy.logText)
+        XCTAssertEqual(try indexedPaths(), [both[0]], "only the comic that was opened")
     }
 
     func testPagesReadThroughTheMountShowAsProgressAndInContinueReading() throws {

@@ -1,0 +1,109 @@
+import Foundation
+import InkyCore
+import InkyWorker
+import InkyStore
+import InkyTestSupport
+import XCTest
+@testable import InkyLibrary
+
+/// After mounting, the whole library is listed in the order a recursive listing reaches it.
+final class ListingAheadTests: XCTestCase {
+    /// Real archives opened in process, with the order they were listed in.
+    final class RecordingBackend: ComicBackend, @unchecked Sendable {
+        private let lock = NSLock()
+        private var paths: [String] = []
+        private let real = LibraryFilesystemTests.InProcessBackend()
+
+        var listed: [String] { lock.withLock { paths } }
+
+        func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+            lock.withLock { paths.append(path) }
+            return try real.list(path, limits: limits)
+        }
+
+        func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+                  deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+            try real.read(path, identity: identity, entries: entries, limits: limits, deliver: deliver)
+        }
+
+        func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
+            try real.comicInfo(path, identity: identity, limits: limits)
+        }
+    }
+
+    private var library: URL!
+    private var stateFolder: URL!
+
+    override func setUpWithError() throws {
+        library = ArchiveMaker.temporaryDirectory("ahead")
+        stateFolder = ArchiveMaker.temporaryDirectory("ahead-state")
+        for comic in ["D.cbz", "B/x.cbz", "A.cbz", "B/C/y.cbz", "B/10.cbz", "B/2.cbz"] {
+            let url = library.appendingPathComponent(comic)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try ArchiveMaker.zip(at: url, members: [("1.jpg", Array(comic.utf8))])
+        }
+        try Data("not a comic".utf8).write(to: library.appendingPathComponent("B/notes.txt"))
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: library)
+        try? FileManager.default.removeItem(at: stateFolder)
+    }
+
+    private func listAhead(parallelism: Int, state: StateDatabase?) -> (LibraryFilesystem, RecordingBackend, Int) {
+        var options = MountOptions()
+        options.listLibraryAhead = true
+        options.listingParallelism = parallelism
+        let backend = RecordingBackend()
+        let filesystem = LibraryFilesystem(library: library.path, options: options, backend: backend, state: state)
+        let done = DispatchSemaphore(value: 0)
+        let count = LockedCount()
+        filesystem.listLibraryAhead { listed, _ in
+            count.set(listed)
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "listing ahead finished")
+        return (filesystem, backend, count.value)
+    }
+
+    func testEveryComicIsListedDepthFirstInByteOrderOfNames() {
+        // One listing thread (parallelism 2 keeps one worker free): the order is exact.
+        let (filesystem, backend, count) = listAhead(parallelism: 2, state: nil)
+        XCTAssertEqual(count, 6)
+        XCTAssertEqual(backend.listed.map { String($0.dropFirst(library.path.count + 1)) },
+                       ["A.cbz", "B/10.cbz", "B/2.cbz", "B/C/y.cbz", "B/x.cbz", "D.cbz"], "the order ls -R reaches them in (C locale)")
+        XCTAssertEqual(filesystem.backendListings, 6)
+    }
+
+    func testAWarmIndexListsAheadWithoutOpeningAnArchive() {
+        let database = stateFolder.appendingPathComponent("state.sqlite").path
+        let first = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
+        XCTAssertEqual(Set(first.1.listed).count, 6, "each comic listed once")
+        XCTAssertEqual(first.1.listed.count, 6)
+        first.0.finishStateWrites()
+        let second = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
+        XCTAssertEqual(second.2, 6)
+        XCTAssertEqual(second.1.listed, [], "every listing came from the index")
+    }
+
+    func testOffByDefaultAndStopsAtUnmount() {
+        let backend = RecordingBackend()
+        let lazy = LibraryFilesystem(library: library.path, options: MountOptions(), backend: backend)
+        lazy.listLibraryAhead { _, _ in XCTFail("MountOptions() lists lazily") }
+        var options = MountOptions()
+        options.listLibraryAhead = true
+        let stopped = LibraryFilesystem(library: library.path, options: options, backend: backend)
+        stopped.stopBackgroundWork()
+        let done = DispatchSemaphore(value: 0)
+        stopped.listLibraryAhead { _, _ in done.signal() }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(backend.listed, [], "nothing listed once stopping")
+    }
+}
+
+private final class LockedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func set(_ value: Int) { lock.withLock { count = value } }
+}
