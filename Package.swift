@@ -33,13 +33,15 @@ let package = Package(
         .systemLibrary(name: "CMuPDF", path: "Sources/Shims/CMuPDF",
                        providers: [.apt(["libmupdf-dev", "libjbig2dec0-dev", "libopenjp2-7-dev", "libjpeg-dev",
                                          "libfreetype-dev", "libharfbuzz-dev", "libgumbo-dev", "libmujs-dev", "zlib1g-dev"])]),
+        // Header only (no library): ZIP's CRC-32 folded with PCLMULQDQ, for stored pages the daemon reads itself.
+        .systemLibrary(name: "CCRC32", path: "Sources/Shims/CCRC32"),
         .systemLibrary(name: "CSQLite", path: "Sources/Shims/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "InkyCore"),
         .target(name: "InkyPDF", dependencies: ["InkyCore", "CMuPDF"]),
         .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr"]),
-        .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "CLinux"]),
+        .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "CLinux", "CCRC32"]),
         .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyArchive", "InkyWorker", "InkyStore", "InkyVault"]),
         .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyLibrary", "InkyWorker", "InkyStore", "CFuse3"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),

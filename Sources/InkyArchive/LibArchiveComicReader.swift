@@ -44,17 +44,23 @@ final class LibArchiveComicReader: EntryStreamingReader {
             solid = scan.isSolid
             encryptedNames = scan.encryptedNames
         }
-        if format == .zip {
+        let directory = format == .zip ? ZipCentralDirectory(in: source, maxEntries: limits.maxEntries) : nil
+        if let directory {
             // Listing visits every local header: fetch them together, not one seek at a time.
-            let headers = ZipLocalHeaders.offsets(in: source, maxEntries: limits.maxEntries)
-            source.willNeed(headers.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
+            source.willNeed(directory.localHeaderOffsets.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
         }
         let handle = try LibArchiveHandle(source: source, format: format)
         var entries = try Self.listEntries(handle, path: path, limits: limits)
         for index in entries.indices where encryptedNames.contains(entries[index].path) {
             entries[index].isEncrypted = true
         }
-        listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
+        var listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
+        if let directory, source.isPlainFile {
+            // Offsets into the file itself: meaningless for a vault object's decrypted bytes.
+            let stored = ZipStoredEntries.locate(in: source, directory: directory, entries: entries)
+            for number in listing.pages.indices { listing.pages[number].storedData = stored[listing.pages[number].entryIndex] }
+        }
+        self.listing = listing
         finishedStats.sourceBytesRead = handle.source.bytesRead
         chunk = .allocate(byteCount: Self.chunkBytes, alignment: 16)
     }

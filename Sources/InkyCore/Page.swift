@@ -12,18 +12,22 @@ public struct Page: Sendable, Equatable, Hashable, Codable {
     /// rendered (a PDF page of text or vector art) has `sizeAfterRendering` until it was
     /// rendered once.
     public var size: Int64
+    /// Set when the bytes lie unchanged in the archive file (a stored ZIP member): the daemon
+    /// reads them directly. nil for everything that needs a decoder, and in listings made before.
+    public var storedData: StoredData?
 
     /// The size of a page that is known only once it was rendered.
     public static let sizeAfterRendering: Int64 = -1
 
     public var isSizeKnown: Bool { size >= 0 }
 
-    public init(number: Int, name: String, sourcePath: String, entryIndex: Int, size: Int64) {
+    public init(number: Int, name: String, sourcePath: String, entryIndex: Int, size: Int64, storedData: StoredData? = nil) {
         self.number = number
         self.name = name
         self.sourcePath = sourcePath
         self.entryIndex = entryIndex
         self.size = size
+        self.storedData = storedData
     }
 }
 

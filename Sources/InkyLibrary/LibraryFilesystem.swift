@@ -414,7 +414,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         let byEntry = Dictionary(claimed.map { (listing.pages[$0.index].entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
         let requests = claimed.map { key in
             let page = listing.pages[key.index]
-            return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath)
+            return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: page.storedData)
         }.sorted { $0.entryIndex < $1.entryIndex }
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
         queue.async { [self] in

@@ -22,11 +22,15 @@ public struct EntryRequest: Codable, Sendable, Equatable {
     public var entryIndex: Int
     public var size: Int64
     public var name: String
+    /// Set for a stored ZIP member: the pool reads it from the file itself (`StoredPageReader`)
+    /// and never sends it to a worker.
+    public var stored: StoredData?
 
-    public init(entryIndex: Int, size: Int64, name: String) {
+    public init(entryIndex: Int, size: Int64, name: String, stored: StoredData? = nil) {
         self.entryIndex = entryIndex
         self.size = size
         self.name = name
+        self.stored = stored
     }
 }
 

@@ -38,6 +38,7 @@ public final class WorkerPool: @unchecked Sendable {
     private var epoch = 0
     private var epochs: [pid_t: Int] = [:]
     private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
+    private let storedPages = StoredPageReader()
 
     /// Gives the key of a vault object by its path (nil for ordinary archives). Set while a
     /// vault is unlocked; a worker is sent a key only for the object it is asked about.
@@ -82,10 +83,19 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Streams entries of a comic; `deliver` gets each entry's complete bytes or its error,
     /// in the order the worker finishes them.
+    /// Stored ZIP members are read here, from the file, without a worker.
     public func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
                      deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
-        var collector = PageCollector(path: path, entries: entries, renderedLimit: limits.maxPageBytes)
-        try exchange(path: path, request: .read(path: path, identity: identity, entries: entries, limits: limits)) { reply, data throws(ComicError) in
+        // A vault object's listing has no stored ranges; were one to claim any, its bytes are
+        // ciphertext on disk: such a path always goes to a worker.
+        let direct = keyProvider?(path) == nil ? entries.filter { $0.stored != nil } : []
+        for entry in direct {
+            deliver(entry.entryIndex, storedPages.read(path, identity: identity, entry: entry, stored: entry.stored!, limits: limits))
+        }
+        let decoded = direct.isEmpty ? entries : entries.filter { $0.stored == nil }
+        guard !decoded.isEmpty else { return }
+        var collector = PageCollector(path: path, entries: decoded, renderedLimit: limits.maxPageBytes)
+        try exchange(path: path, request: .read(path: path, identity: identity, entries: decoded, limits: limits)) { reply, data throws(ComicError) in
             try collector.accept(reply: reply, data: data, deliver: deliver)
         }
         if let failure = collector.requestFailure { throw failure }
@@ -232,6 +242,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Stops every idle worker (busy ones stop when their request ends and the pool is gone).
     public func shutdown() {
+        storedPages.closeAll()
         condition.lock()
         let workers = idle
         idle.removeAll()

@@ -1,0 +1,43 @@
+import InkyCore
+
+/// Finds the members of a ZIP whose bytes lie unchanged in the file (stored, not encrypted), so
+/// the daemon can read those pages with a `pread` instead of a round trip through a worker.
+///
+/// Runs in the worker, after libarchive listed the archive (so every local header read here is
+/// already in the page cache). Anything unusual leaves a member out, and out only means "read it
+/// through libarchive as before": a name not unique or not matching libarchive's, ZIP64, a local
+/// header that disagrees with the directory, a range outside the file.
+enum ZipStoredEntries {
+    /// StoredData by libarchive entry index.
+    static func locate(in source: FileSource, directory: ZipCentralDirectory, entries: [ArchiveEntry]) -> [Int: StoredData] {
+        var byName: [[UInt8]: ZipCentralDirectory.Record] = [:]
+        var repeated: Set<[UInt8]> = []
+        for record in directory.records {
+            if byName.updateValue(record, forKey: record.name) != nil { repeated.insert(record.name) }
+        }
+        var found: [Int: StoredData] = [:]
+        for entry in entries where entry.kind == .file && !entry.isEncrypted {
+            let name = Array(entry.path.utf8)
+            guard !repeated.contains(name), let record = byName[name], record.method == 0, record.flags & 1 == 0,
+                  record.hasPlainSizes, record.compressedSize == record.size, entry.declaredSize == record.size,
+                  let offset = dataOffset(of: record, in: source) else { continue }
+            found[entry.index] = StoredData(offset: offset, crc32: record.crc32)
+        }
+        return found
+    }
+
+    /// Where the member's data starts: after its local header, whose name and extra field
+    /// lengths may differ from the directory's; nil unless the header agrees with the directory.
+    private static func dataOffset(of record: ZipCentralDirectory.Record, in source: FileSource) -> Int64? {
+        let headerLength = 30 + record.name.count
+        guard let header = try? source.bytes(at: record.localHeaderOffset, count: headerLength), header.count == headerLength,
+              ZipCentralDirectory.le32(header, 0) == 0x0403_4B50,
+              ZipCentralDirectory.le16(header, 6) & 1 == 0,               // not encrypted
+              ZipCentralDirectory.le16(header, 8) == 0,                   // stored
+              ZipCentralDirectory.le16(header, 26) == record.name.count,
+              Array(header[30...]) == record.name else { return nil }
+        let offset = record.localHeaderOffset + Int64(headerLength) + Int64(ZipCentralDirectory.le16(header, 28))
+        let stored = StoredData(offset: offset, crc32: record.crc32)
+        return stored.fits(size: record.size, inFileOf: source.size) ? offset : nil
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import InkyCore
+
+/// Reads stored ZIP members straight from the archive file, in the daemon: one `pread` of the
+/// range the worker's listing named, then the CRC-32 the central directory declared, instead of
+/// a round trip through a worker (and a copy through its socket).
+///
+/// It parses nothing: the range is only checked against the file's size, and the file against
+/// the identity it was listed with. A lying listing can at worst point at other bytes of the
+/// same archive, and those fail the CRC unless they are what was promised. Thread-safe: reads
+/// of one comic run concurrently on one descriptor.
+final class StoredPageReader: @unchecked Sendable {
+    /// One archive file opened for reading, kept while it still is the file that was listed.
+    private final class OpenArchive {
+        let fd: Int32
+        let identity: FileIdentity
+
+        init(fd: Int32, identity: FileIdentity) {
+            self.fd = fd
+            self.identity = identity
+        }
+
+        deinit { close(fd) }
+    }
+
+    private let lock = NSLock()
+    /// Most recently used last; a reader going through a library keeps a few comics open.
+    private var archives: [(path: String, archive: OpenArchive)] = []
+    static let keptArchives = 16
+
+    func read(_ path: String, identity: FileIdentity, entry: EntryRequest, stored: StoredData,
+              limits: ComicLimits) -> Result<[UInt8], ComicError> {
+        guard entry.size >= 0, entry.size <= limits.maxPageBytes, stored.fits(size: entry.size, inFileOf: identity.size) else {
+            return .failure(.corrupted(path: path, detail: "\(entry.name): its listed place (\(entry.size) bytes at \(stored.offset)) is not inside the archive"))
+        }
+        let archive: OpenArchive
+        switch self.archive(path, identity: identity) {
+        case .success(let value): archive = value
+        case .failure(let error): return .failure(error)
+        }
+        let size = Int(entry.size)
+        // The whole range in large requests now: prefetched pages are read concurrently through
+        // one descriptor, whose readahead state their interleaved offsets would otherwise reset
+        // to small random reads (a cold sequential read ran at half the speed of a worker's).
+        _ = posix_fadvise(archive.fd, off_t(stored.offset), off_t(size), 3 /* POSIX_FADV_WILLNEED */)
+        var failure: ComicError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var filled = 0
+            while filled < size {
+                let got = pread(archive.fd, buffer.baseAddress! + filled, size - filled, off_t(stored.offset) + off_t(filled))
+                if got < 0 && errno == EINTR { continue }
+                if got < 0 {
+                    let code = errno
+                    failure = .io(path: path, errno: code, detail: "read failed: \(String(cString: strerror(code)))")
+                    break
+                }
+                if got == 0 {
+                    failure = .io(path: path, errno: ESTALE, detail: "the file ends before \(entry.name) does: it changed on disk since it was listed")
+                    break
+                }
+                filled += got
+            }
+            count = filled
+        }
+        if let failure { return .failure(failure) }
+        let crc = bytes.withUnsafeBytes { ZipCRC32.checksum($0) }
+        guard crc == stored.crc32 else {
+            return .failure(.corrupted(path: path, detail: "\(entry.name): CRC-32 is \(hex(crc)), the archive says \(hex(stored.crc32))"))
+        }
+        return .success(bytes)
+    }
+
+    /// Forgets every open file (the pool's shutdown).
+    func closeAll() {
+        lock.withLock { archives.removeAll() }
+    }
+
+    /// The open file for `path` if it still is the one listed with `identity`, else opened anew.
+    /// The path is checked on every call, as a worker does: a replaced archive answers ESTALE
+    /// even while the old file is still open here.
+    private func archive(_ path: String, identity: FileIdentity) -> Result<OpenArchive, ComicError> {
+        switch FileIdentity.of(path) {
+        case .success(let current) where current == identity: break
+        case .success: return .failure(Self.changed(path))
+        case .failure(let code): return .failure(.io(path: path, errno: code.code, detail: code.description))
+        }
+        let kept: OpenArchive? = lock.withLock {
+            guard let index = archives.firstIndex(where: { $0.path == path }) else { return nil }
+            let found = archives.remove(at: index)
+            guard found.archive.identity == identity else { return nil }
+            archives.append(found)
+            return found.archive
+        }
+        if let kept { return .success(kept) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            return .failure(.io(path: path, errno: code, detail: "cannot open: \(String(cString: strerror(code)))"))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, FileIdentity(info) == identity else {
+            close(fd)
+            return .failure(Self.changed(path))
+        }
+        let opened = OpenArchive(fd: fd, identity: identity)
+        lock.withLock {
+            archives.removeAll { $0.path == path }
+            archives.append((path, opened))
+            if archives.count > Self.keptArchives { archives.removeFirst() }
+        }
+        return .success(opened)
+    }
+
+    private static func changed(_ path: String) -> ComicError {
+        .io(path: path, errno: ESTALE, detail: "the file changed on disk since it was listed")
+    }
+
+    private func hex(_ value: UInt32) -> String { String(format: "%08x", value) }
+}
