@@ -1,7 +1,9 @@
 /// The state database's schema, one migration per version. Never edit a released migration:
 /// add the next one. v1 shipped the index alone; v2 added reading state; v3 empties the index,
 /// whose listings were made while libarchive dropped every page with a non-ASCII name (the
-/// index is rebuilt on demand; reading state is kept).
+/// index is rebuilt on demand; reading state is kept); v4 empties it again, for listings made
+/// before a stored ZIP page carried its data range, which lets the daemon read it without a
+/// worker (rebuilt by listing ahead at the next mount).
 enum StateSchema {
     static let migrator = Migrator([
         (1, """
@@ -32,5 +34,6 @@ enum StateSchema {
             );
             """),
         (3, "DELETE FROM comic_index;"),
+        (4, "DELETE FROM comic_index;"),
     ])
 }

@@ -22,7 +22,7 @@ final class StateDatabaseTests: XCTestCase {
     func testAMissingStateFolderIsCreatedAndTheSchemaIsCurrent() {
         let state = StateDatabase.open(at: path)
         XCTAssertNil(state.recovery)
-        XCTAssertEqual(state.schemaVersion, 3)
+        XCTAssertEqual(state.schemaVersion, 4)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
@@ -37,8 +37,24 @@ final class StateDatabaseTests: XCTestCase {
         try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
         try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
         let state = StateDatabase.open(at: path)
-        XCTAssertEqual(state.schemaVersion, 3)
+        XCTAssertEqual(state.schemaVersion, 4)
         XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity), "listed again by the current parser")
+        XCTAssertEqual(state.progress().count, 1, "reading state is kept")
+    }
+
+    /// v4 drops listings made before stored ZIP pages named their data range (those pages
+    /// would go through a worker until the archive changed); reading state stays.
+    func testVersion3DatabasesDropListingsWithoutStoredRanges() throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let old = try Database(path: path)
+        try Migrator(StateSchema.migrator.migrations.prefix(3).map { ($0.version, $0.sql) }).migrate(old)
+        XCTAssertEqual(try old.userVersion(), 3)
+        let identity = FileIdentity(size: 5, modifiedNanoseconds: 7, inode: 9)
+        try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
+        try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
+        let state = StateDatabase.open(at: path)
+        XCTAssertEqual(state.schemaVersion, 4)
+        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity), "listed again, with stored ranges")
         XCTAssertEqual(state.progress().count, 1, "reading state is kept")
     }
 
@@ -48,7 +64,7 @@ final class StateDatabaseTests: XCTestCase {
         let state = StateDatabase.open(at: path)
         XCTAssertNotNil(state.recovery)
         XCTAssertTrue(state.recovery!.contains("moved it to"), state.recovery!)
-        XCTAssertEqual(state.schemaVersion, 3)
+        XCTAssertEqual(state.schemaVersion, 4)
         let folderContents = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         XCTAssertTrue(folderContents.contains { $0.hasPrefix("state.sqlite.damaged-") }, "\(folderContents)")
     }
