@@ -546,7 +546,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     }
 
     /// The comic's snapshot if `generation` is still current; ESTALE for pages of a changed file.
-    private func sameGeneration(_ path: String, _ generation: Int) -> Result<ComicState.Snapshot, Errno> {
+    func sameGeneration(_ path: String, _ generation: Int) -> Result<ComicState.Snapshot, Errno> {
         currentComic(path).flatMap { _, snapshot in
             snapshot.generation == generation ? .success(snapshot) : .failure(.ESTALE)
         }

@@ -110,7 +110,13 @@ extension LibraryFilesystem {
     /// archive file's own. nil for the rest (virtual folders), which the kernel looks up.
     public func attributesWithoutListing(of id: NodeID) -> NodeAttributes? {
         switch nodes.node(id) {
-        case .page?, .comicInfo?, .errorText?, .folder?, .file?:
+        case .page(let path, let generation, let index)?:
+            // A page rendered on demand has no size until its first lookup renders it: a
+            // directory listing never renders, so that page is left to its lookup.
+            guard case .success(let snapshot) = sameGeneration(path, generation), case .success(let listing) = snapshot.listing,
+                  index < listing.pages.count, listing.pages[index].isSizeKnown else { return nil }
+            return try? attributes(of: id).get()
+        case .comicInfo?, .errorText?, .folder?, .file?:
             return try? attributes(of: id).get()
         case .comic(let path)? where comicState(path)?.snapshot() != nil:
             return try? attributes(of: id).get()

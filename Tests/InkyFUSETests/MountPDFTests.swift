@@ -49,6 +49,10 @@ final class MountPDFTests: XCTestCase {
         var mount = try MountedLibrary(library: library, arguments: ["--state", state.path, "--prefetch", "2"], environment: noRendering)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Vector")).sorted(),
                        ["001.png", "002.png", "003.png", "004.png", "005.png", "006.png"])
+        // Again: a render during the first listing (readdirplus asks for attributes) would have
+        // killed the worker and left only ERROR.txt.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Vector")).count, 6)
+        XCTAssertFalse(mount.logText.contains("cannot render"), mount.logText)
         XCTAssertEqual(mount.unmount(), 0)
 
         mount = try MountedLibrary(library: library, arguments: ["--state", state.path, "--prefetch", "2"])
