@@ -13,7 +13,13 @@ final class ComicState: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _identity: FileIdentity?
-    private var _generation = 0
+    /// Unique for the daemon's life, never per comic: a page's inode number is derived from
+    /// (comic, generation, index), and a comic deleted and added back gets a new ComicState. Had
+    /// its generations started again at 0, its new pages would have had the old pages' inode
+    /// numbers, and the kernel would have served their cached (keep_cache) bytes of the old file.
+    private var _generation = ComicState.nextGeneration()
+    private static let generations = GenerationCounter()
+    private static func nextGeneration() -> Int { generations.next() }
     private var _listing: Result<ComicListing, ComicError>?
     private var _pageIndex: [String: Int] = [:]
     private var _comicInfo: [UInt8]?
@@ -52,7 +58,7 @@ final class ComicState: @unchecked Sendable {
             guard _identity != identity else { return false }
             let changed = _identity != nil
             _identity = identity
-            if changed { _generation += 1 }
+            if changed { _generation = Self.nextGeneration() }
             _listing = nil
             _pageIndex = [:]
             _comicInfo = nil
@@ -113,6 +119,18 @@ final class ComicState: @unchecked Sendable {
             let previous = _currentPage
             _currentPage = page
             return previous
+        }
+    }
+}
+
+private final class GenerationCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = 0
+
+    func next() -> Int {
+        lock.withLock {
+            last += 1
+            return last
         }
     }
 }

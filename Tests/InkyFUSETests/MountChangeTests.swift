@@ -4,6 +4,34 @@ import XCTest
 
 /// Archives replaced, deleted and added under a live mount: old bytes are never served.
 final class MountChangeTests: XCTestCase {
+    /// A comic deleted and added back starts its generations anew in a new state: were they
+    /// counted from 0 again, its pages would get the old pages' inode numbers, and the kernel
+    /// would serve what it kept of the old file (same size and mtime: nothing tells it otherwise).
+    func testAComicDeletedAndAddedBackNeverServesTheOldPagesKernelCache() throws {
+        let library = ArchiveMaker.temporaryDirectory("readd")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let old = ArchiveMaker.noise(count: 30_000, seed: 1), new = ArchiveMaker.noise(count: 30_000, seed: 2)
+        let comic = library.appendingPathComponent("Issue.cbz")
+        try ArchiveMaker.zip(at: comic, members: [("p1.jpg", old)])
+        let modified = try FileManager.default.attributesOfItem(atPath: comic.path)[.modificationDate] as! Date
+        let mount = try MountedLibrary(library: library)
+        XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), old)
+        // A reader still holding the old page keeps its inode, and its cached bytes, alive.
+        let holder = open(mount.path("Issue/001.jpg"), O_RDONLY)
+        XCTAssertGreaterThanOrEqual(holder, 0)
+        defer { close(holder) }
+
+        try FileManager.default.removeItem(at: comic)
+        let gone = Date().addingTimeInterval(3)
+        while FileManager.default.fileExists(atPath: mount.path("Issue/001.jpg")) && Date() < gone { usleep(50_000) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Issue")))
+        try ArchiveMaker.zip(at: comic, members: [("p1.jpg", new)])
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: comic.path)
+        let back = Date().addingTimeInterval(3)
+        while !FileManager.default.fileExists(atPath: mount.path("Issue/001.jpg")) && Date() < back { usleep(50_000) }
+        XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), new, "the new file's page, not the kernel's copy of the old one")
+    }
+
     func testReplacedDeletedAndAddedArchivesAreNoticed() throws {
         let library = ArchiveMaker.temporaryDirectory("live")
         defer { try? FileManager.default.removeItem(at: library) }
