@@ -130,7 +130,7 @@ public enum AESGCM {
         return context
     }
 
-    private static func feedAAD(
+    static func feedAAD(
         _ aad: UnsafeRawBufferPointer, to context: CipherContext, encrypting: Bool
     ) throws(CryptoError) {
         var offset = 0
@@ -147,7 +147,7 @@ public enum AESGCM {
         }
     }
 
-    private static func transform(
+    static func transform(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         with context: CipherContext, encrypting: Bool
     ) throws(CryptoError) {
