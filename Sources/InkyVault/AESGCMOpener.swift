@@ -40,17 +40,7 @@ final class AESGCMOpener {
         do throws(CryptoError) {
             // A nil key keeps the expanded one; the nonce resets the GCM state.
             try checkOpenSSL(EVP_DecryptInit_ex(context.handle, nil, nil, nil, nonce.bytes), "EVP_DecryptInit_ex")
-            try checkOpenSSL(EVP_CIPHER_CTX_ctrl(context.handle, inky_evp_ctrl_gcm_set_tag(),
-                                                 Int32(AESGCM.tagLength), UnsafeMutableRawPointer(mutating: tag.baseAddress)),
-                             "EVP_CIPHER_CTX_ctrl(SET_TAG)")
-            try AESGCM.feedAAD(aad, to: context, encrypting: false)
-            try AESGCM.transform(ciphertext, into: plaintext, with: context, encrypting: false)
-            var scratch = [UInt8](repeating: 0, count: 16)
-            var written: Int32 = 0
-            guard EVP_DecryptFinal_ex(context.handle, &scratch, &written) > 0 else {
-                _ = OpenSSLErrorQueue.drain()
-                throw .authenticationFailed
-            }
+            try AESGCM.decrypt(ciphertext, tag: tag, into: plaintext, aad: aad, with: context)
         } catch {
             if let base = plaintext.baseAddress { OPENSSL_cleanse(base, plaintext.count) }
             throw error
