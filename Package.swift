@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "InkyCoreTests", dependencies: ["InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyPDFTests", dependencies: ["InkyPDF", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
-        .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyCore", "InkyArchive", "InkyTestSupport", "inkyfs"]),
+        .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs"]),
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),

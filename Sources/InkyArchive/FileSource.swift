@@ -60,10 +60,6 @@ final class FileSource {
         (bytes as? ArchiveFile)?.willNeed(ranges)
     }
 
-    /// True when the bytes are the archive file itself (not a vault object decrypted on demand):
-    /// only then do offsets into them mean anything to someone else who opens the path.
-    var isPlainFile: Bool { bytes is ArchiveFile }
-
     init(bytes: any RandomAccessBytes, label: String) {
         self.bytes = bytes
         path = label

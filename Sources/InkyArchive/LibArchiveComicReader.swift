@@ -55,8 +55,9 @@ final class LibArchiveComicReader: EntryStreamingReader {
             entries[index].isEncrypted = true
         }
         var listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
-        if let directory, source.isPlainFile {
-            // Offsets into the file itself: meaningless for a vault object's decrypted bytes.
+        if let directory {
+            // Offsets into the bytes this reader reads: the file itself, or a vault object's
+            // plaintext, whose ranges the daemon then decrypts instead of the file's it preads.
             let stored = ZipStoredEntries.locate(in: source, directory: directory, entries: entries)
             for number in listing.pages.indices { listing.pages[number].storedData = stored[listing.pages[number].entryIndex] }
         }

@@ -1,12 +1,14 @@
 import InkyCore
 
-/// Finds the members of a ZIP whose bytes lie unchanged in the file (stored, not encrypted), so
-/// the daemon can read those pages with a `pread` instead of a round trip through a worker.
+/// Finds the members of a ZIP whose bytes lie unchanged in the archive's bytes (stored, not
+/// encrypted), so the daemon can read those pages itself instead of through a worker: with a
+/// `pread` of the file, or, for a vault object (whose bytes here are its plaintext), by
+/// decrypting that range of the object.
 ///
 /// Runs in the worker, after libarchive listed the archive (so every local header read here is
 /// already in the page cache). Anything unusual leaves a member out, and out only means "read it
 /// through libarchive as before": a name not unique or not matching libarchive's, ZIP64, a local
-/// header that disagrees with the directory, a range outside the file.
+/// header that disagrees with the directory, a range outside the archive's bytes.
 enum ZipStoredEntries {
     /// StoredData by libarchive entry index.
     static func locate(in source: FileSource, directory: ZipCentralDirectory, entries: [ArchiveEntry]) -> [Int: StoredData] {
@@ -18,7 +20,7 @@ enum ZipStoredEntries {
         var found: [Int: StoredData] = [:]
         for entry in entries where entry.kind == .file && !entry.isEncrypted {
             let name = Array(entry.path.utf8)
-            guard !repeated.contains(name), let record = byName[name], record.method == 0, record.flags & 1 == 0,
+            guard !repeated.contains(name), let record = byName[name], record.method == 0, record.flags & Self.encrypted == 0,
                   record.hasPlainSizes, record.compressedSize == record.size, entry.declaredSize == record.size,
                   let offset = dataOffset(of: record, in: source) else { continue }
             found[entry.index] = StoredData(offset: offset, crc32: record.crc32)
@@ -26,13 +28,16 @@ enum ZipStoredEntries {
         return found
     }
 
+    /// General purpose flags: bit 0 encrypted, bit 6 strong encryption.
+    private static let encrypted: UInt16 = 0x41
+
     /// Where the member's data starts: after its local header, whose name and extra field
     /// lengths may differ from the directory's; nil unless the header agrees with the directory.
     private static func dataOffset(of record: ZipCentralDirectory.Record, in source: FileSource) -> Int64? {
         let headerLength = 30 + record.name.count
         guard let header = try? source.bytes(at: record.localHeaderOffset, count: headerLength), header.count == headerLength,
               ZipCentralDirectory.le32(header, 0) == 0x0403_4B50,
-              ZipCentralDirectory.le16(header, 6) & 1 == 0,               // not encrypted
+              ZipCentralDirectory.le16(header, 6) & Int(Self.encrypted) == 0,
               ZipCentralDirectory.le16(header, 8) == 0,                   // stored
               ZipCentralDirectory.le16(header, 26) == record.name.count,
               Array(header[30...]) == record.name else { return nil }

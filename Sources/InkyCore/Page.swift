@@ -12,8 +12,9 @@ public struct Page: Sendable, Equatable, Hashable, Codable {
     /// rendered (a PDF page of text or vector art) has `sizeAfterRendering` until it was
     /// rendered once.
     public var size: Int64
-    /// Set when the bytes lie unchanged in the archive file (a stored ZIP member): the daemon
-    /// reads them directly. nil for everything that needs a decoder, and in listings made before.
+    /// Set when the bytes lie unchanged in the archive's bytes (a stored ZIP member, in a library
+    /// file or a vault object's plaintext): the daemon reads them itself. nil for everything that
+    /// needs a decoder, and in listings made before.
     public var storedData: StoredData?
 
     /// The size of a page that is known only once it was rendered.

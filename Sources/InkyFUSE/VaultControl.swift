@@ -14,7 +14,9 @@ enum VaultControl {
         guard let vaultDirectory else { return reply(request == .status ? .ok : .failed, "this mount has no vault") }
         switch request {
         case .debug:
-            return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount)")
+            let wiped = filesystem.wipedVaultPages
+            return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount)"
+                         + " pagesDecryptedInDaemon=\(pool.vaultPagesDecryptedHere) wipedVaultPages=\(wiped.inPlace) wipedVaultPagesShared=\(wiped.shared)")
         case .status:
             return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
         case .lock:

@@ -25,6 +25,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     var unlockedVault: UnlockedVault?
     var lastVaultUse = Date()
     var openVaultFiles = 0
+    /// Locks and unlocks so far: a vault page fetched across one is discarded.
+    let vaultEpoch = VaultEpoch()
     let logger: @Sendable (String) -> Void
     /// The index and reading state; nil runs without memory between mounts.
     let state: StateDatabase?
@@ -417,8 +419,14 @@ public final class LibraryFilesystem: @unchecked Sendable {
             return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: page.storedData)
         }.sorted { $0.entryIndex < $1.entryIndex }
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
+        let discard = vaultPageCheck(for: state.relativePath, path: path)
         queue.async { [self] in
             var pending = Set(claimed)
+            if let locked = discard() {
+                // Locked since the claim: the object is not read at all.
+                for key in pending { cache.complete(key, .failure(locked)) }
+                return
+            }
             do throws(ComicError) {
                 try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
                     guard let key = byEntry[entryIndex], pending.remove(key) != nil else { return }
@@ -426,7 +434,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
                         // Known before the waiters wake, so a lookup of this page needs no render.
                         keep([key.index: Int64(bytes.count)], of: state, generation: snapshot.generation)
                     }
-                    cache.complete(key, result)
+                    cache.complete(key, result, discard: discard)
                 }
                 for key in pending { cache.complete(key, .failure(.corrupted(path: path, detail: "the page was not delivered"))) }
             } catch {

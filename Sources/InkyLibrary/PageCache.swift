@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyVault
 
 /// The window cache's storage: decoded pages under one global byte budget, least recently used
 /// first out, with the waiters of pages being fetched. Every page byte served comes through here.
@@ -64,9 +65,17 @@ final class PageCache: @unchecked Sendable {
     }
 
     /// Stores a fetched page (unless it alone exceeds the budget) and wakes its waiters.
-    func complete(_ key: Key, _ result: Result<[UInt8], ComicError>) {
+    /// `discard` is asked under the cache's lock, so no `drop` can run between its answer and
+    /// the store: an error from it replaces the page (a vault page whose read began before a
+    /// lock), whose bytes are then wiped in place, since they were never handed to anyone.
+    func complete(_ key: Key, _ result: Result<[UInt8], ComicError>, discard: () -> ComicError? = { nil }) {
         lock.lock()
         let waiters = inFlight.removeValue(forKey: key) ?? []
+        var result = result
+        if case .success(let bytes) = result, let error = discard() {
+            bytes.withUnsafeBytes { Wipe.memory(UnsafeMutableRawBufferPointer(mutating: $0)) }
+            result = .failure(error)
+        }
         if case .success(let bytes) = result {
             if bytes.count > budget {
                 oversize = (key, bytes)
@@ -91,14 +100,43 @@ final class PageCache: @unchecked Sendable {
         }
     }
 
-    /// Drops pages of every comic `shouldDrop` selects (all of the vault's, at lock).
-    func drop(where shouldDrop: (Key) -> Bool) {
+    /// Drops pages of every comic `shouldDrop` selects (all of the vault's, at lock, `wiping`
+    /// them: their bytes are zeroed before they are released).
+    ///
+    /// A page a reply is sending at that moment shares its storage with the reply: zeroing it
+    /// under the reply would send zeros to a read that began before the lock (and the kernel
+    /// might keep them), so only the copy is zeroed and the reply releases its bytes when sent.
+    func drop(where shouldDrop: (Key) -> Bool, wiping: Bool = false) {
         lock.withLock {
-            for key in pages.keys where shouldDrop(key) {
-                totalBytes -= pages.removeValue(forKey: key)!.bytes.count
+            // The keys first: iterating `pages.keys` while removing would keep the dictionary's
+            // old storage alive, and with it a second reference to every page's bytes.
+            for key in pages.keys.filter(shouldDrop) {
+                var dropped = pages.removeValue(forKey: key)
+                totalBytes -= dropped?.bytes.count ?? 0
+                if wiping, dropped != nil { wipe(&dropped!.bytes) }
             }
-            if let oversize, shouldDrop(oversize.key) { self.oversize = nil }
+            if let key = oversize?.key, shouldDrop(key) {
+                var dropped = oversize
+                oversize = nil
+                if wiping { wipe(&dropped!.bytes) }
+            }
         }
+    }
+
+    /// Pages whose own storage `drop(wiping:)` zeroed, and pages it found shared with a reply
+    /// (only a copy zeroed), since the start: the vault's debug report shows them.
+    var wipedPages: (inPlace: Int, shared: Int) { lock.withLock { (wipedInPlace, wipedShared) } }
+    private var wipedInPlace = 0
+    private var wipedShared = 0
+
+    private func wipe(_ bytes: inout [UInt8]) {
+        let storage = bytes.withUnsafeBytes { $0.baseAddress }
+        // Copy-on-write: a mutation of storage shared with a reply first copies it.
+        let wiped = bytes.withUnsafeMutableBytes { buffer in
+            Wipe.memory(buffer)
+            return UnsafeRawPointer(buffer.baseAddress)
+        }
+        if wiped == storage { wipedInPlace += 1 } else { wipedShared += 1 }
     }
 
     var count: Int { lock.withLock { pages.count } }

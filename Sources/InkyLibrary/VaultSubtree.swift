@@ -22,7 +22,8 @@ extension LibraryFilesystem {
             // showed as ERROR.txt until the next remount. Every unlock starts from nothing.
             comics = comics.filter { !Self.isVaultComic($0.key) }
         }
-        cache.drop(where: { Self.isVaultComic($0.comic) })
+        vaultEpoch.advance(unlocked: true)
+        cache.drop(where: { Self.isVaultComic($0.comic) }, wiping: true)
         if let name = options.vaultName { kernelCache?.invalidateEntry(parent: Self.rootID, name: name) }
         kernelCache?.invalidateNode(Self.rootID)
     }
@@ -37,7 +38,10 @@ extension LibraryFilesystem {
             comics = comics.filter { !Self.isVaultComic($0.key) }
             return vault
         }) else { return false }
-        cache.drop(where: { Self.isVaultComic($0.comic) })
+        // Before the drop: a page completed after it is discarded (`vaultPageCheck`), one
+        // completed before it is dropped and wiped with the rest.
+        vaultEpoch.advance(unlocked: false)
+        cache.drop(where: { Self.isVaultComic($0.comic) }, wiping: true)
         let kernel = kernelCache
         if let name = options.vaultName { kernel?.invalidateEntry(parent: Self.rootID, name: name) }
         kernel?.invalidateNode(Self.rootID)
@@ -55,6 +59,25 @@ extension LibraryFilesystem {
 
     /// Decrypted vault pages in the window cache right now.
     public var cachedVaultPages: Int { cache.count(where: { Self.isVaultComic($0.comic) }) }
+
+    /// Vault pages whose bytes lock zeroed in the cache, and those a reply still held then
+    /// (only their copy zeroed; the reply released them once sent), since the mount.
+    public var wipedVaultPages: (inPlace: Int, shared: Int) { cache.wipedPages }
+
+    /// For a fetch of `comic`'s pages starting now: what discards them on completion. A vault
+    /// page whose fetch began while the vault was locked, or that finishes after a lock (or a
+    /// lock and an unlock) since, must not enter the cache: lock has already dropped and wiped
+    /// the vault's pages, and decrypted bytes must not outlive it. Library comics keep theirs.
+    func vaultPageCheck(for comic: String, path: String) -> @Sendable () -> ComicError? {
+        guard Self.isVaultComic(comic) else { return { nil } }
+        let started = vaultEpoch.current
+        return { [vaultEpoch] in
+            guard started.unlocked, vaultEpoch.current.count == started.count else {
+                return .io(path: path, errno: EIO, detail: "the vault was locked while the page was read")
+            }
+            return nil
+        }
+    }
 
     /// Seconds since the vault was last used, nil when it is locked or one of its files is
     /// open (the idle lock never takes a page from under a reader).
@@ -119,5 +142,18 @@ extension LibraryFilesystem {
             children[uses[candidate.display]! > 1 ? candidate.name : candidate.display] = candidate.node
         }
         return children
+    }
+}
+
+/// Counts the vault's locks and unlocks, with whether it is unlocked now. Its own lock, taken
+/// last (inside the page cache's), so checking it never waits for the filesystem's.
+final class VaultEpoch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state = (count: 0, unlocked: false)
+
+    var current: (count: Int, unlocked: Bool) { lock.withLock { state } }
+
+    func advance(unlocked: Bool) {
+        lock.withLock { state = (state.count + 1, unlocked) }
     }
 }

@@ -92,22 +92,31 @@ public enum AESGCM {
         OpenSSLErrorQueue.clear()
         do throws(CryptoError) {
             let context = try start(encrypting: false, key: key, nonce: nonce)
-            try checkOpenSSL(EVP_CIPHER_CTX_ctrl(context.handle, inky_evp_ctrl_gcm_set_tag(),
-                                                 Int32(tagLength), UnsafeMutableRawPointer(mutating: tag.baseAddress)),
-                             "EVP_CIPHER_CTX_ctrl(SET_TAG)")
-            try feedAAD(aad, to: context, encrypting: false)
-            try transform(ciphertext, into: plaintext, with: context, encrypting: false)
-            var scratch = [UInt8](repeating: 0, count: 16)
-            var written: Int32 = 0
-            // Final is where GCM compares tags; failure here means "not authentic", and
-            // OpenSSL queues no error for it, so there is nothing more to report.
-            guard EVP_DecryptFinal_ex(context.handle, &scratch, &written) > 0 else {
-                _ = OpenSSLErrorQueue.drain()
-                throw .authenticationFailed
-            }
+            try decrypt(ciphertext, tag: tag, into: plaintext, aad: aad, with: context)
         } catch {
             if let base = plaintext.baseAddress { OPENSSL_cleanse(base, plaintext.count) }
             throw error
+        }
+    }
+
+    /// The rest of an open once `context` holds the key and nonce: tag, AAD, decryption, and
+    /// the tag check. The caller wipes `plaintext` when this throws.
+    static func decrypt(
+        _ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer,
+        aad: UnsafeRawBufferPointer, with context: CipherContext
+    ) throws(CryptoError) {
+        try checkOpenSSL(EVP_CIPHER_CTX_ctrl(context.handle, inky_evp_ctrl_gcm_set_tag(),
+                                             Int32(tagLength), UnsafeMutableRawPointer(mutating: tag.baseAddress)),
+                         "EVP_CIPHER_CTX_ctrl(SET_TAG)")
+        try feedAAD(aad, to: context, encrypting: false)
+        try transform(ciphertext, into: plaintext, with: context, encrypting: false)
+        var scratch = [UInt8](repeating: 0, count: 16)
+        var written: Int32 = 0
+        // Final is where GCM compares tags; failure here means "not authentic", and
+        // OpenSSL queues no error for it, so there is nothing more to report.
+        guard EVP_DecryptFinal_ex(context.handle, &scratch, &written) > 0 else {
+            _ = OpenSSLErrorQueue.drain()
+            throw .authenticationFailed
         }
     }
 
@@ -130,7 +139,7 @@ public enum AESGCM {
         return context
     }
 
-    private static func feedAAD(
+    static func feedAAD(
         _ aad: UnsafeRawBufferPointer, to context: CipherContext, encrypting: Bool
     ) throws(CryptoError) {
         var offset = 0
@@ -147,7 +156,7 @@ public enum AESGCM {
         }
     }
 
-    private static func transform(
+    static func transform(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         with context: CipherContext, encrypting: Bool
     ) throws(CryptoError) {

@@ -30,6 +30,8 @@ public final class VaultObjectReader {
 
     private let file: FileDescriptor
     private let key: SecureBytes
+    /// One GCM context for every chunk: the key is expanded once per reader, not per chunk.
+    private let opener: AESGCMOpener
     private var aad: ChunkAAD
     private let sealed: UnsafeMutableRawBufferPointer
     private let cache: UnsafeMutableRawBufferPointer
@@ -42,6 +44,11 @@ public final class VaultObjectReader {
         guard key.count == AESGCM.keyLength else { throw .crypto(.invalidKeyLength) }
         self.path = path
         self.key = key
+        do throws(CryptoError) {
+            opener = try AESGCMOpener(key: key)
+        } catch {
+            throw .crypto(error)
+        }
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
         self.file = file
         let info = try file.status()
@@ -88,17 +95,24 @@ public final class VaultObjectReader {
     /// Fills `buffer` from `offset` and returns how many bytes it wrote (less than
     /// `buffer.count` only at the end of the object). On failure the part of `buffer`
     /// written so far is wiped, so the caller never holds a partial answer.
+    ///
+    /// A chunk the range covers whole is decrypted straight into `buffer` (libarchive's
+    /// 256 KiB blocks hold several): no pass through the cache and no copy out of it.
     public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
         let chunks = layout.chunks(coveringOffset: offset, count: buffer.count)
         var written = 0
         do throws(VaultError) {
             for index in chunks {
-                try loadChunk(index)
                 let range = layout.plaintextRange(ofChunk: index)
                 let start = Int(offset + UInt64(written) - range.lowerBound)
                 let take = min(range.count - start, buffer.count - written)
-                buffer.baseAddress!.advanced(by: written)
-                    .copyMemory(from: cache.baseAddress!.advanced(by: start), byteCount: take)
+                let destination = buffer.baseAddress!.advanced(by: written)
+                if start == 0 && take == range.count && cachedChunk != index {
+                    try decrypt(chunk: index, into: UnsafeMutableRawBufferPointer(start: destination, count: take))
+                } else {
+                    try loadChunk(index)
+                    destination.copyMemory(from: cache.baseAddress!.advanced(by: start), byteCount: take)
+                }
                 written += take
             }
         } catch {
@@ -113,6 +127,15 @@ public final class VaultObjectReader {
         if cachedChunk == index { return }
         cachedChunk = nil  // the cache is not valid while being overwritten
         let length = layout.plaintextLength(ofChunk: index)
+        try decrypt(chunk: index, into: UnsafeMutableRawBufferPointer(rebasing: cache[0..<length]))
+        cachedChunk = index
+    }
+
+    /// Reads chunk `index` and decrypts it into `plaintext` (exactly its plaintext length),
+    /// which holds nothing but wiped bytes if the chunk is not authentic.
+    private func decrypt(chunk index: UInt64, into plaintext: UnsafeMutableRawBufferPointer) throws(VaultError) {
+        let length = layout.plaintextLength(ofChunk: index)
+        precondition(plaintext.count == length, "a chunk decrypts into exactly its plaintext length")
         let stored = length + VaultChunkLayout.overheadPerChunk
         let storedChunk = UnsafeMutableRawBufferPointer(rebasing: sealed[0..<stored])
         let got = try file.read(into: storedChunk, at: layout.storedOffset(ofChunk: index))
@@ -124,11 +147,10 @@ public final class VaultObjectReader {
         let tagStart = nonceEnd + length
         do {
             try aad.bytes.withBytes { (aad) throws(CryptoError) in
-                try AESGCM.open(
+                try opener.open(
                     ciphertext: UnsafeRawBufferPointer(rebasing: sealed[nonceEnd..<tagStart]),
                     tag: UnsafeRawBufferPointer(rebasing: sealed[tagStart..<stored]),
-                    into: UnsafeMutableRawBufferPointer(rebasing: cache[0..<length]),
-                    key: key,
+                    into: plaintext,
                     nonce: UnsafeRawBufferPointer(rebasing: sealed[0..<nonceEnd]),
                     aad: aad)
             }
@@ -137,7 +159,6 @@ public final class VaultObjectReader {
         } catch {
             throw .crypto(error)
         }
-        cachedChunk = index
         chunksDecrypted += 1
     }
 }

@@ -3,14 +3,17 @@ import Foundation
 
 /// Overwrites memory with OPENSSL_cleanse, which the optimiser may not remove the way it
 /// may remove a memset into a buffer that is about to be freed. For plaintext that passed
-/// through ordinary buffers (decrypted manifest JSON, comic bytes in a chunk cache).
-enum Wipe {
-    static func memory(_ buffer: UnsafeMutableRawBufferPointer) {
+/// through ordinary buffers (decrypted manifest JSON, comic bytes in a chunk cache, vault pages
+/// in the daemon's window cache).
+public enum Wipe {
+    public static func memory(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         OPENSSL_cleanse(base, buffer.count)
     }
 
-    static func array(_ bytes: inout [UInt8]) {
+    /// In place when `bytes` is the only reference to its storage; otherwise mutation copies
+    /// first and only the copy is wiped (as for `data`).
+    public static func array(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { memory($0) }
     }
 

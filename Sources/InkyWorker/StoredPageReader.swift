@@ -66,11 +66,15 @@ final class StoredPageReader: @unchecked Sendable {
             count = filled
         }
         if let failure { return .failure(failure) }
-        let crc = bytes.withUnsafeBytes { ZipCRC32.checksum($0) }
-        guard crc == stored.crc32 else {
-            return .failure(.corrupted(path: path, detail: "\(entry.name): CRC-32 is \(hex(crc)), the archive says \(hex(stored.crc32))"))
-        }
+        if let mismatch = Self.mismatch(bytes, stored: stored, entry: entry, path: path) { return .failure(mismatch) }
         return .success(bytes)
+    }
+
+    /// The error when `bytes` do not have the CRC-32 the archive declares for the page.
+    static func mismatch(_ bytes: [UInt8], stored: StoredData, entry: EntryRequest, path: String) -> ComicError? {
+        let crc = bytes.withUnsafeBytes { ZipCRC32.checksum($0) }
+        guard crc != stored.crc32 else { return nil }
+        return .corrupted(path: path, detail: "\(entry.name): CRC-32 is \(hex(crc)), the archive says \(hex(stored.crc32))")
     }
 
     /// Forgets every open file (the pool's shutdown).
@@ -118,5 +122,5 @@ final class StoredPageReader: @unchecked Sendable {
         .io(path: path, errno: ESTALE, detail: "the file changed on disk since it was listed")
     }
 
-    private func hex(_ value: UInt32) -> String { String(format: "%08x", value) }
+    private static func hex(_ value: UInt32) -> String { String(format: "%08x", value) }
 }

@@ -39,17 +39,27 @@ public final class WorkerPool: @unchecked Sendable {
     private var epochs: [pid_t: Int] = [:]
     private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
     private let storedPages = StoredPageReader()
+    private let vaultPages = VaultStoredPageReader()
 
     /// Gives the key of a vault object by its path (nil for ordinary archives). Set while a
     /// vault is unlocked; a worker is sent a key only for the object it is asked about.
     public var keyProvider: (@Sendable (String) -> SecureBytes?)? {
         get { condition.withLock { _keyProvider } }
-        set { condition.withLock { _keyProvider = newValue } }
+        set {
+            condition.withLock { _keyProvider = newValue }
+            // Readers opened with keys of before (unlock, lock) are not used again.
+            vaultPages.dropAll()
+        }
     }
 
+    /// Stored pages of vault comics decrypted here, without a worker, since the start.
+    public var vaultPagesDecryptedHere: Int { vaultPages.pagesServed }
+
     /// Stops every worker (idle ones now, busy ones when their request ends), so no worker
-    /// keeps a reader, a decrypted chunk or a key of what came before: the vault's lock.
+    /// keeps a reader, a decrypted chunk or a key of what came before: the vault's lock. The
+    /// pool's own readers of vault objects go too.
     public func retireAll() {
+        vaultPages.dropAll()
         let stopped = condition.withLock {
             epoch += 1
             let workers = idle
@@ -83,22 +93,37 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Streams entries of a comic; `deliver` gets each entry's complete bytes or its error,
     /// in the order the worker finishes them.
-    /// Stored ZIP members are read here, from the file, without a worker.
+    /// Stored ZIP members are read here without a worker (`storedPage`).
     public func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
                      deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
-        // A vault object's listing has no stored ranges; were one to claim any, its bytes are
-        // ciphertext on disk: such a path always goes to a worker.
-        let direct = keyProvider?(path) == nil ? entries.filter { $0.stored != nil } : []
-        for entry in direct {
-            deliver(entry.entryIndex, storedPages.read(path, identity: identity, entry: entry, stored: entry.stored!, limits: limits))
+        var decoded: [EntryRequest] = []
+        for entry in entries {
+            if let stored = entry.stored, let result = storedPage(path, identity: identity, entry: entry, stored: stored, limits: limits) {
+                deliver(entry.entryIndex, result)
+            } else {
+                decoded.append(entry)
+            }
         }
-        let decoded = direct.isEmpty ? entries : entries.filter { $0.stored == nil }
         guard !decoded.isEmpty else { return }
         var collector = PageCollector(path: path, entries: decoded, renderedLimit: limits.maxPageBytes)
         try exchange(path: path, request: .read(path: path, identity: identity, entries: decoded, limits: limits)) { reply, data throws(ComicError) in
             try collector.accept(reply: reply, data: data, deliver: deliver)
         }
         if let failure = collector.requestFailure { throw failure }
+    }
+
+    /// A stored ZIP member read here: a vault object's by decrypting its range of the plaintext,
+    /// a library file's with one `pread`; nil leaves it to a worker. A path with neither an idle
+    /// reader nor a key is read as a plain file: after a lock that may be a vault object read
+    /// late, whose ciphertext then fails the CRC-32 (and the library discards any vault page
+    /// whose read began before the lock).
+    private func storedPage(_ path: String, identity: FileIdentity, entry: EntryRequest, stored: StoredData,
+                            limits: ComicLimits) -> Result<[UInt8], ComicError>? {
+        switch vaultPages.read(path, identity: identity, entry: entry, stored: stored, limits: limits, key: { keyProvider?(path) }) {
+        case .read(let result): return result
+        case .toWorker: return nil
+        case .notVaultObject: return storedPages.read(path, identity: identity, entry: entry, stored: stored, limits: limits)
+        }
     }
 
     /// The ComicInfo.xml bytes, nil when the comic has none.
@@ -243,6 +268,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// Stops every idle worker (busy ones stop when their request ends and the pool is gone).
     public func shutdown() {
         storedPages.closeAll()
+        vaultPages.dropAll()
         condition.lock()
         let workers = idle
         idle.removeAll()

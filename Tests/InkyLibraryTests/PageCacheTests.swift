@@ -54,6 +54,46 @@ final class PageCacheTests: XCTestCase {
         XCTAssertNil(cache.page(key(20)))
         XCTAssertNotNil(cache.page(key(20, comic: "b")))
     }
+
+    /// The vault's lock: every page of the selected comics zeroed in its own storage before it
+    /// is released, except one a reply still holds, which keeps its bytes (only a copy zeroed).
+    func testAWipingDropZeroesThePagesItOwnsAndNoneAReplyHolds() {
+        let cache = PageCache(budget: 1 << 20)
+        for (comic, index) in [("v", 0), ("v", 1), ("v", 2), ("lib", 0)] {
+            _ = cache.claim([key(index, comic: comic)])
+            cache.complete(key(index, comic: comic), .success([UInt8](repeating: 0xA5, count: 70_000 + index)))
+        }
+        _ = cache.claim([key(9, comic: "v")])
+        cache.complete(key(9, comic: "v"), .success([UInt8](repeating: 0x5A, count: 2 << 20)))   // over the budget: aside
+        let beingSent = cache.page(key(1, comic: "v"))
+        cache.drop(where: { $0.comic == "v" }, wiping: true)
+        XCTAssertEqual(cache.wipedPages.inPlace, 3, "pages 0 and 2 and the oversize page, zeroed where they lay")
+        XCTAssertEqual(cache.wipedPages.shared, 1, "page 1, shared with a reply")
+        XCTAssertEqual(beingSent, [UInt8](repeating: 0xA5, count: 70_001), "a reply in flight is never sent zeros")
+        XCTAssertEqual(cache.count(where: { $0.comic == "v" }), 0)
+        XCTAssertEqual(cache.totalBytes, 70_000)
+        XCTAssertNotNil(cache.page(key(0, comic: "lib")))
+        cache.drop(where: { $0.comic == "lib" })
+        XCTAssertEqual(cache.wipedPages.inPlace, 3, "an ordinary drop wipes nothing")
+    }
+
+    /// A page whose fetch began before a lock completes after it: its waiters get the error,
+    /// the cache keeps nothing, and its bytes are zeroed under every reference.
+    func testACompletionTheCheckDiscardsIsNeitherKeptNorServed() {
+        let cache = PageCache(budget: 1000)
+        _ = cache.claim([key(0), key(1)])
+        let got = LockedResults()
+        XCTAssertTrue(cache.wait(for: key(0)) { got.append($0) })
+        let page: [UInt8] = Array(1...100)
+        let locked = ComicError.io(path: "object", errno: EIO, detail: "locked")
+        cache.complete(key(0), .success(page), discard: { locked })
+        XCTAssertEqual(got.values, [[]], "the waiter got the error")
+        XCTAssertNil(cache.page(key(0)))
+        XCTAssertEqual(cache.count, 0)
+        XCTAssertEqual(page, [UInt8](repeating: 0, count: 100), "the bytes were wiped, never handed to anyone")
+        cache.complete(key(1), .success([1, 2]), discard: { nil })
+        XCTAssertEqual(cache.page(key(1)), [1, 2], "kept when the check lets it")
+    }
 }
 
 final class LockedResults: @unchecked Sendable {

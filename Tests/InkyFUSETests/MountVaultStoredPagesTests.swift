@@ -1,0 +1,152 @@
+import Foundation
+import InkyArchive
+import InkyTestSupport
+import XCTest
+
+/// A stored CBZ in the vault is served by the daemon decrypting each page's byte range of the
+/// object itself; a deflated one still goes through a worker. Through the kernel both must read
+/// exactly the original pages, a damaged chunk must fail its pages (never serve other bytes),
+/// and lock must leave no reader, key or page behind, not even one a worker was still reading.
+final class MountVaultStoredPagesTests: XCTestCase {
+    private var folder: URL!
+    private var environment: [String: String] { ["XDG_RUNTIME_DIR": folder.appendingPathComponent("run").path] }
+    private var vault: String { folder.appendingPathComponent("vault").path }
+    private var password: String { folder.appendingPathComponent("pw").path }
+    private var comics: [String: URL] = [:]
+    /// Pages of several 64 KiB chunks, none aligned to a chunk: each page's range starts and
+    /// ends inside a chunk it shares with its neighbour's header or bytes.
+    private let pages = (1...12).map { ("page \(String(format: "%02d", $0)).jpg", ArchiveMaker.noise(count: 150_000 + 7_919 * $0, seed: UInt64($0))) }
+
+    override func setUpWithError() throws {
+        folder = ArchiveMaker.temporaryDirectory("vault-stored")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("run"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("library"), withIntermediateDirectories: true)
+        try "sesame\n".write(to: folder.appendingPathComponent("pw"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try vaultCommand(["init"]).status, 0)
+        for compression in ["stored", "deflated"] {
+            let comic = folder.appendingPathComponent("\(compression).cbz")
+            try ArchiveMaker.zip(at: comic, members: pages, compression: compression)
+            comics[compression] = comic
+            let added = try vaultCommand(["add", comic.path, "--keep", "--into", "Private"])
+            XCTAssertEqual(added.status, 0, added.stderr)
+        }
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private func vaultCommand(_ arguments: [String]) throws -> CommandRunner.Result {
+        try CommandRunner.inkyfs(["vault"] + arguments + ["--vault", vault, "--password-file", password], environment: environment)
+    }
+
+    private func control(_ arguments: [String]) throws -> CommandRunner.Result {
+        try CommandRunner.inkyfs(["vault"] + arguments, environment: environment)
+    }
+
+    private func debugReport() throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try control(["debug"]).stdout.split(whereSeparator: \.isWhitespace).compactMap { field in
+            let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        })
+    }
+
+    private func mount(_ extra: [String: String] = [:]) throws -> MountedLibrary {
+        try MountedLibrary(library: folder.appendingPathComponent("library"),
+                           arguments: ["--vault", vault, "--state", folder.appendingPathComponent("state").path],
+                           environment: environment.merging(extra) { $1 })
+    }
+
+    func testStoredPagesReadExactlyFromTheDaemonAndADamagedChunkFailsOnlyItsPages() throws {
+        let mount = try mount()
+        XCTAssertEqual(try control(["unlock", "--password-file", password]).status, 0)
+        var expected: [String: [(name: String, bytes: [UInt8])]] = [:]
+        for (compression, comic) in comics {
+            let reader = try ComicOpener.open(comic.path)
+            expected[compression] = try reader.listing.pages.map { ($0.name, try reader.readPage($0)) }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Vault/Private/\(compression)")).sorted(),
+                           reader.listing.pages.map(\.name))
+        }
+        for compression in ["stored", "deflated"] {
+            for page in try XCTUnwrap(expected[compression]) {
+                XCTAssertEqual(try readFile(mount.path("Vault/Private/\(compression)/\(page.name)")), page.bytes, "\(compression) \(page.name)")
+            }
+        }
+        let unlocked = try debugReport()
+        XCTAssertEqual(unlocked["pagesDecryptedInDaemon"], "12", "every stored page, and no deflated one, decrypted by the daemon")
+        let cached = try XCTUnwrap(Int(try XCTUnwrap(unlocked["cachedVaultPages"])))
+        XCTAssertGreaterThan(cached, 0)
+
+        XCTAssertEqual(try control(["lock"]).status, 0)
+        let locked = try debugReport()
+        XCTAssertEqual(locked["liveKeyBuffers"], "0", "the daemon's readers went with the lock, and their keys")
+        XCTAssertEqual(locked["cachedVaultPages"], "0")
+        XCTAssertEqual(locked["wipedVaultPages"], String(cached), "every cached page zeroed in place before it was released")
+        XCTAssertEqual(locked["wipedVaultPagesShared"], "0", "no reply was sending one")
+
+        // One ciphertext byte of the stored comic's object flipped, in the middle of a chunk.
+        let objects = URL(fileURLWithPath: vault).appendingPathComponent("objects")
+        let storedSize = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: try XCTUnwrap(comics["stored"]).path)[.size] as? Int)
+        let chunks = (storedSize + 65_535) / 65_536
+        let object = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: objects.path).first { name in
+            (try? FileManager.default.attributesOfItem(atPath: objects.appendingPathComponent(name).path)[.size] as? Int) == 56 + 28 * chunks + storedSize
+        })
+        let handle = try FileHandle(forUpdating: objects.appendingPathComponent(object))
+        let damaged: UInt64 = 56 + 12 * (65_536 + 28) + 12 + 30_000   // chunk 12's ciphertext
+        try handle.seek(toOffset: damaged)
+        let byte = try XCTUnwrap(handle.read(upToCount: 1)).first!
+        try handle.seek(toOffset: damaged)
+        handle.write(Data([byte ^ 0x20]))
+        try handle.close()
+
+        XCTAssertEqual(try control(["unlock", "--password-file", password]).status, 0)
+        var failed: [String] = []
+        for page in try XCTUnwrap(expected["stored"]) {
+            do {
+                let bytes = try readFile(mount.path("Vault/Private/stored/\(page.name)"))
+                XCTAssertEqual(bytes, page.bytes, "stored \(page.name) after the damage")
+            } catch {
+                failed.append(page.name)
+            }
+        }
+        // Chunk 12 is plaintext 786,432..<851,968, inside page 5's bytes (679,395..<868,990:
+        // pages of 150,000 + 7,919·k bytes, each behind a 41-byte local header), so no header
+        // the listing reads is damaged. Page 5 fails; every other page still reads exactly.
+        XCTAssertEqual(failed, ["005.jpg"], "only the page holding the damaged chunk fails")
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
+    /// A worker still decoding a vault page when the vault locks must not put that page into
+    /// the cache after lock dropped the rest: the read waiting for it fails, nothing is kept.
+    func testAPageAWorkerFinishesAfterTheLockIsDiscarded() throws {
+        // Every page read of a vault object answers 3 s late (the listing is not delayed).
+        let mount = try mount(["INKYFS_TEST_WORKER_FAULT": "stall-read:/objects/"])
+        XCTAssertEqual(try control(["unlock", "--password-file", password]).status, 0)
+        let comic = mount.path("Vault/Private/deflated")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: comic).count, pages.count)
+        let result = LockedBox<Result<[UInt8], POSIXError>?>(nil)
+        let reading = DispatchGroup()
+        DispatchQueue.global().async(group: reading) {
+            let fd = open(comic + "/001.jpg", O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            let got = fd < 0 ? -1 : read(fd, &buffer, buffer.count)
+            result.value = got < 0 ? .failure(POSIXError(POSIXErrorCode(rawValue: errno)!)) : .success(Array(buffer[0..<got]))
+            if fd >= 0 { close(fd) }
+        }
+        Thread.sleep(forTimeInterval: 1)   // the worker is now stalling inside the read
+        XCTAssertEqual(try control(["lock"]).status, 0)
+        reading.wait()
+        switch result.value {
+        case .failure(let error)?: XCTAssertEqual(error.code, .EIO, "the read that waited across the lock fails")
+        case .success(let bytes)?: XCTFail("served \(bytes.count) bytes decrypted before the lock, after it")
+        case nil: XCTFail("no result")
+        }
+        // The page in flight completes before its waiter wakes: whatever the cache kept of it
+        // is there now. The prefetched pages, stalled alike, end within the same 3 s.
+        XCTAssertEqual(try debugReport()["cachedVaultPages"], "0")
+        Thread.sleep(forTimeInterval: 2)
+        let report = try debugReport()
+        XCTAssertEqual(report["cachedVaultPages"], "0", "no page a worker finished after the lock was kept")
+        XCTAssertEqual(report["unlocked"], "false")
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+}
