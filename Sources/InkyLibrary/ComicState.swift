@@ -17,6 +17,7 @@ final class ComicState: @unchecked Sendable {
     /// (comic, generation, index), and a comic deleted and added back gets a new ComicState. Had
     /// its generations started again at 0, its new pages would have had the old pages' inode
     /// numbers, and the kernel would have served their cached (keep_cache) bytes of the old file.
+    /// Only the same file coming back (same size, mtime and inode) resumes its old generation.
     private var _generation = ComicState.nextGeneration()
     private static let generations = GenerationCounter()
     private static func nextGeneration() -> Int { generations.next() }
@@ -37,10 +38,21 @@ final class ComicState: @unchecked Sendable {
         set { lock.withLock { _recordedOnce = newValue } }
     }
 
-    init(relativePath: String, realPath: String) {
+    /// The identity and generation of this comic's previous state, dropped while its file was
+    /// missing (renamed away and back, say): the same file again resumes that generation, so
+    /// pages a reader holds open stay valid; another file starts a new one.
+    private var _resumable: (identity: FileIdentity, generation: Int)?
+
+    init(relativePath: String, realPath: String, resuming previous: (identity: FileIdentity, generation: Int)? = nil) {
         self.relativePath = relativePath
         self.realPath = realPath
+        _resumable = previous
         fetchQueue = DispatchQueue(label: "inkyfs.comic")
+    }
+
+    /// What a later state of this comic may resume (nil before its file was seen).
+    var resumable: (identity: FileIdentity, generation: Int)? {
+        lock.withLock { _identity.map { ($0, _generation) } }
     }
 
     struct Snapshot {
@@ -57,6 +69,8 @@ final class ComicState: @unchecked Sendable {
         lock.withLock {
             guard _identity != identity else { return false }
             let changed = _identity != nil
+            if !changed, let previous = _resumable, previous.identity == identity { _generation = previous.generation }
+            _resumable = nil
             _identity = identity
             if changed { _generation = Self.nextGeneration() }
             _listing = nil

@@ -22,6 +22,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     var comics: [String: ComicState] = [:]
+    /// Identity and generation of comics whose file went missing, for `ComicState` to resume.
+    private var retiredComics: [String: (identity: FileIdentity, generation: Int)] = [:]
     var unlockedVault: UnlockedVault?
     var lastVaultUse = Date()
     var openVaultFiles = 0
@@ -510,13 +512,15 @@ public final class LibraryFilesystem: @unchecked Sendable {
         switch FileIdentity.of(real) {
         case .success(let value): identity = value
         case .failure(let code):
-            lock.withLock { _ = comics.removeValue(forKey: path) }
+            lock.withLock {
+                if let gone = comics.removeValue(forKey: path), let resumable = gone.resumable { retiredComics[path] = resumable }
+            }
             cache.drop(comic: path) { _ in true }
             return .failure(code)
         }
         let state = lock.withLock {
             if let existing = comics[path] { return existing }
-            let created = ComicState(relativePath: path, realPath: real)
+            let created = ComicState(relativePath: path, realPath: real, resuming: retiredComics.removeValue(forKey: path))
             comics[path] = created
             return created
         }

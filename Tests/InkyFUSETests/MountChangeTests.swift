@@ -32,6 +32,37 @@ final class MountChangeTests: XCTestCase {
         XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), new, "the new file's page, not the kernel's copy of the old one")
     }
 
+    /// The same file renamed away and back is the same comic: a reader holding a page open
+    /// reads on, as it did before the rename.
+    func testAComicRenamedAwayAndBackKeepsItsOpenPagesReadable() throws {
+        let library = ArchiveMaker.temporaryDirectory("renameback")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let page = ArchiveMaker.noise(count: 3_000_000, seed: 3)
+        let comic = library.appendingPathComponent("Issue.cbz"), away = library.appendingPathComponent("Issue.away")
+        try ArchiveMaker.zip(at: comic, members: [("p1.jpg", page)])
+        let mount = try MountedLibrary(library: library)
+        let fd = open(mount.path("Issue/001.jpg"), O_RDONLY)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 4096)
+        XCTAssertEqual(pread(fd, &head, head.count, 0), 4096)
+
+        XCTAssertEqual(rename(comic.path, away.path), 0)
+        let gone = Date().addingTimeInterval(3)
+        while FileManager.default.fileExists(atPath: mount.path("Issue")) && Date() < gone { usleep(50_000) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Issue")))
+        // A lookup meanwhile may find the file missing (the daemon then forgets the comic's state).
+        _ = FileManager.default.fileExists(atPath: mount.path("Issue/001.jpg"))
+        XCTAssertEqual(rename(away.path, comic.path), 0)
+        let back = Date().addingTimeInterval(3)
+        while !FileManager.default.fileExists(atPath: mount.path("Issue/001.jpg")) && Date() < back { usleep(50_000) }
+
+        // Past what the kernel may have read ahead: these bytes come from the daemon now.
+        var tail = [UInt8](repeating: 0, count: 100_000)
+        XCTAssertEqual(pread(fd, &tail, tail.count, 2_600_000), 100_000, "read on: \(String(cString: strerror(errno)))")
+        XCTAssertEqual(Array(tail), Array(page[2_600_000..<2_700_000]))
+    }
+
     func testReplacedDeletedAndAddedArchivesAreNoticed() throws {
         let library = ArchiveMaker.temporaryDirectory("live")
         defer { try? FileManager.default.removeItem(at: library) }
