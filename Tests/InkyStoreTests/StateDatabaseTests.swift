@@ -29,32 +29,28 @@ final class StateDatabaseTests: XCTestCase {
     /// v3 drops listings made while libarchive lost every non-ASCII page name (they would
     /// hide those pages until the archive changed); reading state stays.
     func testOlderDatabasesMigrateDroppingListingsFromBeforeAccentedNamesAndKeepingReadingState() throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let old = try Database(path: path)
-        try Migrator(StateSchema.migrator.migrations.prefix(2).map { ($0.version, $0.sql) }).migrate(old)
-        XCTAssertEqual(try old.userVersion(), 2)
-        let identity = FileIdentity(size: 5, modifiedNanoseconds: 7, inode: 9)
-        try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
-        try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
-        let state = StateDatabase.open(at: path)
-        XCTAssertEqual(state.schemaVersion, 4)
-        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity), "listed again by the current parser")
-        XCTAssertEqual(state.progress().count, 1, "reading state is kept")
+        try assertMigrationFrom(version: 2, dropsListings: "listed again by the current parser")
     }
 
     /// v4 drops listings made before stored ZIP pages named their data range (those pages
     /// would go through a worker until the archive changed); reading state stays.
     func testVersion3DatabasesDropListingsWithoutStoredRanges() throws {
+        try assertMigrationFrom(version: 3, dropsListings: "listed again, with stored ranges")
+    }
+
+    /// A database at `version` with one indexed listing and one reading row, opened now: the
+    /// listing is gone, the reading state kept.
+    private func assertMigrationFrom(version: Int, dropsListings why: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let old = try Database(path: path)
-        try Migrator(StateSchema.migrator.migrations.prefix(3).map { ($0.version, $0.sql) }).migrate(old)
-        XCTAssertEqual(try old.userVersion(), 3)
+        try Migrator(StateSchema.migrator.migrations.prefix(version).map { ($0.version, $0.sql) }).migrate(old)
+        XCTAssertEqual(try old.userVersion(), version)
         let identity = FileIdentity(size: 5, modifiedNanoseconds: 7, inode: 9)
         try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
         try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
         let state = StateDatabase.open(at: path)
         XCTAssertEqual(state.schemaVersion, 4)
-        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity), "listed again, with stored ranges")
+        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity), why)
         XCTAssertEqual(state.progress().count, 1, "reading state is kept")
     }
 
