@@ -39,12 +39,9 @@ struct ZipCentralDirectory {
     var localHeaderOffsets: [Int64] { records.map(\.localHeaderOffset) }
 
     private static func read(_ source: FileSource, maxEntries: Int) -> [Record] {
-        let tailLength = Int(min(source.size, 22 + 65_535))
+        let tailLength = Int(min(source.size, Int64(ArchiveFormat.tailLength)))
         guard tailLength >= 22, let tail = try? source.bytes(at: source.size - Int64(tailLength), count: tailLength),
-              tail.count == tailLength else { return [] }
-        guard let end = stride(from: tail.count - 22, through: 0, by: -1).first(where: { at in
-            tail[at] == 0x50 && tail[at + 1] == 0x4B && tail[at + 2] == 0x05 && tail[at + 3] == 0x06
-        }) else { return [] }
+              tail.count == tailLength, let end = ArchiveFormat.zipEndSignature(in: tail, below: tail.count - 21) else { return [] }
         let directorySize = Int64(le32(tail, end + 12)), directoryOffset = Int64(le32(tail, end + 16))
         guard directoryOffset != 0xFFFF_FFFF, directorySize > 0, directorySize <= 64 << 20,
               directoryOffset + directorySize <= source.size,

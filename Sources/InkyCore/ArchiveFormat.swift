@@ -75,16 +75,21 @@ public enum ArchiveFormat: String, Sendable, Codable, CaseIterable {
     /// A ZIP with something in front (a self-extractor stub, padding) is found by its
     /// end-of-central-directory record at the end of the file.
     public static func sniffTail(_ tail: [UInt8]) -> ArchiveFormat? {
-        guard tail.count >= 22 else { return nil }
-        var index = tail.count - 22
-        while index >= 0 {
-            if tail[index] == 0x50, tail[index + 1] == 0x4B, tail[index + 2] == 0x05, tail[index + 3] == 0x06 {
-                let commentLength = Int(tail[index + 20]) | Int(tail[index + 21]) << 8
-                if index + 22 + commentLength == tail.count { return .zip }
-            }
-            index -= 1
+        var below = tail.count - 21
+        while let index = zipEndSignature(in: tail, below: below) {
+            let commentLength = Int(tail[index + 20]) | Int(tail[index + 21]) << 8
+            if index + 22 + commentLength == tail.count { return .zip }
+            below = index
         }
         return nil
+    }
+
+    /// The last place below `below` where a whole 22-byte ZIP end-of-central-directory record
+    /// ("PK\5\6") can start in `tail`, searching backwards; nil when there is none.
+    public static func zipEndSignature(in tail: [UInt8], below: Int) -> Int? {
+        stride(from: min(below, tail.count - 21) - 1, through: 0, by: -1).first { at in
+            tail[at] == 0x50 && tail[at + 1] == 0x4B && tail[at + 2] == 0x05 && tail[at + 3] == 0x06
+        }
     }
 
     private static func containsZipLocalHeader(_ bytes: [UInt8]) -> Bool {

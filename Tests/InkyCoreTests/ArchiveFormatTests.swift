@@ -20,6 +20,23 @@ final class ArchiveFormatTests: XCTestCase {
         XCTAssertEqual(sniff(Array("**ACE**".utf8), at: 7), .ace)
     }
 
+    /// A ZIP with something in front is found by its end record, whose comment must run
+    /// exactly to the end of the file; a record-like run inside the comment does not count.
+    func testTheZipEndRecordIsFoundBehindItsComment() {
+        func endRecord(comment: [UInt8]) -> [UInt8] {
+            [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 16) + [UInt8(comment.count & 0xFF), UInt8(comment.count >> 8)] + comment
+        }
+        let stub = [UInt8](repeating: 0x90, count: 100)
+        XCTAssertEqual(ArchiveFormat.sniffTail(stub + endRecord(comment: [])), .zip)
+        let fake: [UInt8] = [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0x41, count: 30)
+        let tail = stub + endRecord(comment: fake)
+        XCTAssertEqual(ArchiveFormat.sniffTail(tail), .zip, "the real record, behind the look-alike in its comment")
+        XCTAssertEqual(ArchiveFormat.zipEndSignature(in: tail, below: tail.count - 21), 122, "the last signature: the comment's")
+        XCTAssertEqual(ArchiveFormat.zipEndSignature(in: tail, below: 122), 100)
+        XCTAssertNil(ArchiveFormat.sniffTail(stub + endRecord(comment: []) + [0]), "the comment length must reach the end")
+        XCTAssertNil(ArchiveFormat.sniffTail(Array(endRecord(comment: []).prefix(21))))
+    }
+
     func testTextIsNoArchive() {
         XCTAssertNil(ArchiveFormat.sniff(Array("This is not a comic, just text.\n".utf8)))
         XCTAssertNil(ArchiveFormat.sniff([UInt8]()))
