@@ -64,14 +64,7 @@ extension LibraryFilesystem {
         }
         guard unlisted.count > 1 else { return }
         let work = ComicsToList(unlisted)
-        for _ in 0..<min(options.listingParallelism, unlisted.count) {
-            listingAheadQueue.async { [weak self] in
-                while let comic = work.next() {
-                    guard let self else { return }
-                    _ = self.currentComic(comic)
-                }
-            }
-        }
+        listInBackground(threads: min(options.listingParallelism, unlisted.count), next: work.next)
     }
 
     /// Lists every comic of the library in the background, depth first in name order (the
@@ -86,15 +79,21 @@ extension LibraryFilesystem {
         let threads = max(1, options.listingParallelism - 1)
         let walk = LibraryComics(self)
         let group = DispatchGroup()
+        listInBackground(threads: threads, group: group, next: walk.next)
+        group.notify(queue: listingAheadQueue) { finished(walk.count, Date().timeIntervalSince(started)) }
+    }
+
+    /// `threads` loops on the listing queue, each listing the comics `next` hands out until it
+    /// has none (or the mount is ending); a comic listed meanwhile is passed over.
+    private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> String?) {
         for _ in 0..<threads {
             listingAheadQueue.async(group: group) { [weak self] in
-                while let comic = walk.next() {
+                while let comic = next() {
                     guard let self, !self.isStopping else { return }
                     if self.comicState(comic)?.snapshot() == nil { _ = self.currentComic(comic) }
                 }
             }
         }
-        group.notify(queue: listingAheadQueue) { finished(walk.count, Date().timeIntervalSince(started)) }
     }
 
     /// A mount of one comic file will be asked for that comic's pages first: list it now, while
