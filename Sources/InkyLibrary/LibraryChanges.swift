@@ -1,12 +1,6 @@
 import Foundation
 import InkyCore
-
-/// What the kernel may have cached and must forget when the library changes underneath.
-/// The FUSE layer implements it with libfuse's invalidation notifications.
-public protocol KernelCacheInvalidating: Sendable {
-    func invalidateEntry(parent: NodeID, name: String)
-    func invalidateNode(_ id: NodeID)
-}
+import InkyTree
 
 /// Reacting to library changes reported by the watcher: the kernel forgets the names, and
 /// changed or new comics are listed (and indexed) in the background, before anyone opens them.
@@ -44,11 +38,11 @@ extension LibraryFilesystem {
         kernel?.invalidateNode(parentID)
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) { kernel?.invalidateEntry(parent: parentID, name: stem) }
-        kernel?.invalidateNode(nodes.id(for: .comic(path)))
+        kernel?.invalidateNode(nodes.id(for: .comic(.library(path))))
         if FileManager.default.fileExists(atPath: realPath(path)) {
-            reindexQueue.async { [weak self] in _ = self?.currentComic(path) }
+            reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }
         } else {
-            state?.removeFromIndex(realPath(path))
+            state?.removeFromIndex(LibraryFile(path: realPath(path)))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyFUSE
 import InkyLibrary
 import InkyStore
 import InkyVault

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `stat` shows for a node; the FUSE adapter turns it into `struct stat`.
 public struct NodeAttributes: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case directory, regularFile, symlink }
@@ -16,6 +18,22 @@ public struct NodeAttributes: Sendable, Equatable {
     /// st_nlink: for a directory 2 plus its subdirectories (their `..`), as POSIX tools such
     /// as find's leaf optimisation expect; 1 for anything else.
     public var linkCount: Int = 1
+    /// The entry's generation (`fuse_entry_param.generation`): with the number, what the kernel
+    /// tells inodes apart by. A node whose number can come back for other content (a page of a
+    /// changed archive) gives a new one, so the kernel drops the old inode and its cached bytes.
+    public var generation: UInt64 = 1
+
+    public init(id: NodeID, kind: Kind, size: Int64, permissions: UInt32, modifiedNanoseconds: Int64,
+                entryTimeout: Double, attributeTimeout: Double, linkCount: Int = 1) {
+        self.id = id
+        self.kind = kind
+        self.size = size
+        self.permissions = permissions
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.entryTimeout = entryTimeout
+        self.attributeTimeout = attributeTimeout
+        self.linkCount = linkCount
+    }
 }
 
 /// One line of a directory listing.
@@ -23,6 +41,12 @@ public struct DirectoryEntry: Sendable, Equatable {
     public var name: String
     public var id: NodeID
     public var kind: NodeAttributes.Kind
+
+    public init(name: String, id: NodeID, kind: NodeAttributes.Kind) {
+        self.name = name
+        self.id = id
+        self.kind = kind
+    }
 }
 
 /// What `open` hands the adapter: pages are immutable per generation, so the kernel may keep
@@ -30,4 +54,9 @@ public struct DirectoryEntry: Sendable, Equatable {
 public struct OpenedFile: Sendable, Equatable {
     public var keepCache: Bool
     public var descriptor: Int32?
+
+    public init(keepCache: Bool, descriptor: Int32?) {
+        self.keepCache = keepCache
+        self.descriptor = descriptor
+    }
 }
