@@ -39,7 +39,7 @@ extension LibraryFilesystem {
     }
 
     func attributes(of id: NodeID, node: Node) -> Result<NodeAttributes, Errno> {
-        let volatile = options.treeTimeout
+        let volatile = treeTimeout
         switch node {
         case .folder(let path), .file(let path):
             var info = stat()
@@ -94,7 +94,7 @@ extension LibraryFilesystem {
     func comicAttributes(_ id: NodeID, _ comic: ComicRef, _ archive: FileIdentity) -> NodeAttributes {
         NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(vault: comic.isVault),
                        modifiedNanoseconds: archive.modifiedNanoseconds,
-                       entryTimeout: options.treeTimeout, attributeTimeout: options.treeTimeout, linkCount: 2)
+                       entryTimeout: treeTimeout, attributeTimeout: treeTimeout, linkCount: 2)
     }
 
     /// A file of a comic directory. The kernel gets the whole identity hash as the entry's
@@ -104,7 +104,7 @@ extension LibraryFilesystem {
         var attributes = NodeAttributes(id: id, kind: .regularFile, size: size,
                                         permissions: comic.isVault && !options.vaultAllowOther ? 0o400 : 0o444,
                                         modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                                        entryTimeout: options.pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout)
+                                        entryTimeout: pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout)
         attributes.generation = snapshot.identity.generation
         return attributes
     }
