@@ -13,14 +13,24 @@ final class MountExportTests: XCTestCase {
     private let entries = ["Chapter 1/01.jpg", "Chapter 1/02.jpg", "Chapter 1/03.jpg", "Chapter 1/04.jpg", "Chapter 1/05.jpg",
                            "Chapter 2/01.jpg", "Chapter 2/02.png", "Chapter 2/03.png", "Chapter 10/01.jpg", "Chapter 10/02.jpg"]
 
-    /// The mount with allow_other, shared by smbd; both end in teardown whatever happens, smbd first
-    /// (its processes sit in the mount, and a busy mount keeps the daemon alive after unmount).
-    private func exportedMount() throws -> (MountedLibrary, SambaServer) {
+    private func requireSamba() throws {
         try XCTSkipUnless(SambaServer.isInstalled, "smbd or smbclient is missing: scripts/setup installs samba and smbclient")
         try XCTSkipUnless(geteuid() == 0, "smbd runs as root here (it switches to the guest account per file access)")
-        // smbd opens files as the guest account (nobody): without allow_other FUSE refuses
-        // every uid but the mounter's, and the share answers NT_STATUS_ACCESS_DENIED.
+    }
+
+    /// The fixture library mounted with allow_other and shared by smbd. smbd opens files as
+    /// the guest account (nobody): without allow_other FUSE refuses every uid but the mounter's,
+    /// and the share answers NT_STATUS_ACCESS_DENIED.
+    private func exportedMount() throws -> (MountedLibrary, SambaServer) {
+        try requireSamba()
         let mount = try MountedLibrary(library: Corpus.fixtures, arguments: ["-o", "allow_other"])
+        return (mount, try share(mount))
+    }
+
+    /// smbd sharing `mount`. Both end in teardown whatever happens, smbd first: its processes sit
+    /// in the mount, and a busy mount keeps the daemon alive after a lazy unmount. `owner` (a
+    /// fixture holding the mount) lives until then too.
+    private func share(_ mount: MountedLibrary, owner: AnyObject? = nil) throws -> SambaServer {
         let server: SambaServer
         do {
             server = try SambaServer(sharing: mount.mountpoint.path)
@@ -31,8 +41,9 @@ final class MountExportTests: XCTestCase {
         addTeardownBlock {
             server.stop()
             mount.unmount()
+            withExtendedLifetime(owner) {}
         }
-        return (mount, server)
+        return server
     }
 
     func testSMBClientGetsEveryPageOfAComicByteForByteAsTheArchiveHoldsIt() throws {
@@ -71,6 +82,29 @@ final class MountExportTests: XCTestCase {
         for page in served {
             XCTAssertEqual(page.size, SystemCall.status(mount.path("\(comic)/\(page.name)")).map { Int64($0.st_size) }, page.name)
         }
+    }
+
+    func testAGuestShareLeavesTheUnlockedVaultOut() throws {
+        try requireSamba()
+        let fixture = try VaultMountFixture(mountArguments: ["-o", "allow_other"])
+        try fixture.unlock()
+        let server = try share(fixture.mount, owner: fixture)
+        let local = ArchiveMaker.temporaryDirectory("smb-get")
+        defer { try? FileManager.default.removeItem(at: local) }
+        let page = "Space Patrol/Space Patrol 001/001.jpg"
+        let vaultPage = "Vault/Secret Series/Moon Tales 01/001.jpg"
+        let library = try server.client("get \"\(page)\" \"\(local.path)/library.jpg\"")
+        XCTAssertEqual(library.status, 0, library.stdout + library.stderr)
+        XCTAssertEqual(Digest.sha256Hex(try readFile(local.path + "/library.jpg")), Digest.sha256Hex(try readFile(fixture.path(page))),
+                       "the same share serves the library")
+        // Vault/ is the mounting user's, 0500/0400: the guest (nobody) can neither list nor read it.
+        for command in ["ls \"Vault/*\"", "ls \"Vault/Secret Series/*\"", "get \"\(vaultPage)\" \"\(local.path)/vault.jpg\""] {
+            let refused = try server.client(command)
+            XCTAssertNotEqual(refused.status, 0, command)
+            XCTAssertTrue((refused.stdout + refused.stderr).contains("NT_STATUS_ACCESS_DENIED"), command + ": " + refused.stdout + refused.stderr)
+        }
+        XCTAssertEqual((try? readFile(local.path + "/vault.jpg"))?.count ?? 0, 0, "no vault byte crossed the share")
+        XCTAssertEqual(try readFile(fixture.path(vaultPage)).count, 35199, "the owner reads it")
     }
 }
 

@@ -28,10 +28,10 @@ public final class SambaServer {
         try writeConfiguration(sharing: path)
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.smbd)
-        // --foreground: a child the test can wait for and stop, not a daemon forked away. Its
-        // process group does not matter: Process starts it in one of its own, and stop() ends
-        // what it forked by pid.
-        process.arguments = ["--foreground", "--debug-stdout", "-d", "1", "-s", configuration]
+        // --foreground: a child the test can wait for and stop, not a daemon forked away.
+        // --no-process-group: otherwise smbd calls setsid(), which fails ("Failed to create
+        // session") because Process already made it a process group leader.
+        process.arguments = ["--foreground", "--no-process-group", "--debug-stdout", "-d", "1", "-s", configuration]
         let output = FileHandle(forWritingAtPath: outputPath)
         process.standardOutput = output
         process.standardError = output
