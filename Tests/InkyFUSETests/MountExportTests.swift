@@ -12,6 +12,10 @@ final class MountExportTests: XCTestCase {
     /// Chapter 10, which the archive stores first); junk (.DS_Store, __MACOSX, notes) left out.
     private let entries = ["Chapter 1/01.jpg", "Chapter 1/02.jpg", "Chapter 1/03.jpg", "Chapter 1/04.jpg", "Chapter 1/05.jpg",
                            "Chapter 2/01.jpg", "Chapter 2/02.png", "Chapter 2/03.png", "Chapter 10/01.jpg", "Chapter 10/02.jpg"]
+    /// The names the mount gives them: the page number and the entry's extension.
+    private var pageNames: [String] {
+        entries.enumerated().map { String(format: "%03d.", $0.offset + 1) + ($0.element as NSString).pathExtension }
+    }
 
     private func requireSamba() throws {
         try XCTSkipUnless(SambaServer.isInstalled, "smbd or smbclient is missing: scripts/setup installs samba and smbclient")
@@ -53,7 +57,7 @@ final class MountExportTests: XCTestCase {
         // The archive's own bytes, by unzip: no inkyfs code between the file and the comparison.
         let extracted = local.appendingPathComponent("unzipped")
         try ArchiveMaker.run("/usr/bin/unzip", ["-q", archive, "-d", extracted.path])
-        let names = entries.enumerated().map { String(format: "%03d.", $0.offset + 1) + ($0.element as NSString).pathExtension }
+        let names = pageNames
         let gets = names.map { "get \"\(comic)/\($0)\" \"\(local.path)/\($0)\"" }.joined(separator: "; ")
         let fetched = try server.client(gets)
         XCTAssertEqual(fetched.status, 0, fetched.stdout + fetched.stderr + server.log)
@@ -70,14 +74,13 @@ final class MountExportTests: XCTestCase {
     func testSMBListingShowsComicsAsFoldersAndPagesInReadingOrderWithTheirSizes() throws {
         let (mount, server) = try exportedMount()
         let series = SMBListing(try server.client("ls \"Space Patrol/*\""))
-        XCTAssertEqual(series.entries.map(\.name), [".", "..", "Space Patrol 001", "Space Patrol 002", "cover.jpg"], series.text)
-        XCTAssertEqual(series.entries.filter(\.isDirectory).map(\.name), [".", "..", "Space Patrol 001", "Space Patrol 002"],
+        XCTAssertEqual(series.entries.map(\.name).sorted(), [".", "..", "Space Patrol 001", "Space Patrol 002", "cover.jpg"], series.text)
+        XCTAssertEqual(series.entries.filter(\.isDirectory).map(\.name).sorted(), [".", "..", "Space Patrol 001", "Space Patrol 002"],
                        "comics are folders to SMB clients")
         let pages = SMBListing(try server.client("ls \"\(comic)/*\""))
         let served = pages.entries.filter { ![".", ".."].contains($0.name) }
         // smbclient prints entries in the order smbd read them, and smbd in readdir's order.
-        let expected = entries.enumerated().map { String(format: "%03d.", $0.offset + 1) + ($0.element as NSString).pathExtension }
-        XCTAssertEqual(served.map(\.name), expected, pages.text)
+        XCTAssertEqual(served.map(\.name), pageNames, pages.text)
         XCTAssertEqual(served.map(\.name), SystemCall.directoryEntries(mount.path(comic)).map(\.name).filter { ![".", ".."].contains($0) })
         for page in served {
             XCTAssertEqual(page.size, SystemCall.status(mount.path("\(comic)/\(page.name)")).map { Int64($0.st_size) }, page.name)
@@ -126,8 +129,8 @@ private struct SMBListing {
         XCTAssertEqual(result.status, 0, "smbclient ls: \(text)")
         // The name is greedy: the attribute and size columns are the last before the date.
         let line = #/^  (.*\S)\s+([A-Z]+)\s+(\d+)  \S{3} \S{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$/#
-        entries = result.stdout.split(separator: "\n").compactMap { text in
-            (try? line.wholeMatch(in: String(text))).flatMap { $0 }.map { Entry(name: String($0.1), attributes: String($0.2), size: Int64($0.3)) }
+        entries = result.stdout.split(separator: "\n").compactMap { row in
+            (try? line.wholeMatch(in: String(row))).flatMap { $0 }.map { Entry(name: String($0.1), attributes: String($0.2), size: Int64($0.3)) }
         }
     }
 }
