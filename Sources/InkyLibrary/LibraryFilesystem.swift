@@ -62,7 +62,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
         var isDirectory: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory)
         isFolderLibrary = isDirectory.boolValue
-        nodes = NodeTable(root: isDirectory.boolValue ? .folder("") : .comic(.library("")))
+        // Numbered by the state database, a path's inodes are the same in every mount of it.
+        nodes = NodeTable(root: isDirectory.boolValue ? .folder("") : .comic(.library("")),
+                          numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
         cache = PageCache(budget: options.cacheBytes)
     }
 

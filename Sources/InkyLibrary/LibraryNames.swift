@@ -159,6 +159,7 @@ extension LibraryFilesystem {
         switch node {
         case .folder(let path):
             return folderIndex(path).map { index in
+                nodes.prepare(index.nodes.values)
                 var entries = index.names.map { name in
                     let child = index.nodes[name]!
                     let kind: NodeAttributes.Kind = if case .file = child { .regularFile } else { .directory }
