@@ -3,6 +3,7 @@
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import time
@@ -20,13 +21,40 @@ from .report import print_report
 from .scale import bench_library_scale
 from .summary import issue_summary, print_summary
 from .vault import bench_vault
+from .versus_folders import bench_library_size
 
 
-DESCRIPTION = "Benchmark inkyfs page reads through the kernel, next to other FUSE archive mounters."
+DESCRIPTION = """Benchmark inkyfs page reads through the kernel, next to other FUSE archive mounters.
+A benchmark, not a test: it prints numbers and exits 0 unless it cannot run at all."""
+
+EPILOG = """examples:
+  scripts/bench                       full run: 400-page comics (stored, deflated, TAR, solid 7z), the PDF
+                                      case, the vault case, then the library-scale case (1,000 small comics)
+  scripts/bench --quick               the solid comic has 100 pages instead of 400, the library 500 comics
+  scripts/bench --json out.json       also write every number (and every raw latency) as JSON
+  scripts/bench --only comics         only the per-comic page reads (also: --only vault, library, pdf)
+  scripts/bench --library-scale       only the library-scale case (= --only library)
+  scripts/bench --library-scale 20000 only issue 14's case: 20,000 small CBZ comics listed by inkyfs beside
+                                      the same tree extracted to plain folders: index, cold and warm
+                                      listings, daemon RSS, exit time, each against issue 14's target
+  scripts/bench --skip-library        leave the library-scale case out (--skip-vault, --skip-pdf: those)
+
+It builds nothing: build the binary first with
+  swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench
+or pass --inkyfs PATH. Test data is generated once into --work (bench-out/); --library-scale N drops the
+kernel's caches for its cold rows (root). What every number means and how it is taken: docs/bench.md."""
+
+
+def library_size(text):
+    """20000, 20,000, 20_000 or 20k: a number of comics."""
+    match = re.fullmatch(r"(\d+)([kK]?)", text.replace(",", "").replace("_", ""))
+    if not match or int(match.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of comics: {text!r} (e.g. 20000 or 100k)")
+    return int(match.group(1)) * (1000 if match.group(2) else 1)
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=DESCRIPTION,
+    parser = argparse.ArgumentParser(description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="cache and scratch directory (default: bench-out/)")
     parser.add_argument("--quick", action="store_true",
@@ -41,7 +69,10 @@ def parse_args():
     parser.add_argument("--only", choices=["comics", "vault", "library", "pdf"],
                         help="run only the per-comic page reads (comics), the vault case (vault), the library-scale "
                              "case (library) or the PDF case (pdf)")
-    parser.add_argument("--library-scale", action="store_true", help="run only the library-scale case (= --only library)")
+    parser.add_argument("--library-scale", nargs="?", const=0, type=library_size, metavar="N",
+                        help="without N: run only the library-scale case (= --only library); with N (e.g. 20000 or "
+                             "100k): run only issue 14's case instead, N small CBZ comics through inkyfs beside the "
+                             "same tree extracted to folders")
     parser.add_argument("--skip-library", action="store_true", help="leave the library-scale case out")
     parser.add_argument("--skip-vault", action="store_true", help="leave the vault case out")
     parser.add_argument("--skip-pdf", action="store_true", help="leave the PDF case out")
@@ -53,9 +84,13 @@ def parse_args():
     parser.add_argument("--vault-runs", type=int, default=3,
                         help="fresh mounts per comic and variant in the vault case (the table shows medians)")
     args = parser.parse_args()
-    if args.library_scale and args.only not in (None, "library"):
+    if args.library_scale is not None and args.only not in (None, "library"):
         parser.error("--library-scale runs only the library-scale case (= --only library)")
-    only = "library" if args.library_scale else args.only
+    args.library_size = args.library_scale or None
+    if args.library_size and (args.only or args.skip_library or args.library_comics is not None):
+        parser.error("--library-scale N runs only issue 14's case, of N comics: without --only, --skip-library "
+                     "or --library-comics")
+    only = "library" if args.library_scale is not None else args.only
     skipped = {case for case, skip in (("library", args.skip_library), ("vault", args.skip_vault), ("pdf", args.skip_pdf)) if skip}
     if only in skipped:
         parser.error(f"--only {only} and --skip-{only} leave nothing to run")
@@ -64,6 +99,9 @@ def parse_args():
     if args.library_comics is None:
         args.library_comics = 500 if args.quick else 1000
     cases = {only} if only else {"comics", "vault", "library", "pdf"} - skipped
+    if args.library_size:
+        cases = {"size"}
+    args.run_size = "size" in cases
     args.run_comics, args.run_vault, args.run_library = ("comics" in cases, "vault" in cases, "library" in cases)
     args.run_pdf = "pdf" in cases
     args.work = args.work.resolve()
@@ -130,6 +168,10 @@ def main():
         if args.run_library:
             results["library_scale"] = {"tools": {}}
             bench_library_scale(args, results["library_scale"], notes)
+        if args.run_size:
+            results["config"]["library_size_comics"] = args.library_size
+            results["library_size"] = {}
+            bench_library_size(args, results["library_size"], notes)
     except KeyboardInterrupt:
         notes.append("interrupted: the numbers below are partial")
         log("bench: interrupted, cleaning up")

@@ -7,26 +7,12 @@ from pathlib import Path
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-
-
 DEFAULT_WORK = REPO_ROOT / "bench-out"
-
-
 DEFAULT_INKYFS = REPO_ROOT / ".build-bench" / "release" / "inkyfs"
-
-
 SEED = 20240917
-
-
 EPOCH = 1577836800                   # 2020-01-01T00:00:00Z, every archive member's mtime
-
-
 SERIES = "Bench"
-
-
 READ_CHUNK = 1 << 20
-
-
 MB, MIB = 1e6, 1 << 20
 
 

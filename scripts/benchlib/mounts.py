@@ -20,20 +20,10 @@ PEERS = {
     "fuse-archive": ({"zip", "7z", "tar", "rar"}, ["-f"], "build it into /work/peers/fuse-archive/ or set FUSE_ARCHIVE"),
     "ceiling": ({"zip", "7z", "tar", "rar"}, [], "cc and libfuse3-dev (scripts/bench-ceiling.c)"),
 }
-
-
 PEERS["archivemount"][0].add("rar")            # libarchive reads RAR
-
-
 PEERS["ratarmount"][0].add("rar")              # through rarfile, when unrar is there
-
-
 TOOLS = ["inkyfs", *PEERS]
-
-
 CEILING_SOURCE = Path(__file__).resolve().parent.parent / "bench-ceiling.c"
-
-
 CEILING_BINARY = None                           # set by main(): WORK/bench-ceiling once compiled
 
 
@@ -90,6 +80,8 @@ class CommandFailed(Exception):
 class Mount:
     """A fresh mount of something under test. Subclasses set self.server_pid in start()."""
 
+    sample = True   # the 20 ms RSS sampler; off where its /proc scans would share the cores with what is timed
+
     def __init__(self, mountpoint, notes):
         self.mountpoint = Path(mountpoint)
         self.notes = notes         # list of odd things seen, shared with the report
@@ -110,7 +102,7 @@ class Mount:
             self.started = time.perf_counter()
             self.start()
             self.mount_seconds = time.perf_counter() - self.started
-            self.sampler = RssSampler(self.server_pid)
+            self.sampler = RssSampler(self.server_pid) if self.sample else None
         except BaseException:
             self.__exit__(None, None, None)
             raise

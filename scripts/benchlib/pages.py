@@ -18,14 +18,8 @@ from .common import EPOCH, SEED, SERIES, log
 
 
 PAGE_W, PAGE_H = 1800, 2700
-
-
 MARGIN = 64                          # base canvases are this much larger; pages are crops of them
-
-
 BASE_COUNT = 12
-
-
 MIN_PAGE, MAX_PAGE = 300_000, 1_500_000
 
 

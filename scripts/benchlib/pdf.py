@@ -15,14 +15,8 @@ from .tables import cell, dig, fmt, pair, peak_memory, print_table, seq_value
 
 
 PDF_PAGES = 200
-
-
 PDF_RENDERED_PAGES = 20
-
-
 PDF_TARGET = 100                  # mount -> list -> page 100 -> page 101
-
-
 PDF_RENDER_TARGET = 10            # stat (render) page 10, then page 11
 
 

@@ -12,8 +12,6 @@ from .common import MIB
 
 
 RSS_INTERVAL = 0.020
-
-
 SCAN_EVERY = 5                       # look for new worker processes every 5th sample (100 ms)
 
 

@@ -17,8 +17,6 @@ from .tables import cell, dig, fmt, print_table
 
 
 SCALE_INKYFS_TIMEOUT = 600.0                    # seconds an inkyfs listing or `inkyfs index` may take
-
-
 INDEX_GLOB = "*.index.sqlite*"
 
 

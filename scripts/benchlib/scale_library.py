@@ -20,17 +20,9 @@ from .measure import BUFFER
 
 
 SCALE_SEED = SEED + 7
-
-
 SCALE_PUBLISHERS, SCALE_SERIES_EACH = 10, 5     # 50 series folders: Publisher NN/Series MM/
-
-
 SCALE_PAGE_W, SCALE_PAGE_H = 64, 96
-
-
 SCALE_BASES = 8
-
-
 SCALE_COVER_EVERY = 5                           # a loose cover.jpg in every 5th series folder
 
 
@@ -55,12 +47,11 @@ class ScaleLibrary:
                 "bytes": self.bytes, "expected_files": self.expected_files}
 
 
-def scale_bases():
+def tiny_jpegs(seed, count, w, h):
     """A few tiny JPEGs (gradient + noise); pages are these with a JPEG comment of their own."""
-    rng = random.Random(SCALE_SEED)
-    w, h = SCALE_PAGE_W, SCALE_PAGE_H
+    rng = random.Random(seed)
     bases = []
-    for _ in range(SCALE_BASES):
+    for _ in range(count):
         noise = Image.frombytes("L", (w, h), rng.randbytes(w * h))
         gradient = Image.linear_gradient("L").resize((w, h)).rotate(rng.choice([0, 90, 180, 270]))
         img = Image.merge("RGB", [Image.blend(gradient, noise, rng.uniform(0.2, 0.8)) for _ in range(3)])
@@ -70,12 +61,20 @@ def scale_bases():
     return bases
 
 
+def scale_bases():
+    return tiny_jpegs(SCALE_SEED, SCALE_BASES, SCALE_PAGE_W, SCALE_PAGE_H)
+
+
+def with_comment(base, payload):
+    """The JPEG with a COM segment holding payload right after SOI: same image, other bytes."""
+    return base[:2] + b"\xff\xfe" + (len(payload) + 2).to_bytes(2, "big") + payload + base[2:]
+
+
 def scale_page(bases, rng, label):
-    """A base JPEG with a COM segment (label + 0-4,000 bytes of hex) right after SOI: every page differs."""
+    """A base JPEG with a COM segment (label + 0-4,000 bytes of hex): every page differs."""
     n = rng.randrange(0, 4000)
     payload = label.encode() + b" " + rng.randbytes(n // 2 + 1).hex().encode()[:n]
-    base = rng.choice(bases)
-    return base[:2] + b"\xff\xfe" + (len(payload) + 2).to_bytes(2, "big") + payload + base[2:]
+    return with_comment(rng.choice(bases), payload)
 
 
 def comic_info_xml(series, issue, publisher, pages):

@@ -14,32 +14,14 @@ from .mounts import CommandFailed, InkyfsMount, PeerMount, natural_key
 
 
 VAULT_PASSWORD = "bench vault password"           # not a secret: a 0600 file under WORK/vault
-
-
 VAULT_NAME = "Vault"                              # the folder `inkyfs vault unlock` shows
-
-
 VAULT_KDF = "PBKDF2-HMAC-SHA256, 600,000 iterations"   # `inkyfs vault init`'s default
-
-
 VAULT_KINDS = ("stored", "deflated")              # the solid 7z: 9 fresh mounts of a 20 s decode, left out
-
-
 VAULT_UNLOCK_RUNS = 5
-
-
 VAULT_APPEAR_TIMEOUT = 10.0        # seconds Vault/ may take to list once `inkyfs vault unlock` returned
-
-
 GOCRYPTFS_SCRYPTN = 15             # gocryptfs -init -scryptn 15 (its default is 16)
-
-
 GOCRYPTFS_INSTALL = "apt-get install gocryptfs"
-
-
 VARIANTS = {"vault": "inkyfs Vault/", "plain": "inkyfs plain", "gocryptfs": "gocryptfs"}
-
-
 VAULT_LEAK_MARKS = [b"page-0", b"Bench/"]          # with the comic stems: none may reach a vault mount's log or state
 
 
