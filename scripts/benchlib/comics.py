@@ -6,7 +6,7 @@ from pathlib import Path
 from .common import log
 from .measure import measure_jump, measure_ls_then_page, measure_sequential, measure_think, repeated
 from .mounts import CeilingMount, InkyfsMount, PEERS, PeerMount, peer_binary
-from .tables import dig, fmt, pair, peak_memory, seq_value
+from .tables import dig, fmt, pair, peak_memory, seq_value, workers_rss
 
 
 def bench_inkyfs(args, library, comic, notes):
@@ -74,7 +74,5 @@ def table_rows(comic, think_ms):
         ("CPU server + workers, seq. run: mount life / reading (s)",
          lambda r: None if dig(r, "sequential", "memory", "cpu_s") is None else
          f"{fmt(dig(r, 'sequential', 'memory', 'cpu_s'), 2)} / {fmt(dig(r, 'sequential', 'read_cpu_s'), 2) or '—'}"),
-        ("workers peak RSS sum / max one (MiB)",
-         lambda r: None if not peak_memory(r, "workers") else
-         f"{fmt(peak_memory(r, 'workers_peak_sum_mib'), 1)} / {fmt(peak_memory(r, 'worker_max_hwm_mib'), 1)}"),
+        ("workers peak RSS sum / max one (MiB)", workers_rss),
     ]

@@ -11,7 +11,7 @@ from .common import MB, SERIES, log
 from .measure import measure_sequential, read_whole, run_guarded
 from .mounts import InkyfsMount
 from .pages import Comic, ensure_pages, write_atomically
-from .tables import cell, dig, fmt, pair, peak_memory, print_table, seq_value
+from .tables import cell, dig, fmt, pair, peak_memory, print_table, seq_value, workers_rss
 
 
 PDF_PAGES = 200
@@ -143,6 +143,12 @@ def bench_pdf(args, entry, notes):
     return comics
 
 
+def memory_rows():
+    """The daemon's and its workers' peak RSS, the last rows of both PDF tables."""
+    return [("daemon peak RSS, VmHWM (MiB)", lambda r: fmt(peak_memory(r, "server_hwm_mib"), 1)),
+            ("workers peak RSS sum / max one (MiB)", workers_rss)]
+
+
 def print_pdf_report(entry):
     image = {k: v for k, v in entry.items() if v.get("page_bytes") is not None}
     rendered = {k: v for k, v in entry.items() if v.get("page_bytes") is None}
@@ -159,10 +165,7 @@ def print_pdf_report(entry):
             ("cold sequential (MB/s)", seq_value("mb_per_s", 1)),
             ("cold sequential (pages/s)", seq_value("pages_per_s", 1)),
             ("next page, no think p50/p99 (ms)", pair("sequential", "p50_ms", "p99_ms", "next_page")),
-            ("daemon peak RSS, VmHWM (MiB)", lambda r: fmt(peak_memory(r, "server_hwm_mib"), 1)),
-            ("workers peak RSS sum / max one (MiB)",
-             lambda r: None if not peak_memory(r, "workers") else
-             f"{fmt(peak_memory(r, 'workers_peak_sum_mib'), 1)} / {fmt(peak_memory(r, 'worker_max_hwm_mib'), 1)}"),
+            *memory_rows(),
         ]
         print_table(title, ["", "inkyfs"], [[label, cell(r, row)] for label, row in rows])
     if rendered:
@@ -175,10 +178,7 @@ def print_pdf_report(entry):
             (f"PNG of page {PDF_RENDER_TARGET} (KB)", lambda r: fmt((dig(r, "rendered", "png_bytes") or 0) / 1000, 0) if dig(r, "rendered", "png_bytes") else None),
             ("cold sequential, stat + read each (pages/s)", seq_value("pages_per_s", 2)),
             ("next page, no think p50/p99 (ms)", pair("sequential", "p50_ms", "p99_ms", "next_page")),
-            ("daemon peak RSS, VmHWM (MiB)", lambda r: fmt(peak_memory(r, "server_hwm_mib"), 1)),
-            ("workers peak RSS sum / max one (MiB)",
-             lambda r: None if not peak_memory(r, "workers") else
-             f"{fmt(peak_memory(r, 'workers_peak_sum_mib'), 1)} / {fmt(peak_memory(r, 'worker_max_hwm_mib'), 1)}"),
+            *memory_rows(),
         ]
         stems = list(rendered)
         print_table("\n== PDF pages rendered on demand (PNG 2,700 px high unless --inkyfs-args say otherwise)",

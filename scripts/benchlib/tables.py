@@ -51,6 +51,13 @@ def pair(group, a, b, *path):
     return row
 
 
+def workers_rss(r):
+    """The inkyfs workers' peak RSS cell: the sampled sum, then the largest one (none for a peer)."""
+    if not peak_memory(r, "workers"):
+        return None
+    return f"{fmt(peak_memory(r, 'workers_peak_sum_mib'), 1)} / {fmt(peak_memory(r, 'worker_max_hwm_mib'), 1)}"
+
+
 def print_table(title, header, rows):
     widths = [max(len(str(line[i])) for line in [header, *rows]) for i in range(len(header))]
     print(title)

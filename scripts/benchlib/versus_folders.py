@@ -15,7 +15,7 @@ import time
 from .cbz_library import comic_pages, comic_place, ensure_cbz_library
 from .common import MB, MIB, log
 from .measure import read_whole, run_guarded
-from .mounts import ACTIVE_MOUNTS, InkyfsMount, unmount
+from .mounts import ACTIVE_MOUNTS, InkyfsMount, is_mounted, unmount
 from .procs import proc_alive, proc_memory
 from .scale import SCALE_INKYFS_TIMEOUT, count_files, time_index
 from .scale_library import warm_library
@@ -59,6 +59,9 @@ class ExitTimedMount(InkyfsMount):
         self.exit_seconds = None
 
     def release(self):
+        if not is_mounted(self.mountpoint):      # the mount failed: nothing to time
+            ACTIVE_MOUNTS.discard(str(self.mountpoint))
+            return
         self.release_started = time.perf_counter()
         result = subprocess.run(["fusermount3", "-u", str(self.mountpoint)], capture_output=True, text=True)
         if result.returncode != 0:
@@ -223,7 +226,8 @@ def print_size_report(entry):
     for label, run in [("fusermount3 -u -> daemon gone, first mount (ms)", first),
                        ("fusermount3 -u -> daemon gone, warm mount (ms)", second)]:
         exit_ms = run.get("exit_ms")
-        row(label, exit_ms, fmt(exit_ms, 0) if exit_ms is not None else "> 10 s" if run else None, None,
+        text = fmt(exit_ms, 0) if exit_ms is not None else "error" if "error" in run else "> 10 s" if run else None
+        row(label, exit_ms, text, None,
             f"<= {TARGET_EXIT_MS} ms", TARGET_EXIT_MS)
     print_table("", ["", "inkyfs", "folders", "inkyfs/folders", "target", "met?"], rows)
     read = second.get("read") or {}

@@ -8,6 +8,26 @@ import zlib
 
 from .corpus import DATE, jpeg, zip_bytes
 
+def zeros_zip(mebibytes, real):
+    """A deflated ZIP: 01.jpg is a JPEG marker and `mebibytes` MiB of zeros, 02.jpg the real page."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        info = zipfile.ZipInfo("01.jpg", DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with z.open(info, "w") as entry:
+            entry.write(b"\xff\xd8\xff\xe0")
+            for _ in range(mebibytes):
+                entry.write(bytes(1 << 20))
+        z.writestr(zipfile.ZipInfo("02.jpg", DATE), real)
+    return buffer.getvalue()
+
+
+def declare_size(data, size):
+    """Rewrites the first entry's uncompressed size, in its local header and in the central directory."""
+    struct.pack_into("<I", data, data.find(b"PK\x03\x04") + 22, size)
+    struct.pack_into("<I", data, data.find(b"PK\x01\x02") + 24, size)
+
+
 def bombs(c):
     real = jpeg(30_000, 1)
     # A real 5 GiB entry of zeros (ZIP64), streamed in 1 MiB chunks: ~5 MB on disk.
@@ -27,39 +47,15 @@ def bombs(c):
 
     # A header that lies: 1 GiB declared (local and central), 300 KB held.
     data = bytearray(zip_bytes([("01.jpg", jpeg(300_000, 2)), ("02.jpg", real)], zipfile.ZIP_STORED))
-    local = data.find(b"PK\x03\x04")
-    struct.pack_into("<I", data, local + 22, 1 << 30)
-    central = data.find(b"PK\x01\x02")
-    struct.pack_into("<I", data, central + 24, 1 << 30)
+    declare_size(data, 1 << 30)
     c.write("bombs/Lies about 1 GiB.cbz", bytes(data), contains=[real], why="declared 1 GiB, holds 300 KB")
 
     # Bombs inside the limits on paper: an honest 100 MiB page of zeros (1000:1), and 1 GiB of
     # zeros whose headers declare 100,000 bytes. Both must fail (EIO) after bounded work.
-    honest = io.BytesIO()
-    with zipfile.ZipFile(honest, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
-        info = zipfile.ZipInfo("01.jpg", DATE)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        with z.open(info, "w") as entry:
-            entry.write(b"\xff\xd8\xff\xe0")
-            for _ in range(100):
-                entry.write(bytes(1 << 20))
-        z.writestr(zipfile.ZipInfo("02.jpg", DATE), real)
-    c.write("bombs/100 MiB of zeros.cbz", honest.getvalue(), contains=[real], eio=["001.jpg"],
+    c.write("bombs/100 MiB of zeros.cbz", zeros_zip(100, real), contains=[real], eio=["001.jpg"],
             why="1000:1 inside the page size limit: the ratio check stops it")
-    quiet = io.BytesIO()
-    with zipfile.ZipFile(quiet, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
-        info = zipfile.ZipInfo("01.jpg", DATE)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        with z.open(info, "w") as entry:
-            entry.write(b"\xff\xd8\xff\xe0")
-            for _ in range(1 << 10):
-                entry.write(bytes(1 << 20))
-        z.writestr(zipfile.ZipInfo("02.jpg", DATE), real)
-    data = bytearray(quiet.getvalue())
-    local = data.find(b"PK\x03\x04")
-    struct.pack_into("<I", data, local + 22, 100_000)
-    central = data.find(b"PK\x01\x02")
-    struct.pack_into("<I", data, central + 24, 100_000)
+    data = bytearray(zeros_zip(1 << 10, real))
+    declare_size(data, 100_000)
     c.write("bombs/Declares 100 KB, inflates to 1 GiB.cbz", bytes(data), contains=[real], eio=["001.jpg"],
             why="never more than the declared size is produced or kept")
 
