@@ -9,16 +9,18 @@ extension StateDatabase {
     public func indexedListing(_ file: LibraryFile, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
         let path = file.path
         return try? withDatabase { database throws(SQLiteError) -> Result<ComicListing, ComicError>? in
-            let query = try database.prepare("SELECT size, mtime_ns, inode, listing, error FROM comic_index WHERE path = ?")
+            let query = try database.prepare("SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?")
             try query.bind(path, at: 1)
             guard try query.step(), query.int64(at: 0) == identity.size, query.int64(at: 1) == identity.modifiedNanoseconds,
                   UInt64(bitPattern: query.int64(at: 2)) == identity.inode else { return nil }
+            if let binary = query.blob(at: 3), let value = ListingCodec.decode(binary) { return .success(value) }
             let decoder = JSONDecoder()
-            if let listing = query.text(at: 3), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
-                return .success(value)
-            }
             if let error = query.text(at: 4), let value = try? decoder.decode(ComicError.self, from: Data(error.utf8)) {
                 return .failure(value)
+            }
+            // A row from before v5: JSON, rewritten binary when this comic is next stored.
+            if let listing = query.text(at: 5), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
+                return .success(value)
             }
             return nil
         } ?? nil
@@ -33,15 +35,14 @@ extension StateDatabase {
         case .failure(.parserFailed), .failure(.io): return
         default: break
         }
-        let encoder = JSONEncoder()
-        var listing: String?, error: String?
+        var listing: [UInt8]?, error: String?
         switch result {
-        case .success(let value): listing = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
-        case .failure(let value): error = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+        case .success(let value): listing = ListingCodec.encode(value)
+        case .failure(let value): error = (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) }
         }
         _ = try? withDatabase { database throws(SQLiteError) in
             let statement = try database.prepare("""
-                INSERT OR REPLACE INTO comic_index (path, size, mtime_ns, inode, listing, error, indexed_at)
+                INSERT OR REPLACE INTO comic_index (path, size, mtime_ns, inode, listing_bin, error, indexed_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
             try statement.bind([path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode),
