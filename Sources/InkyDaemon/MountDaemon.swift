@@ -34,6 +34,18 @@ public enum MountDaemon {
         }
     }
 
+    /// Makes this process fit to be the daemon before anything else runs: with malloc's
+    /// per-thread caches off, so that freed memory can be wiped once a vault is unlocked
+    /// (`ProcessHardening.wipeFreedMemory`). A mount in the background was started so; one in
+    /// the foreground runs itself again. Returns why it could not, nil when it is fit.
+    public static func prepareProcess() -> String? {
+        ProcessHardening.restartWithFreedMemoryTunables()
+        guard ProcessHardening.startedWithFreedMemoryTunables else {
+            return "cannot restart with \(ProcessHardening.freedMemoryTunables): small freed buffers may keep vault plaintext after lock"
+        }
+        return nil
+    }
+
     /// Serves until unmounted. Returns normally for a clean end (unmount or SIGTERM/SIGINT).
     /// `warn` gets what the person mounting must hear before `ready` (also logged).
     public static func run(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void,

@@ -20,7 +20,12 @@ enum FUSECallbacks {
         }
         ops.lookup = { request, parent, name in
             let reply = FUSEReply(request!)
-            let name = String(cString: name!)
+            let copied = String(cString: name!)
+            // The name lies in libfuse's receive buffer, which lives as long as its thread and
+            // keeps whatever later requests do not overwrite: a vault folder's or comic's name
+            // would outlive the lock there. Nothing reads it after this callback.
+            memset(UnsafeMutableRawPointer(mutating: name!), 0, strlen(name!))
+            let name = copied
             switch FUSECallbacks.context(request).filesystem.lookup(parent: NodeID(parent), name: name) {
             case .success(let attributes): reply.entry(attributes)
             case .failure(let code): reply.error(code)

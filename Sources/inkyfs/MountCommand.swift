@@ -150,7 +150,9 @@ struct MountCommand: ParsableCommand {
             }
             return
         }
+        let unfit = MountDaemon.prepareProcess()
         let logger = Logger(label: "inkyfs")
+        if let unfit { logger.warning("\(unfit)") }
         var mountOptions = MountOptions(limits: limitOptions.limits, window: WindowPolicy(window: window, prefetch: prefetch),
                                         cacheBytes: Int(cacheSize))
         mountOptions.recordProgress = !noProgress
