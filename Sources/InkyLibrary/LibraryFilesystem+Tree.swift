@@ -6,7 +6,7 @@ extension LibraryFilesystem: MountedFilesystem {
     public var sourcePath: String { libraryPath }
 
     public func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes? {
-        attributesWithoutListing(of: entry.id)
+        entry.attributes ?? attributesWithoutListing(of: entry.id)
     }
 
     public func remember(_ entry: DirectoryEntry) {

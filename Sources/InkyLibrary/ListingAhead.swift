@@ -91,10 +91,17 @@ extension LibraryFilesystem {
             listingAheadQueue.async(group: group) { [weak self] in
                 while let comic = next() {
                     guard let self, !self.isStopping else { return }
-                    if self.comicState(comic)?.snapshot() == nil { _ = self.currentComic(comic) }
+                    if self.comicState(comic)?.snapshot() == nil, !self.isIndexed(comic) { _ = self.currentComic(comic) }
                 }
             }
         }
+    }
+
+    /// Whether the index already has this comic as it is on disk: then listing it ahead would
+    /// only decode what a lookup decodes anyway (and push comics in use out of memory).
+    private func isIndexed(_ comic: ComicRef) -> Bool {
+        guard let file = libraryFile(comic), let state, case .success(let identity) = FileIdentity.of(file.path) else { return false }
+        return state.isIndexed(file, identity: identity)
     }
 
     /// A mount of one comic file will be asked for that comic's pages first: list it now, while

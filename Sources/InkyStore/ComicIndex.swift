@@ -18,12 +18,22 @@ extension StateDatabase {
             if let error = query.text(at: 4), let value = try? decoder.decode(ComicError.self, from: Data(error.utf8)) {
                 return .failure(value)
             }
-            // A row from before v5: JSON, rewritten binary when this comic is next stored.
+            // A row from before v6: JSON, rewritten binary when this comic is next stored.
             if let listing = query.text(at: 5), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
                 return .success(value)
             }
             return nil
         } ?? nil
+    }
+
+    /// Whether the index holds a result for `file` made for exactly `identity`, without
+    /// decoding it: listing ahead passes over such comics.
+    public func isIndexed(_ file: LibraryFile, identity: FileIdentity) -> Bool {
+        (try? withDatabase { database throws(SQLiteError) -> Bool in
+            let query = try database.prepare("SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?")
+            try query.bind([file.path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode)])
+            return try query.step()
+        }) ?? false
     }
 
     /// Stores what listing `path` gave for `identity`. Parser crashes, timeouts and I/O errors

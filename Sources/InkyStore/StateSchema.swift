@@ -4,7 +4,7 @@
 /// index is rebuilt on demand; reading state is kept); v4 empties it again, for listings made
 /// before a stored ZIP page carried its data range, which lets the daemon read it without a
 /// worker (rebuilt by listing ahead at the next mount); v5 numbers library paths for inode
-/// numbers that stay the same across remounts, and stores listings in `ListingCodec`'s binary
+/// numbers that stay the same across remounts; v6 stores listings in `ListingCodec`'s binary
 /// form (older JSON rows are still read, and rewritten binary when next stored).
 enum StateSchema {
     static let migrator = Migrator([
@@ -42,7 +42,7 @@ enum StateSchema {
                 number INTEGER PRIMARY KEY,   -- from 1; part of the inode numbers of the path's nodes
                 path TEXT NOT NULL UNIQUE     -- absolute: a library folder, comic or file
             );
-            ALTER TABLE comic_index ADD COLUMN listing_bin BLOB;   -- ListingCodec; then listing is NULL
             """),
+        (6, "ALTER TABLE comic_index ADD COLUMN listing_bin BLOB;   -- ListingCodec; then listing is NULL"),
     ])
 }

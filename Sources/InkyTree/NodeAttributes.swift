@@ -41,11 +41,15 @@ public struct DirectoryEntry: Sendable, Equatable {
     public var name: String
     public var id: NodeID
     public var kind: NodeAttributes.Kind
+    /// The entry's attributes when listing it already told them (a comic's pages): readdirplus
+    /// hands them over without asking again.
+    public var attributes: NodeAttributes?
 
-    public init(name: String, id: NodeID, kind: NodeAttributes.Kind) {
+    public init(name: String, id: NodeID, kind: NodeAttributes.Kind, attributes: NodeAttributes? = nil) {
         self.name = name
         self.id = id
         self.kind = kind
+        self.attributes = attributes
     }
 }
 
