@@ -81,7 +81,7 @@ public final class WorkerPool: @unchecked Sendable {
         try exchange(path: path, request: .list(path: path, limits: limits)) { reply, _ throws(ComicError) in
             switch reply {
             case .progress: return false
-            case .listing(let listing, let identity): result = .success((listing, identity))
+            case .listing(let wire, let identity): result = .success((wire.listing, identity))
             case .failure(let error): result = .failure(error)
             default: throw .parserFailed(path: path, detail: "the worker answered out of turn")
             }

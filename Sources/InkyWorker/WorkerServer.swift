@@ -126,7 +126,7 @@ struct WorkerSession {
         case .list(let path, let limits):
             do throws(ComicError) {
                 let (identity, reader) = try open(path, expected: nil, limits: limits)
-                sink.send(.listing(reader.listing, identity: identity))
+                sink.send(.listing(WireListing(reader.listing), identity: identity))
             } catch {
                 sink.send(.failure(error))
             }
