@@ -45,7 +45,10 @@ extension LibraryFilesystem {
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) { kernel?.invalidateEntry(parent: parentID, name: stem) }
         kernel?.invalidateNode(nodes.id(for: .comic(path)))
-        if FileManager.default.fileExists(atPath: realPath(path)) {
+        // A chmod or chown of the archive changes who may read its pages: the kernel forgets
+        // their attributes (kept an hour otherwise) and checks the new ones at the next open.
+        for page in nodes.ids(where: { $0.comicPath == path }) { kernel?.invalidateNode(page) }
+        if case .success = comicIdentity(path) {
             reindexQueue.async { [weak self] in _ = self?.currentComic(path) }
         } else {
             state?.removeFromIndex(realPath(path))

@@ -11,6 +11,8 @@ import InkyWorker
 /// that changed since it was looked up, EIO for what cannot be read).
 public final class LibraryFilesystem: @unchecked Sendable {
     public let libraryPath: String
+    /// Every read of the library goes through here, never following a link (`LibraryRoot`).
+    let root: LibraryRoot
     let options: MountOptions
     let backend: any ComicBackend
     let nodes: NodeTable
@@ -57,10 +59,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
         self.backend = backend
         self.state = state
         logger = log
-        var isDirectory: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory)
-        isFolderLibrary = isDirectory.boolValue
-        nodes = NodeTable(root: isDirectory.boolValue ? .folder("") : .comic(""))
+        root = LibraryRoot(path: library)
+        isFolderLibrary = root.isFolder
+        nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(""))
         cache = PageCache(budget: options.cacheBytes)
     }
 
@@ -104,13 +105,17 @@ public final class LibraryFilesystem: @unchecked Sendable {
         let volatile = options.treeTimeout
         switch node {
         case .folder(let path), .file(let path):
-            var info = stat()
-            guard stat(realPath(path), &info) == 0 else { return .failure(Errno.current) }
             let isFolder = { if case .folder = node { true } else { false } }()
+            let info: stat
+            switch sourceStatus(path, type: isFolder ? S_IFDIR : S_IFREG) {
+            case .success(let value): info = value
+            case .failure(let code): return .failure(code)
+            }
+            let source = SourcePermissions(info)
             var attributes = NodeAttributes(id: id, kind: isFolder ? .directory : .regularFile,
-                                            size: isFolder ? 0 : Int64(info.st_size), permissions: isFolder ? 0o555 : 0o444,
+                                            size: isFolder ? 0 : Int64(info.st_size), permissions: source.readOnly,
                                             modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
-                                            entryTimeout: volatile, attributeTimeout: volatile)
+                                            entryTimeout: volatile, attributeTimeout: volatile, owner: source.owner, group: source.group)
             // The root's link count follows the vault's lock state too: unlock and lock tell
             // the kernel to forget the root's attributes (a zero timeout here would cost a
             // GETATTR of the root for every path looked up through the mount).
@@ -118,6 +123,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
             return .success(attributes)
         case .comic(let path):
             return currentComic(path).map { _, snapshot in comicAttributes(id, path, snapshot.identity) }
+        case .link(let path):
+            return linkAttributes(id, path)
         case .page(let path, let generation, let index):
             return sameGeneration(path, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
@@ -142,7 +149,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
                                            entryTimeout: 0, attributeTimeout: 0, linkCount: 2 + children.count))
         case .continueReading:
-            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
+            // The mounting user's reading history: nobody else learns what they read.
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o500,
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
                                            entryTimeout: 0, attributeTimeout: 0, linkCount: 2))
         case .continueLink(let comic):
@@ -154,19 +162,23 @@ public final class LibraryFilesystem: @unchecked Sendable {
     }
 
     func comicAttributes(_ id: NodeID, _ comic: String, _ archive: FileIdentity) -> NodeAttributes {
-        NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(comic),
-                       modifiedNanoseconds: archive.modifiedNanoseconds,
-                       entryTimeout: options.treeTimeout, attributeTimeout: options.treeTimeout, linkCount: 2)
+        let source = comicPermissions(comic)
+        return NodeAttributes(id: id, kind: .directory, size: 0, permissions: source.comicFolder,
+                              modifiedNanoseconds: archive.modifiedNanoseconds,
+                              entryTimeout: options.treeTimeout, attributeTimeout: options.treeTimeout, linkCount: 2,
+                              owner: source.owner, group: source.group)
     }
 
     private func fileAttributes(_ id: NodeID, _ comic: String, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
-        NodeAttributes(id: id, kind: .regularFile, size: size, permissions: Self.isVaultComic(comic) && !options.vaultAllowOther ? 0o400 : 0o444,
-                       modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                       entryTimeout: options.pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout)
+        let source = comicPermissions(comic)
+        return NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
+                              modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
+                              entryTimeout: options.pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout,
+                              owner: source.owner, group: source.group)
     }
 
     /// The vault's directories are the mounting user's alone unless the mount says otherwise.
-    private func directoryPermissions(_ comic: String) -> UInt32 {
+    func directoryPermissions(_ comic: String) -> UInt32 {
         Self.isVaultComic(comic) && !options.vaultAllowOther ? 0o500 : 0o555
     }
 
@@ -218,7 +230,11 @@ public final class LibraryFilesystem: @unchecked Sendable {
             return folderIndex(path).map { index in
                 var entries = index.names.map { name in
                     let child = index.nodes[name]!
-                    let kind: NodeAttributes.Kind = if case .file = child { .regularFile } else { .directory }
+                    let kind: NodeAttributes.Kind = switch child {
+                    case .file: .regularFile
+                    case .link: .symlink
+                    default: .directory
+                    }
                     return DirectoryEntry(name: name, id: nodes.id(for: child), kind: kind)
                 }
                 if path.isEmpty, isFolderLibrary, let name = options.continueReadingName {
@@ -282,16 +298,16 @@ public final class LibraryFilesystem: @unchecked Sendable {
         }
         switch node {
         case .file(let path):
-            let fd = Glibc.open(realPath(path), O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return .failure(Errno.current) }
-            return .success(OpenedFile(keepCache: false, descriptor: fd))
+            // Relative to the root, never through a link: a file swapped for one since it was
+            // looked up is refused (ELOOP), not followed.
+            return root.openFile(path).map { OpenedFile(keepCache: false, descriptor: $0) }
         case .page(let path, let generation, _), .comicInfo(let path, let generation), .errorText(let path, let generation):
             let opened = sameGeneration(path, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
             if case .failure = opened, Self.isVaultComic(path) { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
             return opened
         case .folder, .comic, .continueReading, .vaultFolder:
             return .failure(.EISDIR)
-        case .continueLink:
+        case .continueLink, .link:
             return .failure(.ELOOP)
         }
     }
@@ -319,7 +335,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
             readPage(path, generation: generation, index: index) { result in
                 completion(result.map { Self.slice($0, offset, size) })
             }
-        case .folder, .comic, .continueReading, .continueLink, .vaultFolder:
+        case .folder, .comic, .continueReading, .continueLink, .vaultFolder, .link:
             completion(.failure(.EISDIR))
         }
     }
@@ -333,8 +349,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
         }
     }
 
-    /// The target of a `Continue Reading/` link.
+    /// The target of a `Continue Reading/` link or of a link in the library (`LinkTarget`).
     public func readLink(_ id: NodeID) -> Result<String, Errno> {
+        if case .link(let path)? = nodes.node(id) { return libraryLinkTarget(path) }
         guard case .continueLink(let comic)? = nodes.node(id), let target = linkTarget(comic) else { return .failure(.EINVAL) }
         return .success(target)
     }
@@ -488,16 +505,16 @@ public final class LibraryFilesystem: @unchecked Sendable {
     }
 
     func folderIndex(_ path: String) -> Result<FolderIndex, Errno> {
-        let real = realPath(path)
         let identity: FileIdentity
-        switch FileIdentity.of(real) {
-        case .success(let value): identity = value
+        switch sourceStatus(path, type: S_IFDIR) {
+        case .success(let value): identity = FileIdentity(value)
         case .failure(let code): return .failure(code)
         }
         if let index = lock.withLock({ folders[path] }), index.identity == identity { return .success(index) }
-        let index = FolderIndex.build(realPath: real, relativePath: path, identity: identity)
-        lock.withLock { folders[path] = index }
-        return .success(index)
+        return FolderIndex.build(root: root, relativePath: path, identity: identity).map { index in
+            lock.withLock { folders[path] = index }
+            return index
+        }
     }
 
     func comicState(_ path: String) -> ComicState? {
@@ -509,7 +526,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     func currentComic(_ path: String) -> Result<(ComicState, ComicState.Snapshot), Errno> {
         let real = realPath(path)
         let identity: FileIdentity
-        switch FileIdentity.of(real) {
+        switch comicIdentity(path) {
         case .success(let value): identity = value
         case .failure(let code):
             lock.withLock {

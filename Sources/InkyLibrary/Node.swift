@@ -5,6 +5,8 @@ public enum Node: Hashable, Sendable {
     case folder(String)
     case file(String)
     case comic(String)
+    /// A symlink in the library: shown as a link, never followed by the daemon (`LinkTarget`).
+    case link(String)
     case page(comic: String, generation: Int, index: Int)
     case comicInfo(comic: String, generation: Int)
     case errorText(comic: String, generation: Int)
@@ -17,7 +19,7 @@ public enum Node: Hashable, Sendable {
     var comicPath: String? {
         switch self {
         case .comic(let path), .page(let path, _, _), .comicInfo(let path, _), .errorText(let path, _): path
-        case .folder, .file, .continueReading, .continueLink, .vaultFolder: nil
+        case .folder, .file, .link, .continueReading, .continueLink, .vaultFolder: nil
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `stat` shows for a node; the FUSE adapter turns it into `struct stat`.
 public struct NodeAttributes: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case directory, regularFile, symlink }
@@ -5,8 +7,8 @@ public struct NodeAttributes: Sendable, Equatable {
     public var id: NodeID
     public var kind: Kind
     public var size: Int64
-    /// Permission bits only: 0555 for directories, 0444 for files, 0777 for links (read-only
-    /// mount); the vault's 0500 and 0400 unless the mount says others may read it.
+    /// Permission bits only: the source's without write (`SourcePermissions`), 0777 for links;
+    /// the vault's and `Continue Reading/`'s 0500 and 0400, the mounting user's.
     public var permissions: UInt32
     public var modifiedNanoseconds: Int64
     /// Seconds the kernel may keep this name → node mapping.
@@ -16,6 +18,9 @@ public struct NodeAttributes: Sendable, Equatable {
     /// st_nlink: for a directory 2 plus its subdirectories (their `..`), as POSIX tools such
     /// as find's leaf optimisation expect; 1 for anything else.
     public var linkCount: Int = 1
+    /// st_uid and st_gid: the source file's, the mounting user's for what has no source.
+    public var owner: UInt32 = getuid()
+    public var group: UInt32 = getgid()
 }
 
 /// One line of a directory listing.
