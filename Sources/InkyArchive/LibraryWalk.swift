@@ -7,8 +7,10 @@ import InkyCore
 public enum LibraryWalk {
     /// Symlinks are never followed (a link to a comic elsewhere in the library is found where
     /// the comic is; one out of the library or around a loop is not found at all), and a folder
-    /// already on the path is not entered again (`LibraryRoot.walk`).
-    public static func comics(in library: String) throws(ComicError) -> [String] {
+    /// already on the path is not entered again (`LibraryRoot.walk`). `followingFileLinks`
+    /// (`inkyfs scan`, which reads with its user's rights what its user named) takes a link to a
+    /// comic file as that comic; a linked folder is still never entered, so loops cannot be.
+    public static func comics(in library: String, followingFileLinks: Bool = false) throws(ComicError) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory) else {
             throw .io(path: library, errno: ENOENT, detail: "no such file or folder")
@@ -28,6 +30,9 @@ public enum LibraryWalk {
                     if FolderComicReader.isImageFolder(path) { found.append(path) } else { enter.append(entry.name) }
                 case S_IFREG where ComicOpener.looksLikeComicFile(entry.name):
                     found.append(path)
+                case S_IFLNK where followingFileLinks && ComicOpener.looksLikeComicFile(entry.name):
+                    var target = stat()
+                    if stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFREG { found.append(path) }
                 default:
                     continue
                 }

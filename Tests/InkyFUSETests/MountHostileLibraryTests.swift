@@ -28,6 +28,7 @@ final class MountHostileLibraryTests: XCTestCase {
         defer { plain.remove() }
         let plainTime = try HostileLibraryFixture.timeToMount(plain.library, ["-o", "allow_other"]).1
         let (mount, time) = try HostileLibraryFixture.timeToMount(fixture.library, ["-o", "allow_other"])
+        print("mount came up in \(time) s with the links, \(plainTime) s without")
         XCTAssertLessThan(time, max(2 * plainTime, plainTime + 1), "up as fast as without the links (\(plainTime) s)")
         try checkOtherUser(mount, comics: ["Issue 001"])
         try checkMountingUser(mount, comics: ["Issue 001", "Hidden 001", "Secret 001"])
@@ -89,6 +90,29 @@ final class MountHostileLibraryTests: XCTestCase {
             XCTAssertEqual(try readFile(mount.path(page)), original, "the comic back is served again")
         }
         XCTAssertEqual(servedSecrets, [], "a link's target is never served as the comic")
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
+    func testWhatTheDaemonCannotReadSaysWhy() throws {
+        // The test user's own 0600 comic and file and 0700 folder, and a daemon that is root
+        // without the right to override file modes: it reads the library as any user would.
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: fixture.path("Theirs"), withIntermediateDirectories: true)
+        try HostileLibraryFixture.comic(at: fixture.path("Theirs 001.cbz"), marker: fixture.markers.secret)
+        try HostileLibraryFixture.comic(at: fixture.path("Theirs/Inside 001.cbz"), marker: fixture.markers.secret)
+        try Data("theirs".utf8).write(to: fixture.library.appendingPathComponent("theirs.txt"))
+        for (relative, mode) in [("Theirs 001.cbz", 0o600), ("theirs.txt", 0o600), ("Theirs", 0o700)] {
+            try ArchiveMaker.run("/bin/chown", ["\(user.name):\(user.name)", fixture.path(relative)])
+            try manager.setAttributes([.posixPermissions: mode], ofItemAtPath: fixture.path(relative))
+        }
+        let mount = try MountedLibrary(library: fixture.library, launcher: ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search"])
+        XCTAssertEqual(try manager.contentsOfDirectory(atPath: mount.path("Theirs 001")), ["ERROR.txt"])
+        XCTAssertTrue(try String(contentsOfFile: mount.path("Theirs 001/ERROR.txt"), encoding: .utf8).contains("Permission denied"))
+        XCTAssertEqual(SystemCall.openErrno(mount.path("theirs.txt"), O_RDONLY), EACCES)
+        let listed = try CommandRunner.capture("/bin/ls", [mount.path("Theirs")])
+        XCTAssertNotEqual(listed.status, 0)
+        XCTAssertTrue(listed.stderr.contains("Permission denied"), listed.stderr)
+        XCTAssertEqual(try readFile(mount.path(HostileLibraryFixture.readablePage.0)).count, HostileLibraryFixture.readablePage.1)
         XCTAssertTrue(mount.isDaemonAlive)
     }
 

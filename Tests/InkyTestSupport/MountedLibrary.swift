@@ -13,12 +13,14 @@ public final class MountedLibrary {
     private let output = Pipe()
     private let log = LogBuffer()
 
-    public init(library: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `launcher`: a program and its arguments that run the daemon (setpriv with fewer rights, say).
+    public init(library: URL, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []) throws {
         self.library = library
         mountpoint = ArchiveMaker.temporaryDirectory("mnt")
         process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["mount", "--foreground"] + arguments + [library.path, mountpoint.path]
+        let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + arguments + [library.path, mountpoint.path]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         // A state folder of the test's own: never the machine's ~/.local/state.
         stateHome = ArchiveMaker.temporaryDirectory("state-home")
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path]) { $1 }
