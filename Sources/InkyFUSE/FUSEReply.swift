@@ -1,7 +1,7 @@
 import Foundation
 internal import CFuse3
 import InkyCore
-import InkyLibrary
+import InkyTree
 
 /// The one reply a FUSE request gets. libfuse requires exactly one reply per request: this
 /// object allows one, and answers EIO from deinit if a code path forgot to reply, so the
@@ -33,7 +33,7 @@ final class FUSEReply: @unchecked Sendable {
     func entry(_ attributes: NodeAttributes) {
         var entry = fuse_entry_param()
         entry.ino = fuse_ino_t(attributes.id)
-        entry.generation = 1
+        entry.generation = attributes.generation
         entry.attr = StatBuilder.stat(attributes)
         entry.attr_timeout = attributes.attributeTimeout
         entry.entry_timeout = attributes.entryTimeout

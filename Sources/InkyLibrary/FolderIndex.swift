@@ -29,7 +29,7 @@ struct FolderIndex {
                 candidates.append((name, name, .folder(childRelative)))
             case S_IFREG:
                 if ComicFiles.isComicFile(name), let stem = ComicFiles.displayStem(name) {
-                    candidates.append((name, stem, .comic(childRelative)))
+                    candidates.append((name, stem, .comic(.library(childRelative))))
                 } else {
                     candidates.append((name, name, .file(childRelative)))
                 }

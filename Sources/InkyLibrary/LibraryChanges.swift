@@ -1,12 +1,6 @@
 import Foundation
 import InkyCore
-
-/// What the kernel may have cached and must forget when the library changes underneath.
-/// The FUSE layer implements it with libfuse's invalidation notifications.
-public protocol KernelCacheInvalidating: Sendable {
-    func invalidateEntry(parent: NodeID, name: String)
-    func invalidateNode(_ id: NodeID)
-}
+import InkyTree
 
 /// Reacting to library changes reported by the watcher: the kernel forgets the names, and
 /// changed or new comics are listed (and indexed) in the background, before anyone opens them.
@@ -42,16 +36,18 @@ extension LibraryFilesystem {
         kernel?.invalidateEntry(parent: parentID, name: name)
         // The folder's own mtime and link count changed with it.
         kernel?.invalidateNode(parentID)
+        // A chmod or chown changes who may read the node, and a comic's pages with it: the
+        // kernel forgets their attributes (kept for long otherwise) and checks the new ones.
+        var changed: [Node] = [.folder(path), .file(path), .link(path)]
+        if let snapshot = comicState(.library(path))?.snapshot() { changed += Self.files(of: .library(path), snapshot) }
+        for node in changed { kernel?.invalidateNode(nodes.id(for: node)) }
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) { kernel?.invalidateEntry(parent: parentID, name: stem) }
-        kernel?.invalidateNode(nodes.id(for: .comic(path)))
-        // A chmod or chown of the archive changes who may read its pages: the kernel forgets
-        // their attributes (kept an hour otherwise) and checks the new ones at the next open.
-        for page in nodes.ids(where: { $0.comicPath == path }) { kernel?.invalidateNode(page) }
-        if case .success = comicIdentity(path) {
-            reindexQueue.async { [weak self] in _ = self?.currentComic(path) }
+        kernel?.invalidateNode(nodes.id(for: .comic(.library(path))))
+        if case .success = comicIdentity(.library(path)) {
+            reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }
         } else {
-            state?.removeFromIndex(realPath(path))
+            state?.removeFromIndex(LibraryFile(path: realPath(path)))
         }
     }
 }

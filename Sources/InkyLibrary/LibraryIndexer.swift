@@ -32,7 +32,7 @@ public enum LibraryIndexer {
                 emitter.store(index, Outcome(path: path, result: .failure(.io(path: path, errno: ENOENT, detail: "vanished"))))
                 return
             }
-            if let indexed = state.indexedListing(path, identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
+            if let indexed = state.indexedListing(LibraryFile(path: path), identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
                 emitter.store(index, Outcome(path: path, result: nil))
                 return
             }
@@ -40,10 +40,10 @@ public enum LibraryIndexer {
             do throws(ComicError) {
                 let (listing, listedIdentity) = try pool.list(path, limits: limits)
                 result = .success(listing)
-                state.storeListing(path, identity: listedIdentity, result)
+                state.storeListing(LibraryFile(path: path), identity: listedIdentity, result)
             } catch {
                 result = .failure(error)
-                state.storeListing(path, identity: identity, result)
+                state.storeListing(LibraryFile(path: path), identity: identity, result)
             }
             emitter.store(index, Outcome(path: path, result: result.map(\.pages.count)))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyTree
 
 /// Symlinks in the library. The daemon never follows one: each is shown as a symlink, and the
 /// reader's kernel follows it with the reader's own rights.
@@ -87,7 +88,7 @@ extension Node {
     /// The library path of a node of the library tree itself.
     var libraryPath: String? {
         switch self {
-        case .folder(let path), .file(let path), .comic(let path), .link(let path): path
+        case .folder(let path), .file(let path), .link(let path), .comic(.library(let path)): path
         default: nil
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyTree
 
 /// Background listing of a folder's comics, several at once: `ls -l` (or a file manager) of a
 /// fresh library looks up every comic of a folder one after another, and each lookup would
@@ -20,13 +21,13 @@ private final class LibraryComics: @unchecked Sendable {
 
     init(_ filesystem: LibraryFilesystem) { self.filesystem = filesystem }
 
-    func next() -> String? {
+    func next() -> ComicRef? {
         lock.withLock {
             while let node = pending.popLast() {
                 switch node {
-                case .comic(let path):
+                case .comic(let comic):
                     count += 1
-                    return path
+                    return comic
                 case .folder(let path):
                     guard let filesystem, case .success(let index) = filesystem.folderIndex(path),
                           seen.insert(index.identity).inserted else { continue }
@@ -48,11 +49,11 @@ private final class LibraryComics: @unchecked Sendable {
 /// The comics still to list, shared by the listing threads of one folder.
 private final class ComicsToList: @unchecked Sendable {
     private let lock = NSLock()
-    private var paths: [String]
+    private var comics: [ComicRef]
 
-    init(_ paths: [String]) { self.paths = paths.reversed() }
+    init(_ comics: [ComicRef]) { self.comics = comics.reversed() }
 
-    func next() -> String? { lock.withLock { paths.popLast() } }
+    func next() -> ComicRef? { lock.withLock { comics.popLast() } }
 }
 
 extension LibraryFilesystem {
@@ -62,7 +63,7 @@ extension LibraryFilesystem {
     public func listComicsAhead(in id: NodeID) {
         guard options.listingParallelism > 1, case .folder(let path)? = nodes.node(id),
               case .success(let index) = folderIndex(path) else { return }
-        let unlisted = index.names.compactMap { name -> String? in
+        let unlisted = index.names.compactMap { name -> ComicRef? in
             guard case .comic(let comic)? = index.nodes[name], comicState(comic)?.snapshot() == nil else { return nil }
             return comic
         }
@@ -89,7 +90,7 @@ extension LibraryFilesystem {
 
     /// `threads` loops on the listing queue, each listing the comics `next` hands out until it
     /// has none (or the mount is ending); a comic listed meanwhile is passed over.
-    private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> String?) {
+    private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> ComicRef?) {
         for _ in 0..<threads {
             listingAheadQueue.async(group: group) { [weak self] in
                 while let comic = next() {
@@ -104,7 +105,7 @@ extension LibraryFilesystem {
     /// the mount is still being set up, instead of when the first `ls` arrives.
     public func listSingleComicAhead() {
         guard !isFolderLibrary else { return }
-        listingAheadQueue.async { [weak self] in _ = self?.currentComic("") }
+        listingAheadQueue.async { [weak self] in _ = self?.currentComic(.library("")) }
     }
 
     /// A directory entry's attributes when they cost no archive opening, for readdirplus: every
@@ -121,11 +122,11 @@ extension LibraryFilesystem {
             return try? attributes(of: id).get()
         case .comicInfo?, .errorText?, .folder?, .file?, .link?:
             return try? attributes(of: id).get()
-        case .comic(let path)? where comicState(path)?.snapshot() != nil:
+        case .comic(let comic)? where comicState(comic)?.snapshot() != nil:
             return try? attributes(of: id).get()
-        case .comic(let path)?:
-            guard case .success(let identity) = FileIdentity.of(realPath(path)) else { return nil }
-            return comicAttributes(id, path, identity)
+        case .comic(let comic)?:
+            guard case .success(let identity) = comicIdentity(comic) else { return nil }
+            return comicAttributes(id, comic, identity)
         default:
             return nil
         }

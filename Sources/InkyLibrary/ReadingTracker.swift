@@ -11,10 +11,10 @@ extension LibraryFilesystem {
         var comic: String
     }
 
-    func recordReading(_ realPath: String, page: Int, of pageCount: Int, comic: ComicState) {
+    func recordReading(page: Int, of pageCount: Int, comic: ComicState) {
         comic.recordedOnce = true
-        guard options.recordProgress, let state, !Self.isVaultComic(comic.relativePath) else { return }
-        stateQueue.async { state.recordRead(realPath, page: page, pageCount: pageCount) }
+        guard options.recordProgress, let state, let file = libraryFile(comic.comic) else { return }
+        stateQueue.async { state.recordRead(file, page: page, pageCount: pageCount) }
     }
 
     /// Waits for queued state writes (reads recorded, rendered page sizes): the daemon calls it
@@ -55,7 +55,7 @@ extension LibraryFilesystem {
     func displayPath(of comic: String) -> String? {
         let folder = comic.split(separator: "/").dropLast().joined(separator: "/")
         guard case .success(let index) = folderIndex(folder),
-              let display = index.nodes.first(where: { $0.value == .comic(comic) })?.key else { return nil }
+              let display = index.nodes.first(where: { $0.value == .comic(.library(comic)) })?.key else { return nil }
         return folder.isEmpty ? display : folder + "/" + display
     }
 }

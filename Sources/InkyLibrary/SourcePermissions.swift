@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyTree
 
 /// Who may read a node: the owner, group and mode of the library file it comes from, with every
 /// write bit (and setuid, setgid, sticky) cleared. The mount uses `default_permissions`, so the
@@ -58,15 +59,17 @@ extension LibraryFilesystem {
 
     /// The identity of a comic's archive: a vault object's by its path, a library file's
     /// without following links (a comic swapped for a link has vanished).
-    func comicIdentity(_ path: String) -> Result<FileIdentity, Errno> {
-        if Self.isVaultComic(path) { return FileIdentity.of(realPath(path)) }
-        return sourceStatus(path, type: S_IFREG).map(FileIdentity.init)
+    func comicIdentity(_ comic: ComicRef) -> Result<FileIdentity, Errno> {
+        switch comic {
+        case .vault: FileIdentity.of(realPath(comic))
+        case .library(let path): sourceStatus(path, type: S_IFREG).map(FileIdentity.init)
+        }
     }
 
     /// Whose a comic's directory and pages are: its archive's owner and mode; the vault's are
     /// the mounting user's. An archive that cannot be looked at gives nobody anything.
-    func comicPermissions(_ path: String) -> SourcePermissions {
-        if Self.isVaultComic(path) { return .mountingUser(mode: directoryPermissions(path)) }
+    func comicPermissions(_ comic: ComicRef) -> SourcePermissions {
+        guard case .library(let path) = comic else { return .mountingUser(mode: directoryPermissions(vault: true)) }
         guard case .success(let info) = root.status(path) else { return .mountingUser(mode: 0) }
         return SourcePermissions(info)
     }

@@ -5,9 +5,10 @@ import InkyCore
 /// inode: a remount reads listings from here instead of opening archives, and a changed key
 /// means that comic alone is listed again.
 extension StateDatabase {
-    /// The stored result for `path` if it was made for exactly `identity`.
-    public func indexedListing(_ path: String, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
-        try? withDatabase { database throws(SQLiteError) -> Result<ComicListing, ComicError>? in
+    /// The stored result for `file` if it was made for exactly `identity`.
+    public func indexedListing(_ file: LibraryFile, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
+        let path = file.path
+        return try? withDatabase { database throws(SQLiteError) -> Result<ComicListing, ComicError>? in
             let query = try database.prepare("SELECT size, mtime_ns, inode, listing, error FROM comic_index WHERE path = ?")
             try query.bind(path, at: 1)
             guard try query.step(), query.int64(at: 0) == identity.size, query.int64(at: 1) == identity.modifiedNanoseconds,
@@ -26,7 +27,8 @@ extension StateDatabase {
     /// Stores what listing `path` gave for `identity`. Parser crashes, timeouts and I/O errors
     /// are not stored: they may be a passing fault of this run (or of the disk), and the next
     /// mount deserves a try.
-    public func storeListing(_ path: String, identity: FileIdentity, _ result: Result<ComicListing, ComicError>) {
+    public func storeListing(_ file: LibraryFile, identity: FileIdentity, _ result: Result<ComicListing, ComicError>) {
+        let path = file.path
         switch result {
         case .failure(.parserFailed), .failure(.io): return
         default: break
@@ -48,10 +50,10 @@ extension StateDatabase {
         }
     }
 
-    public func removeFromIndex(_ path: String) {
+    public func removeFromIndex(_ file: LibraryFile) {
         _ = try? withDatabase { database throws(SQLiteError) in
             let statement = try database.prepare("DELETE FROM comic_index WHERE path = ?")
-            try statement.bind(path, at: 1)
+            try statement.bind(file.path, at: 1)
             try statement.step()
         }
     }

@@ -27,7 +27,7 @@ final class StoredPageReader: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    /// The mounted library: files are opened beneath it, never through a link (`LibraryFile`).
+    /// The mounted library: files are opened beneath it, never through a link (`ConfinedFile`).
     private let root: LibraryRoot?
 
     init(root: LibraryRoot? = nil) { self.root = root }
@@ -107,7 +107,7 @@ final class StoredPageReader: @unchecked Sendable {
         if let kept { return .success(kept) }
         let fd: Int32
         do throws(ComicError) {
-            if let opened = try LibraryFile.open(path, beneath: root) {
+            if let opened = try ConfinedFile.open(path, beneath: root) {
                 fd = opened.descriptor
             } else {
                 fd = open(path, O_RDONLY | O_CLOEXEC)

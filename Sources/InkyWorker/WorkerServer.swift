@@ -230,7 +230,7 @@ struct WorkerSession {
     private mutating func open(_ path: String, expected: FileIdentity?, limits: ComicLimits) throws(ComicError) -> (FileIdentity, any ComicReader) {
         // A library comic is opened first and known by what was opened: a path swapped for a
         // link since the daemon looked is never followed (ELOOP), and never read.
-        let opened = keys[path] == nil ? try LibraryFile.open(path, beneath: root) : nil
+        let opened = keys[path] == nil ? try ConfinedFile.open(path, beneath: root) : nil
         var handedOver = false
         defer { if let opened, !handedOver { close(opened.descriptor) } }
         let current: FileIdentity

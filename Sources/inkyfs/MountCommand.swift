@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InkyCore
+import InkyDaemon
 import InkyFUSE
 import InkyLibrary
 import InkyWorker

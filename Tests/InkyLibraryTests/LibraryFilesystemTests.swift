@@ -4,6 +4,7 @@ import InkyCore
 import InkyTestSupport
 import XCTest
 @testable import InkyLibrary
+import InkyTree
 @testable import InkyWorker
 
 /// The library tree without FUSE, over an in-process backend, so naming and generation rules

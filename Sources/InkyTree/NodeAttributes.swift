@@ -18,9 +18,28 @@ public struct NodeAttributes: Sendable, Equatable {
     /// st_nlink: for a directory 2 plus its subdirectories (their `..`), as POSIX tools such
     /// as find's leaf optimisation expect; 1 for anything else.
     public var linkCount: Int = 1
+    /// The entry's generation (`fuse_entry_param.generation`): with the number, what the kernel
+    /// tells inodes apart by. A node whose number can come back for other content (a page of a
+    /// changed archive) gives a new one, so the kernel drops the old inode and its cached bytes.
+    public var generation: UInt64 = 1
     /// st_uid and st_gid: the source file's, the mounting user's for what has no source.
-    public var owner: UInt32 = getuid()
-    public var group: UInt32 = getgid()
+    public var owner: UInt32
+    public var group: UInt32
+
+    public init(id: NodeID, kind: Kind, size: Int64, permissions: UInt32, modifiedNanoseconds: Int64,
+                entryTimeout: Double, attributeTimeout: Double, linkCount: Int = 1,
+                owner: UInt32 = getuid(), group: UInt32 = getgid()) {
+        self.id = id
+        self.kind = kind
+        self.size = size
+        self.permissions = permissions
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.entryTimeout = entryTimeout
+        self.attributeTimeout = attributeTimeout
+        self.linkCount = linkCount
+        self.owner = owner
+        self.group = group
+    }
 }
 
 /// One line of a directory listing.
@@ -28,6 +47,12 @@ public struct DirectoryEntry: Sendable, Equatable {
     public var name: String
     public var id: NodeID
     public var kind: NodeAttributes.Kind
+
+    public init(name: String, id: NodeID, kind: NodeAttributes.Kind) {
+        self.name = name
+        self.id = id
+        self.kind = kind
+    }
 }
 
 /// What `open` hands the adapter: pages are immutable per generation, so the kernel may keep
@@ -35,4 +60,9 @@ public struct DirectoryEntry: Sendable, Equatable {
 public struct OpenedFile: Sendable, Equatable {
     public var keepCache: Bool
     public var descriptor: Int32?
+
+    public init(keepCache: Bool, descriptor: Int32?) {
+        self.keepCache = keepCache
+        self.descriptor = descriptor
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyFUSE
 import InkyLibrary
 import InkyStore
 import InkyVault
@@ -40,7 +41,7 @@ public enum MountDaemon {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.releaseLargeBuffersEagerly()
         var workers = configuration.workers
-        workers.libraryRoot = configuration.library // comics are opened beneath it only (LibraryFile)
+        workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
         let pool = WorkerPool(workers)
         defer { pool.shutdown() }
         pool.warmUp(2)

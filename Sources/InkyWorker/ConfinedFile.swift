@@ -7,7 +7,7 @@ import InkyCore
 /// A comic file of the mounted library opened for reading where it is read (a worker, the
 /// pool's stored-page reader): beneath the library root, without following any link, so a
 /// comic swapped for a link to `/etc/shadow` after it was listed is refused, not read.
-enum LibraryFile {
+enum ConfinedFile {
     struct Opened {
         var descriptor: Int32
         var identity: FileIdentity
