@@ -11,7 +11,26 @@ extension LibraryFilesystem {
         let watcher = LibraryWatcher(library: libraryPath) { [weak self] change in self?.libraryChanged(change) }
         watcher.start()
         lock.withLock { self.watcher = watcher }
+        if let blindSpot = watcher.blindSpot {
+            logger("the library watcher cannot see every change (\(blindSpot)): names and attributes are cached for "
+                   + "\(Int(options.treeTimeout)) s (--tree-timeout)")
+        } else {
+            logger("the library watcher sees every change: the kernel keeps names and attributes until one")
+        }
     }
+
+    /// Seconds the kernel may keep names and attributes of folders, comics and files: until the
+    /// watcher tells it they changed, when it sees every change; `--tree-timeout` where it
+    /// cannot (network filesystems, the inotify watch limit, a mount of one comic file).
+    var treeTimeout: Double { watcherSeesEverything ? Self.watchedTimeout : options.treeTimeout }
+
+    /// The same for a page's name: a page of a changed archive answers ESTALE anyway.
+    var pageEntryTimeout: Double { watcherSeesEverything ? Self.watchedTimeout : options.pageEntryTimeout }
+
+    /// A day: "until told" for the kernel, whose timeouts cannot be infinite.
+    static let watchedTimeout: Double = 86_400
+
+    private var watcherSeesEverything: Bool { lock.withLock { watcher }?.seesEverything ?? false }
 
     public func stopWatching() {
         lock.withLock { watcher }?.stop()

@@ -63,7 +63,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
         logger = log
         root = LibraryRoot(path: library)
         isFolderLibrary = root.isFolder
-        nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")))
+        // Numbered by the state database, a path's inodes are the same in every mount of it.
+        nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),
+                          numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
         cache = PageCache(budget: options.cacheBytes)
     }
 

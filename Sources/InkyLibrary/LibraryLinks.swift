@@ -27,7 +27,7 @@ extension LibraryFilesystem {
         }
         return .success(NodeAttributes(id: id, kind: .symlink, size: size, permissions: 0o777,
                                        modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
-                                       entryTimeout: options.treeTimeout, attributeTimeout: options.treeTimeout,
+                                       entryTimeout: treeTimeout, attributeTimeout: treeTimeout,
                                        owner: info.st_uid, group: info.st_gid))
     }
 

@@ -39,7 +39,7 @@ extension LibraryFilesystem {
     }
 
     func attributes(of id: NodeID, node: Node) -> Result<NodeAttributes, Errno> {
-        let volatile = options.treeTimeout
+        let volatile = treeTimeout
         switch node {
         case .folder(let path), .file(let path):
             let isFolder = { if case .folder = node { true } else { false } }()
@@ -102,7 +102,7 @@ extension LibraryFilesystem {
         let source = comicPermissions(comic)
         return NodeAttributes(id: id, kind: .directory, size: 0, permissions: source.comicFolder,
                               modifiedNanoseconds: archive.modifiedNanoseconds,
-                              entryTimeout: options.treeTimeout, attributeTimeout: options.treeTimeout, linkCount: 2,
+                              entryTimeout: treeTimeout, attributeTimeout: treeTimeout, linkCount: 2,
                               owner: source.owner, group: source.group)
     }
 
@@ -113,7 +113,7 @@ extension LibraryFilesystem {
         let source = comicPermissions(comic)
         var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
                                         modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                                        entryTimeout: options.pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout,
+                                        entryTimeout: pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout,
                                         owner: source.owner, group: source.group)
         attributes.generation = snapshot.identity.generation
         return attributes
@@ -169,6 +169,7 @@ extension LibraryFilesystem {
         switch node {
         case .folder(let path):
             return folderIndex(path).map { index in
+                nodes.prepare(index.nodes.values)
                 var entries = index.names.map { name in
                     let child = index.nodes[name]!
                     let kind: NodeAttributes.Kind = switch child {

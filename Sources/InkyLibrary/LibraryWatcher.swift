@@ -21,6 +21,8 @@ final class LibraryWatcher: @unchecked Sendable {
     private var fd: Int32 = -1
     private var folders: [Int32: String] = [:]
     private var degraded = false
+    /// A watched folder whose changes inotify cannot see (network filesystem), by kind.
+    private var unseen: FilesystemKind?
     private let lock = NSLock()
     private var stopped = false
 
@@ -40,7 +42,7 @@ final class LibraryWatcher: @unchecked Sendable {
     @discardableResult
     func start() -> Bool {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if fd >= 0 { watchTree("") } else { degraded = true }
+        if fd >= 0 { watchTree("") } else { lock.withLock { degraded = true } }
         let thread = Thread { [self] in run() }
         thread.name = "inkyfs.watch"
         thread.start()
@@ -53,6 +55,21 @@ final class LibraryWatcher: @unchecked Sendable {
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
+    /// Whether every change to the library reaches this watcher: inotify works, every folder
+    /// is watched (the watch limit was not reached, no events were lost) and none lies on a
+    /// filesystem other machines change. Only then may the kernel keep names until told.
+    var seesEverything: Bool { lock.withLock { fd >= 0 && !degraded && unseen == nil } }
+
+    /// Why it does not see everything, in words for the log and `doctor`; nil when it does.
+    var blindSpot: String? {
+        lock.withLock {
+            if fd < 0 { return "inotify is unavailable" }
+            if degraded { return "the inotify watch limit (fs.inotify.max_user_watches) was reached or events were lost" }
+            if let unseen { return "part of the library is on \(unseen.name), whose changes made elsewhere inotify cannot see" }
+            return nil
+        }
+    }
+
     /// Adds watches for `relative` and every folder below it (never through a link); returns
     /// every path below `relative`, for events a new folder's watch came too late for.
     @discardableResult
@@ -62,9 +79,10 @@ final class LibraryWatcher: @unchecked Sendable {
             let real = folder.isEmpty ? library : library + "/" + folder
             let descriptor = inotify_add_watch(fd, real, Self.mask)
             if descriptor < 0 {
-                if errno == ENOSPC { degraded = true } // fs.inotify.max_user_watches reached
+                if errno == ENOSPC { lock.withLock { degraded = true } } // fs.inotify.max_user_watches reached
                 return []
             }
+            if let kind = FilesystemKind.of(real), !kind.isLocal { lock.withLock { unseen = unseen ?? kind } }
             folders[descriptor] = folder
             found += entries.map { folder.isEmpty ? $0.name : folder + "/" + $0.name }
             return nil
@@ -104,7 +122,7 @@ final class LibraryWatcher: @unchecked Sendable {
                 report(.paths(pending))
                 pending.removeAll()
             }
-            if degraded && Date().timeIntervalSince(lastRescan) >= rescanInterval {
+            if lock.withLock({ degraded }) && Date().timeIntervalSince(lastRescan) >= rescanInterval {
                 lastRescan = Date()
                 report(.rescan)
             }

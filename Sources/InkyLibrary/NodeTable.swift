@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyStore
 import InkyTree
 
 /// Inode numbers computed from what a node is, so the daemon keeps no node per inode the
@@ -11,11 +12,16 @@ import InkyTree
 /// page-level kinds; kind (4) | path number (60) for the others. The root is always 1. A page
 /// index past 65,535 has no number (`--max-pages` stays below it).
 ///
-/// Vault nodes are numbered from a separate table that `dropVault` empties at lock: no vault
-/// folder name outlives the unlock in here.
+/// Library paths are numbered by `PathNumbering` (the state database, so a path has the same
+/// number, and its nodes the same inodes, in every mount); a bounded cache keeps the numbers in
+/// use. Vault nodes are numbered from a separate table in memory that `dropVault` empties at
+/// lock: no vault folder name outlives the unlock in here, and none reaches the database.
 final class NodeTable: @unchecked Sendable {
     static let rootID: NodeID = 1
     static let maxPageIndex = 0xFFFF
+    /// Numbers from here on are made in memory, when the state database cannot number a path:
+    /// they never meet the database's, which count from 1.
+    static let memoryNumbers: UInt32 = 1 << 27
 
     private enum Kind: UInt64 {
         case root = 0, folder, file, comic, continueLink, continueReading
@@ -26,10 +32,25 @@ final class NodeTable: @unchecked Sendable {
 
     private let lock = NSLock()
     private let root: Node
-    private var libraryNumbers = PathNumbers()
-    private var vaultNumbers = PathNumbers()
+    private var libraryNumbers: PathNumbers
+    private var vaultNumbers = PathNumbers(store: MemoryPathNumbering())
 
-    init(root: Node) { self.root = root }
+    init(root: Node, numbering: any PathNumbering = MemoryPathNumbering()) {
+        self.root = root
+        libraryNumbers = PathNumbers(store: numbering)
+    }
+
+    /// Numbers the library paths of `nodes` in one go (a folder's listing): one transaction
+    /// instead of one per child.
+    func prepare(_ nodes: some Sequence<Node>) {
+        let paths = nodes.compactMap { node -> String? in
+            switch node {
+            case .folder(let path), .file(let path), .comic(.library(let path)): path
+            default: nil
+            }
+        }
+        lock.withLock { libraryNumbers.prepare(paths) }
+    }
 
     func id(for node: Node) -> NodeID {
         if node == root { return Self.rootID }
@@ -97,7 +118,7 @@ final class NodeTable: @unchecked Sendable {
             let ids = vaultNumbers.all.flatMap { number, _ in
                 [Kind.vaultFolder, .vaultComic].map { Self.pack($0, number) }
             }
-            vaultNumbers = PathNumbers()
+            vaultNumbers = PathNumbers(store: MemoryPathNumbering())
             return ids
         }
     }
@@ -117,22 +138,112 @@ final class NodeTable: @unchecked Sendable {
     private static func pack(_ kind: Kind, _ number: UInt32) -> NodeID { kind.rawValue << 60 | UInt64(number) }
 }
 
-/// Paths numbered in the order first seen, from 1.
-private struct PathNumbers {
-    private var numbers: [String: UInt32] = [:]
-    private var paths: [String] = [""]
+/// Where library paths get their numbers, and back.
+protocol PathNumbering: Sendable {
+    /// Numbers for `paths`, new ones for paths never seen (in one go); may leave out a path
+    /// it cannot number, which then gets no node.
+    func numbers(_ paths: [String]) -> [String: UInt32]
+    func path(_ number: UInt32) -> String?
+}
 
-    mutating func number(_ path: String) -> UInt32 {
-        if let number = numbers[path] { return number }
-        let number = UInt32(paths.count)
-        paths.append(path)
-        numbers[path] = number
-        return number
+/// Numbers in memory, in the order paths are first seen, from `first`: for the vault, and for
+/// a library mounted without a state database.
+final class MemoryPathNumbering: PathNumbering, @unchecked Sendable {
+    private let lock = NSLock()
+    private var numbers: [String: UInt32] = [:]
+    private var paths: [String] = []
+    private let first: UInt32
+
+    init(first: UInt32 = 1) { self.first = first }
+
+    func numbers(_ paths: [String]) -> [String: UInt32] {
+        lock.withLock {
+            var found: [String: UInt32] = [:]
+            for path in paths {
+                if let number = numbers[path] { found[path] = number; continue }
+                let number = first + UInt32(self.paths.count)
+                self.paths.append(path)
+                numbers[path] = number
+                found[path] = number
+            }
+            return found
+        }
     }
 
     func path(_ number: UInt32) -> String? {
-        number > 0 && Int(number) < paths.count ? paths[Int(number)] : nil
+        lock.withLock { number >= first && Int(number - first) < paths.count ? paths[Int(number - first)] : nil }
     }
 
-    var all: [(UInt32, String)] { numbers.map { ($0.value, $0.key) } }
+    var all: [(UInt32, String)] { lock.withLock { numbers.map { ($0.value, $0.key) } } }
+}
+
+/// The numbers in use, both ways, in front of the numbering: cleared when it passes `limit`
+/// entries (the numbering answers again), so it never grows with the library.
+private struct PathNumbers {
+    static let limit = 65_536
+    let store: any PathNumbering
+    private var numbers: [String: UInt32] = [:]
+    private var paths: [UInt32: String] = [:]
+
+    init(store: any PathNumbering) { self.store = store }
+
+    mutating func number(_ path: String) -> UInt32 {
+        if let number = numbers[path] { return number }
+        prepare([path])
+        return numbers[path] ?? 0
+    }
+
+    mutating func prepare(_ wanted: [String]) {
+        let missing = wanted.filter { numbers[$0] == nil }
+        guard !missing.isEmpty else { return }
+        if numbers.count + missing.count > Self.limit { numbers.removeAll(); paths.removeAll() }
+        for (path, number) in store.numbers(missing) { remember(path, number) }
+    }
+
+    mutating func path(_ number: UInt32) -> String? {
+        if let path = paths[number] { return path }
+        guard let path = store.path(number) else { return nil }
+        remember(path, number)
+        return path
+    }
+
+    private mutating func remember(_ path: String, _ number: UInt32) {
+        numbers[path] = number
+        paths[number] = path
+    }
+
+    /// Every number handed out (the vault's: forgotten at lock).
+    var all: [(UInt32, String)] { (store as? MemoryPathNumbering)?.all ?? paths.map { ($0.key, $0.value) } }
+}
+
+/// Library paths numbered by the state database: the same numbers in every mount. A path the
+/// database cannot number (it failed) is numbered in memory, from `NodeTable.memoryNumbers`.
+final class StoredPathNumbering: PathNumbering, @unchecked Sendable {
+    private let root: String
+    private let state: StateDatabase
+    private let fallback = MemoryPathNumbering(first: NodeTable.memoryNumbers)
+
+    init(root: String, state: StateDatabase) {
+        self.root = root
+        self.state = state
+    }
+
+    func numbers(_ paths: [String]) -> [String: UInt32] {
+        let files = paths.map(file)
+        guard let stored = state.nodeNumbers(files) else { return fallback.numbers(paths) }
+        var numbers: [String: UInt32] = [:]
+        for (path, file) in zip(paths, files) { numbers[path] = stored[file] }
+        return numbers
+    }
+
+    func path(_ number: UInt32) -> String? {
+        if number >= NodeTable.memoryNumbers { return fallback.path(number) }
+        guard let path = state.nodePath(number)?.path else { return nil }
+        if path == root { return "" }
+        return path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : nil
+    }
+
+    private func file(_ relative: String) -> LibraryFile {
+        LibraryFile(path: relative.isEmpty ? root : root + "/" + relative)
+    }
 }
