@@ -93,6 +93,25 @@ final class MountHostileLibraryTests: XCTestCase {
         XCTAssertTrue(mount.isDaemonAlive)
     }
 
+    func testAChmodInTheLibraryReachesTheMountOnceTheWatcherSeesIt() throws {
+        let mount = try MountedLibrary(library: fixture.library, arguments: ["-o", "allow_other"])
+        let page = mount.path(HostileLibraryFixture.readablePage.0)
+        XCTAssertEqual(try user.run("/bin/cat", [page]).status, 0)
+        XCTAssertEqual(try user.run("/bin/ls", [mount.path("Open")]).status, 0)
+        // The kernel keeps attributes until the watcher reports a change: it must report chmods.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fixture.path("Series/Issue 001.cbz"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: fixture.path("Open"))
+        let deadline = Date().addingTimeInterval(5)
+        func mode(_ path: String) -> mode_t? { SystemCall.status(path).map { $0.st_mode & 0o777 } }
+        while (mode(page) != 0o400 || mode(mount.path("Open")) != 0o500) && Date() < deadline { usleep(20_000) }
+        XCTAssertEqual(mode(page), 0o400)
+        XCTAssertEqual(mode(mount.path("Series/Issue 001")), 0o500)
+        let refused = try user.run("/bin/cat", [page])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertEqual(refused.stdout, "")
+        XCTAssertNotEqual(try user.run("/bin/ls", [mount.path("Open")]).status, 0)
+    }
+
     func testWhatTheDaemonCannotReadSaysWhy() throws {
         // The test user's own 0600 comic and file and 0700 folder, and a daemon that is root
         // without the right to override file modes: it reads the library as any user would.
