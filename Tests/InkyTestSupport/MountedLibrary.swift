@@ -32,6 +32,8 @@ public final class MountedLibrary {
         let deadline = Date().addingTimeInterval(20)
         while !Self.isMounted(mountpoint.path) {
             guard process.isRunning, Date() < deadline else {
+                // A daemon that never mounts (spinning before it does) would never exit either.
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 unmount()
                 throw MountFailure(log: logText)
             }
