@@ -52,7 +52,9 @@ public enum MountDaemon {
                            warn: (String) -> Void = { _ in }, ready: () -> Void) throws(FUSESession.Failure) {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.releaseLargeBuffersEagerly()
-        let pool = WorkerPool(configuration.workers)
+        var workers = configuration.workers
+        workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
+        let pool = WorkerPool(workers)
         defer { pool.shutdown() }
         pool.warmUp(2)
         let state = configuration.statePath.map { StateDatabase.open(at: $0) }

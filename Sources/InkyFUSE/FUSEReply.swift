@@ -70,8 +70,6 @@ final class FUSEReply: @unchecked Sendable {
 
 /// `NodeAttributes` as the kernel wants them.
 enum StatBuilder {
-    static let owner = (uid: getuid(), gid: getgid())
-
     static func stat(_ attributes: NodeAttributes) -> Glibc.stat {
         var info = Glibc.stat()
         // fuse_ino_t is UInt64 while st_ino is UInt on this platform: convert explicitly.
@@ -90,8 +88,8 @@ enum StatBuilder {
         info.st_size = Int(attributes.size)
         info.st_blksize = 65_536
         info.st_blocks = Int((attributes.size + 511) / 512)
-        info.st_uid = owner.uid
-        info.st_gid = owner.gid
+        info.st_uid = attributes.owner
+        info.st_gid = attributes.group
         let time = timespec(tv_sec: Int(attributes.modifiedNanoseconds / 1_000_000_000),
                             tv_nsec: Int(attributes.modifiedNanoseconds % 1_000_000_000))
         info.st_mtim = time

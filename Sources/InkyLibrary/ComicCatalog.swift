@@ -7,16 +7,16 @@ import InkyTree
 /// generation, and a comic not listed yet is listed (from the index, else by a worker).
 extension LibraryFilesystem {
     func folderIndex(_ path: String) -> Result<FolderIndex, Errno> {
-        let real = realPath(path)
         let identity: FileIdentity
-        switch FileIdentity.of(real) {
-        case .success(let value): identity = value
+        switch sourceStatus(path, type: S_IFDIR) {
+        case .success(let value): identity = FileIdentity(value)
         case .failure(let code): return .failure(code)
         }
         if let index = lock.withLock({ folders[path] }), index.identity == identity { return .success(index) }
-        let index = FolderIndex.build(realPath: real, relativePath: path, identity: identity)
-        lock.withLock { folders[path] = index }
-        return .success(index)
+        return FolderIndex.build(root: root, relativePath: path, identity: identity).map { index in
+            lock.withLock { folders[path] = index }
+            return index
+        }
     }
 
     func comicState(_ comic: ComicRef) -> ComicState? {
@@ -28,7 +28,7 @@ extension LibraryFilesystem {
     func currentComic(_ comic: ComicRef) -> Result<(ComicState, ComicState.Snapshot), Errno> {
         let real = realPath(comic)
         let identity: FileIdentity
-        switch FileIdentity.of(real) {
+        switch comicIdentity(comic) {
         case .success(let value): identity = value
         case .failure(let code):
             lock.withLock { comics[comic] = nil }

@@ -13,16 +13,16 @@ extension LibraryFilesystem {
         }
         switch node {
         case .file(let path):
-            let fd = Glibc.open(realPath(path), O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return .failure(Errno.current) }
-            return .success(OpenedFile(keepCache: false, descriptor: fd))
+            // Relative to the root, never through a link: a file swapped for one since it was
+            // looked up is refused (ELOOP), not followed.
+            return root.openFile(path).map { OpenedFile(keepCache: false, descriptor: $0) }
         case .page(let comic, let generation, _), .comicInfo(let comic, let generation), .errorText(let comic, let generation):
             let opened = sameGeneration(comic, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
             if case .failure = opened, comic.isVault { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
             return opened
         case .folder, .comic, .continueReading, .vaultFolder:
             return .failure(.EISDIR)
-        case .continueLink:
+        case .continueLink, .link:
             return .failure(.ELOOP)
         }
     }
@@ -49,7 +49,7 @@ extension LibraryFilesystem {
             readPage(comic, generation: generation, index: index) { result in
                 completion(result.map { Self.slice($0, offset, size) })
             }
-        case .folder, .comic, .continueReading, .continueLink, .vaultFolder:
+        case .folder, .comic, .continueReading, .continueLink, .vaultFolder, .link:
             completion(.failure(.EISDIR))
         }
     }
@@ -63,8 +63,9 @@ extension LibraryFilesystem {
         }
     }
 
-    /// The target of a `Continue Reading/` link.
+    /// The target of a `Continue Reading/` link or of a link in the library (`LibraryLinks`).
     public func readLink(_ id: NodeID) -> Result<String, Errno> {
+        if case .link(let path)? = nodes.node(id) { return libraryLinkTarget(path) }
         guard case .continueLink(let comic)? = nodes.node(id), let target = linkTarget(comic) else { return .failure(.EINVAL) }
         return .success(target)
     }

@@ -55,10 +55,15 @@ extension LibraryFilesystem {
         kernel?.invalidateEntry(parent: parentID, name: name)
         // The folder's own mtime and link count changed with it.
         kernel?.invalidateNode(parentID)
+        // A chmod or chown changes who may read the node, and a comic's pages with it: the
+        // kernel forgets their attributes (kept for long otherwise) and checks the new ones.
+        var changed: [Node] = [.folder(path), .file(path), .link(path)]
+        if let snapshot = comicState(.library(path))?.snapshot() { changed += Self.files(of: .library(path), snapshot) }
+        for node in changed { kernel?.invalidateNode(nodes.id(for: node)) }
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) { kernel?.invalidateEntry(parent: parentID, name: stem) }
         kernel?.invalidateNode(nodes.id(for: .comic(.library(path))))
-        if FileManager.default.fileExists(atPath: realPath(path)) {
+        if case .success = comicIdentity(.library(path)) {
             reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }
         } else {
             state?.removeFromIndex(LibraryFile(path: realPath(path)))

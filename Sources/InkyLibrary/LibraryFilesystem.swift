@@ -15,6 +15,8 @@ import InkyWorker
 /// that changed since it was looked up, EIO for what cannot be read).
 public final class LibraryFilesystem: @unchecked Sendable {
     public let libraryPath: String
+    /// Every read of the library goes through here, never following a link (`LibraryRoot`).
+    let root: LibraryRoot
     let options: MountOptions
     let backend: any ComicBackend
     let nodes: NodeTable
@@ -59,11 +61,10 @@ public final class LibraryFilesystem: @unchecked Sendable {
         self.backend = backend
         self.state = state
         logger = log
-        var isDirectory: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory)
-        isFolderLibrary = isDirectory.boolValue
+        root = LibraryRoot(path: library)
+        isFolderLibrary = root.isFolder
         // Numbered by the state database, a path's inodes are the same in every mount of it.
-        nodes = NodeTable(root: isDirectory.boolValue ? .folder("") : .comic(.library("")),
+        nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),
                           numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
         cache = PageCache(budget: options.cacheBytes)
     }

@@ -15,10 +15,10 @@ public enum LibraryIndexer {
 
     /// The comic files the mount shows as directories (archives and PDFs, not image folders).
     public static func comicFiles(in library: String) throws(ComicError) -> [String] {
+        // The walk never follows a link: a regular file now is one, whatever it was then.
         try LibraryWalk.comics(in: library).filter { path in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && ComicFiles.isComicFile((path as NSString).lastPathComponent)
+            var info = stat()
+            return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && ComicFiles.isComicFile((path as NSString).lastPathComponent)
         }
     }
 

@@ -42,13 +42,17 @@ extension LibraryFilesystem {
         let volatile = treeTimeout
         switch node {
         case .folder(let path), .file(let path):
-            var info = stat()
-            guard stat(realPath(path), &info) == 0 else { return .failure(Errno.current) }
             let isFolder = { if case .folder = node { true } else { false } }()
+            let info: stat
+            switch sourceStatus(path, type: isFolder ? S_IFDIR : S_IFREG) {
+            case .success(let value): info = value
+            case .failure(let code): return .failure(code)
+            }
+            let source = SourcePermissions(info)
             var attributes = NodeAttributes(id: id, kind: isFolder ? .directory : .regularFile,
-                                            size: isFolder ? 0 : Int64(info.st_size), permissions: isFolder ? 0o555 : 0o444,
+                                            size: isFolder ? 0 : Int64(info.st_size), permissions: source.readOnly,
                                             modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
-                                            entryTimeout: volatile, attributeTimeout: volatile)
+                                            entryTimeout: volatile, attributeTimeout: volatile, owner: source.owner, group: source.group)
             // The root's link count follows the vault's lock state too: unlock and lock tell
             // the kernel to forget the root's attributes (a zero timeout here would cost a
             // GETATTR of the root for every path looked up through the mount).
@@ -56,6 +60,8 @@ extension LibraryFilesystem {
             return .success(attributes)
         case .comic(let comic):
             return currentComic(comic).map { _, snapshot in comicAttributes(id, comic, snapshot.identity) }
+        case .link(let path):
+            return linkAttributes(id, path)
         case .page(let comic, let generation, let index):
             return sameGeneration(comic, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
@@ -80,7 +86,8 @@ extension LibraryFilesystem {
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
                                            entryTimeout: 0, attributeTimeout: 0, linkCount: 2 + children.count))
         case .continueReading:
-            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555,
+            // The mounting user's reading history: nobody else learns what they read.
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o500,
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
                                            entryTimeout: 0, attributeTimeout: 0, linkCount: 2))
         case .continueLink(let comic):
@@ -92,25 +99,28 @@ extension LibraryFilesystem {
     }
 
     func comicAttributes(_ id: NodeID, _ comic: ComicRef, _ archive: FileIdentity) -> NodeAttributes {
-        NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(vault: comic.isVault),
-                       modifiedNanoseconds: archive.modifiedNanoseconds,
-                       entryTimeout: treeTimeout, attributeTimeout: treeTimeout, linkCount: 2)
+        let source = comicPermissions(comic)
+        return NodeAttributes(id: id, kind: .directory, size: 0, permissions: source.comicFolder,
+                              modifiedNanoseconds: archive.modifiedNanoseconds,
+                              entryTimeout: treeTimeout, attributeTimeout: treeTimeout, linkCount: 2,
+                              owner: source.owner, group: source.group)
     }
 
     /// A file of a comic directory. The kernel gets the whole identity hash as the entry's
     /// generation: a changed archive whose pages' numbers happened to come out the same (the
     /// number carries 16 bits of it) still gets fresh inodes, never the old file's cached bytes.
     private func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
-        var attributes = NodeAttributes(id: id, kind: .regularFile, size: size,
-                                        permissions: comic.isVault && !options.vaultAllowOther ? 0o400 : 0o444,
+        let source = comicPermissions(comic)
+        var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
                                         modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                                        entryTimeout: pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout)
+                                        entryTimeout: pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout,
+                                        owner: source.owner, group: source.group)
         attributes.generation = snapshot.identity.generation
         return attributes
     }
 
     /// The vault's directories are the mounting user's alone unless the mount says otherwise.
-    private func directoryPermissions(vault: Bool) -> UInt32 {
+    func directoryPermissions(vault: Bool) -> UInt32 {
         vault && !options.vaultAllowOther ? 0o500 : 0o555
     }
 
@@ -162,7 +172,11 @@ extension LibraryFilesystem {
                 nodes.prepare(index.nodes.values)
                 var entries = index.names.map { name in
                     let child = index.nodes[name]!
-                    let kind: NodeAttributes.Kind = if case .file = child { .regularFile } else { .directory }
+                    let kind: NodeAttributes.Kind = switch child {
+                    case .file: .regularFile
+                    case .link: .symlink
+                    default: .directory
+                    }
                     return DirectoryEntry(name: name, id: nodes.id(for: child), kind: kind)
                 }
                 if path.isEmpty, isFolderLibrary, let name = options.continueReadingName {

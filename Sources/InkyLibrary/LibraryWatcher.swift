@@ -13,6 +13,8 @@ final class LibraryWatcher: @unchecked Sendable {
     }
 
     private let library: String
+    /// Folders are found without following links: a link loop adds no watch.
+    private let root: LibraryRoot
     private let debounce: Double
     private let rescanInterval: Double
     private let report: @Sendable (Change) -> Void
@@ -25,10 +27,11 @@ final class LibraryWatcher: @unchecked Sendable {
     private var stopped = false
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB
-                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 
     init(library: String, debounce: Double = 0.3, rescanInterval: Double = 30, report: @escaping @Sendable (Change) -> Void) {
         self.library = library
+        root = LibraryRoot(path: library)
         self.debounce = debounce
         self.rescanInterval = rescanInterval
         self.report = report
@@ -67,23 +70,24 @@ final class LibraryWatcher: @unchecked Sendable {
         }
     }
 
-    /// Adds watches for `relative` and every folder below it.
-    private func watchTree(_ relative: String) {
-        let real = relative.isEmpty ? library : library + "/" + relative
-        let descriptor = inotify_add_watch(fd, real, Self.mask)
-        if descriptor < 0 {
-            if errno == ENOSPC { lock.withLock { degraded = true } } // fs.inotify.max_user_watches reached
-            return
-        }
-        if let kind = FilesystemKind.of(real), !kind.isLocal { lock.withLock { unseen = unseen ?? kind } }
-        folders[descriptor] = relative
-        let children = (try? FileManager.default.contentsOfDirectory(atPath: real)) ?? []
-        for name in children {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: real + "/" + name, isDirectory: &isDirectory), isDirectory.boolValue {
-                watchTree(relative.isEmpty ? name : relative + "/" + name)
+    /// Adds watches for `relative` and every folder below it (never through a link); returns
+    /// every path below `relative`, for events a new folder's watch came too late for.
+    @discardableResult
+    private func watchTree(_ relative: String) -> [String] {
+        var found: [String] = []
+        root.walk(from: relative) { folder, entries in
+            let real = folder.isEmpty ? library : library + "/" + folder
+            let descriptor = inotify_add_watch(fd, real, Self.mask)
+            if descriptor < 0 {
+                if errno == ENOSPC { lock.withLock { degraded = true } } // fs.inotify.max_user_watches reached
+                return []
             }
+            if let kind = FilesystemKind.of(real), !kind.isLocal { lock.withLock { unseen = unseen ?? kind } }
+            folders[descriptor] = folder
+            found += entries.map { folder.isEmpty ? $0.name : folder + "/" + $0.name }
+            return nil
         }
+        return found
     }
 
     private func run() {
@@ -145,11 +149,8 @@ final class LibraryWatcher: @unchecked Sendable {
             let path = name.isEmpty ? folder : (folder.isEmpty ? name : folder + "/" + name)
             pending.insert(path)
             if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-                watchTree(path)
                 // Files may have landed in the new folder before its watch existed.
-                for child in (try? FileManager.default.subpathsOfDirectory(atPath: library + "/" + path)) ?? [] {
-                    pending.insert(path + "/" + child)
-                }
+                pending.formUnion(watchTree(path))
             }
         }
         return overflow

@@ -14,6 +14,9 @@ private final class LibraryComics: @unchecked Sendable {
     private weak var filesystem: LibraryFilesystem?
     /// Folders and comics not yet visited, the next one last.
     private var pending: [Node] = [.folder("")]
+    /// Folders listed so far: one met again (a bind mount of an ancestor) is not walked twice.
+    /// Links are never entered: they are `.link` nodes, not folders.
+    private var seen = Set<FileIdentity>()
     private(set) var count = 0
 
     init(_ filesystem: LibraryFilesystem) { self.filesystem = filesystem }
@@ -26,7 +29,8 @@ private final class LibraryComics: @unchecked Sendable {
                     count += 1
                     return comic
                 case .folder(let path):
-                    guard let filesystem, case .success(let index) = filesystem.folderIndex(path) else { continue }
+                    guard let filesystem, case .success(let index) = filesystem.folderIndex(path),
+                          seen.insert(index.identity).inserted else { continue }
                     pending += index.names.reversed().compactMap { name in
                         switch index.nodes[name] {
                         case .comic?, .folder?: index.nodes[name]
@@ -123,12 +127,12 @@ extension LibraryFilesystem {
             guard case .success(let snapshot) = sameGeneration(path, generation), case .success(let listing) = snapshot.listing,
                   index < listing.pages.count, listing.pages[index].isSizeKnown else { return nil }
             return try? attributes(of: id).get()
-        case .comicInfo?, .errorText?, .folder?, .file?:
+        case .comicInfo?, .errorText?, .folder?, .file?, .link?:
             return try? attributes(of: id).get()
         case .comic(let comic)? where comicState(comic)?.snapshot() != nil:
             return try? attributes(of: id).get()
         case .comic(let comic)?:
-            guard case .success(let identity) = FileIdentity.of(realPath(comic)) else { return nil }
+            guard case .success(let identity) = comicIdentity(comic) else { return nil }
             return comicAttributes(id, comic, identity)
         default:
             return nil

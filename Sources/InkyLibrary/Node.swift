@@ -23,6 +23,8 @@ public enum Node: Hashable, Sendable {
     case folder(String)
     case file(String)
     case comic(ComicRef)
+    /// A symlink in the library: shown as a link, never followed by the daemon (`LibraryLinks`).
+    case link(String)
     case page(comic: ComicRef, generation: Int, index: Int)
     case comicInfo(comic: ComicRef, generation: Int)
     case errorText(comic: ComicRef, generation: Int)
@@ -35,7 +37,7 @@ public enum Node: Hashable, Sendable {
     var comic: ComicRef? {
         switch self {
         case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _): comic
-        case .folder, .file, .continueReading, .continueLink, .vaultFolder: nil
+        case .folder, .file, .link, .continueReading, .continueLink, .vaultFolder: nil
         }
     }
 

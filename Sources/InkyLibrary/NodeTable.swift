@@ -27,6 +27,7 @@ final class NodeTable: @unchecked Sendable {
         case root = 0, folder, file, comic, continueLink, continueReading
         case page, comicInfo, errorText
         case vaultFolder, vaultComic, vaultPage, vaultComicInfo, vaultErrorText
+        case link
     }
 
     private let lock = NSLock()
@@ -57,6 +58,7 @@ final class NodeTable: @unchecked Sendable {
             switch node {
             case .folder(let path): Self.pack(.folder, libraryNumbers.number(path))
             case .file(let path): Self.pack(.file, libraryNumbers.number(path))
+            case .link(let path): Self.pack(.link, libraryNumbers.number(path))
             case .continueLink(let path): Self.pack(.continueLink, libraryNumbers.number(path))
             case .continueReading: Self.pack(.continueReading, 0)
             case .vaultFolder(let path): Self.pack(.vaultFolder, vaultNumbers.number(path))
@@ -86,6 +88,7 @@ final class NodeTable: @unchecked Sendable {
             case .root: return nil
             case .folder: return library(low).map(Node.folder)
             case .file: return library(low).map(Node.file)
+            case .link: return library(low).map(Node.link)
             case .comic: return library(low).map { .comic(.library($0)) }
             case .continueLink: return library(low).map { .continueLink(comic: $0) }
             case .continueReading: return low == 0 ? .continueReading : nil

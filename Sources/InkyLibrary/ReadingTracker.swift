@@ -32,7 +32,8 @@ extension LibraryFilesystem {
         let comics = state.progress().compactMap { row -> String? in
             guard row.path.hasPrefix(prefix) else { return nil }
             let relative = String(row.path.dropFirst(prefix.count))
-            return FileManager.default.fileExists(atPath: row.path) ? relative : nil
+            guard case .success(let info) = root.status(relative), info.st_mode & S_IFMT == S_IFREG else { return nil }
+            return relative
         }
         let width = max(2, String(comics.count).count)
         return comics.enumerated().compactMap { rank, comic in

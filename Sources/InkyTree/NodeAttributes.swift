@@ -7,8 +7,8 @@ public struct NodeAttributes: Sendable, Equatable {
     public var id: NodeID
     public var kind: Kind
     public var size: Int64
-    /// Permission bits only: 0555 for directories, 0444 for files, 0777 for links (read-only
-    /// mount); the vault's 0500 and 0400 unless the mount says others may read it.
+    /// Permission bits only: the source's without write (`SourcePermissions`), 0777 for links;
+    /// the vault's and `Continue Reading/`'s 0500 and 0400, the mounting user's.
     public var permissions: UInt32
     public var modifiedNanoseconds: Int64
     /// Seconds the kernel may keep this name → node mapping.
@@ -22,9 +22,13 @@ public struct NodeAttributes: Sendable, Equatable {
     /// tells inodes apart by. A node whose number can come back for other content (a page of a
     /// changed archive) gives a new one, so the kernel drops the old inode and its cached bytes.
     public var generation: UInt64 = 1
+    /// st_uid and st_gid: the source file's, the mounting user's for what has no source.
+    public var owner: UInt32
+    public var group: UInt32
 
     public init(id: NodeID, kind: Kind, size: Int64, permissions: UInt32, modifiedNanoseconds: Int64,
-                entryTimeout: Double, attributeTimeout: Double, linkCount: Int = 1) {
+                entryTimeout: Double, attributeTimeout: Double, linkCount: Int = 1,
+                owner: UInt32 = getuid(), group: UInt32 = getgid()) {
         self.id = id
         self.kind = kind
         self.size = size
@@ -33,6 +37,8 @@ public struct NodeAttributes: Sendable, Equatable {
         self.entryTimeout = entryTimeout
         self.attributeTimeout = attributeTimeout
         self.linkCount = linkCount
+        self.owner = owner
+        self.group = group
     }
 }
 

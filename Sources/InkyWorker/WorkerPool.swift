@@ -18,6 +18,12 @@ public final class WorkerPool: @unchecked Sendable {
         /// Send workers' stderr (libunarr's debug chatter, crash messages) to /dev/null rather
         /// than the caller's stderr: right for a command line, wrong for the daemon's log.
         public var discardWorkerOutput: Bool
+        /// The library a mount serves: workers (and the stored-page reader here) open comics
+        /// beneath it only, never through a link. nil for the command line's own paths.
+        public var libraryRoot: String?
+
+        /// The worker's command line: `arguments`, and the library when there is one.
+        var spawnArguments: [String] { arguments + (libraryRoot.map { ["--library", $0] } ?? []) }
 
         public init(executable: String, arguments: [String] = ["__worker"], maxWorkers: Int = 4, timeout: Double = 15,
                     discardWorkerOutput: Bool = false) {
@@ -38,7 +44,7 @@ public final class WorkerPool: @unchecked Sendable {
     private var epoch = 0
     private var epochs: [pid_t: Int] = [:]
     private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
-    private let storedPages = StoredPageReader()
+    private let storedPages: StoredPageReader
     private let vaultPages = VaultStoredPageReader()
 
     /// Gives the key of a vault object by its path (nil for ordinary archives). Set while a
@@ -73,6 +79,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
+        storedPages = StoredPageReader(root: configuration.libraryRoot.map(LibraryRoot.init(path:)))
     }
 
     /// Lists a comic in a worker.
@@ -208,7 +215,7 @@ public final class WorkerPool: @unchecked Sendable {
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: configuration.discardWorkerOutput)
                     epochs[worker.pid] = epoch
                     return worker
                 } catch {
@@ -254,7 +261,7 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: configuration.discardWorkerOutput)
                     condition.withLock { epochs[worker.pid] = epoch }
                     checkIn(worker, healthy: true, for: nil)
                 } catch {
