@@ -27,3 +27,19 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { String(cString: strerror(code)) }
 }
+
+extension ComicError {
+    /// What the kernel is answered when serving a comic's file fails: the one place that maps
+    /// comic errors to error numbers. An archive replaced or deleted since it was listed is what
+    /// a reader expects of a file that changed or vanished (ESTALE makes the kernel look the name
+    /// up again); a file the daemon may not read is EACCES; everything else, a damaged archive
+    /// included, is an I/O error of that file.
+    public var errno: Errno {
+        switch self {
+        case .io(_, ESTALE, _): .ESTALE
+        case .io(_, ENOENT, _): .ENOENT
+        case .io(_, EACCES, _), .io(_, EPERM, _): .EACCES
+        default: .EIO
+        }
+    }
+}

@@ -92,7 +92,7 @@ extension LibraryFilesystem {
                 return .success(bytes)
             } catch {
                 logger("ComicInfo.xml failed: \(error.message)")
-                return .failure(.EIO)
+                return .failure(error.errno)
             }
         }
     }

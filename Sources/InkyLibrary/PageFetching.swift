@@ -27,13 +27,7 @@ extension LibraryFilesystem {
             let waiter: PageCache.Waiter = { result in
                 completion(result.mapError { error in
                     logger("read failed: \(error.message)")
-                    // The archive replaced or deleted since it was listed: what the kernel and
-                    // the reader expect for a file that changed or vanished, not an I/O error.
-                    switch error {
-                    case .io(_, ESTALE, _): return .ESTALE
-                    case .io(_, ENOENT, _): return .ENOENT
-                    default: return .EIO
-                    }
+                    return error.errno
                 })
             }
             if !cache.wait(for: key, waiter) {

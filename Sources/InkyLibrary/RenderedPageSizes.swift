@@ -19,7 +19,7 @@ extension LibraryFilesystem {
         }
         return outcome.wait().mapError { error in
             logger("cannot render \(state.realPath) page \(index + 1): \(error.message)")
-            return .EIO
+            return error.errno
         }
     }
 
