@@ -96,83 +96,69 @@ extension LibraryFilesystem {
     }
 }
 
-/// The comics' states, least recently used first out once their listings pass a page budget:
-/// a library of 100,000 comics keeps in memory only the comics in use, and a comic dropped here
-/// is listed again from the index (no archive opened) when it is next looked up.
-struct ComicStates {
-    /// Pages (each a few hundred bytes of listing) kept at most; a comic counts one plus its pages.
-    static let pageBudget = 100_000
-
-    private var states: [ComicRef: (state: ComicState, lastUse: UInt64)] = [:]
+/// Values kept least recently used first out once their weights pass a budget: a library of
+/// 100,000 comics keeps in memory only the comics and folders in use, and what is dropped here
+/// is read again from the index or the disk (no archive opened) when next needed.
+struct WeightedLRU<Key: Hashable, Value> {
+    let budget: Int
+    /// Weighed when trimming, so a weight may grow after insertion (a comic gets listed).
+    let weight: (Value) -> Int
+    /// Entries that are never dropped for the budget.
+    let pinned: (Key) -> Bool
+    private var entries: [Key: (value: Value, lastUse: UInt64)] = [:]
     private var clock: UInt64 = 0
 
-    var count: Int { states.count }
+    init(budget: Int, weight: @escaping (Value) -> Int, pinned: @escaping (Key) -> Bool = { _ in false }) {
+        self.budget = budget
+        self.weight = weight
+        self.pinned = pinned
+    }
 
-    subscript(comic: ComicRef) -> ComicState? {
+    var count: Int { entries.count }
+
+    subscript(key: Key) -> Value? {
         mutating get {
-            guard let entry = states[comic] else { return nil }
+            guard let entry = entries[key] else { return nil }
             clock += 1
-            states[comic] = (entry.state, clock)
-            return entry.state
+            entries[key] = (entry.value, clock)
+            return entry.value
         }
         set {
             clock += 1
-            states[comic] = newValue.map { ($0, clock) }
+            entries[key] = newValue.map { ($0, clock) }
             if newValue != nil, clock % 256 == 0 { trim() }
         }
     }
 
-    /// Removes the matching comics; returns their states.
+    /// Removes the matching entries; returns their values.
     @discardableResult
-    mutating func removeAll(where shouldRemove: (ComicRef) -> Bool) -> [ComicState] {
-        let removed = states.filter { shouldRemove($0.key) }
-        for comic in removed.keys { states[comic] = nil }
-        return removed.values.map(\.state)
+    mutating func removeAll(where shouldRemove: (Key) -> Bool) -> [Value] {
+        let removed = entries.filter { shouldRemove($0.key) }
+        for key in removed.keys { entries[key] = nil }
+        return removed.values.map(\.value)
     }
 
-    /// Drops the least recently used comics until the listings fit the budget again (to 90%,
-    /// so trimming is rare). Vault comics stay until lock, which must find every one of them
-    /// to make the kernel drop their pages.
+    /// Drops the least recently used entries until the rest fits the budget again (to 90%, so
+    /// trimming is rare).
     private mutating func trim() {
-        var weight = states.values.reduce(0) { $0 + $1.state.weight }
-        guard weight > Self.pageBudget else { return }
-        for (comic, entry) in states.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where !comic.isVault {
-            if weight <= Self.pageBudget * 9 / 10 { break }
-            weight -= entry.state.weight
-            states[comic] = nil
+        var total = entries.values.reduce(0) { $0 + weight($1.value) }
+        guard total > budget else { return }
+        for (key, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where !pinned(key) {
+            if total <= budget * 9 / 10 { break }
+            total -= weight(entry.value)
+            entries[key] = nil
         }
     }
 }
 
-/// Folder indexes, least recently used first out past a budget of names, for the same reason.
-struct FolderIndexCache {
-    static let nameBudget = 100_000
+extension WeightedLRU where Key == ComicRef, Value == ComicState {
+    /// Comic states under a budget of 100,000 pages (a few hundred bytes of listing each; a
+    /// comic weighs one plus its pages). Vault comics stay until lock, which must find every one
+    /// of them to make the kernel drop their pages.
+    static func comicStates() -> Self { WeightedLRU(budget: 100_000, weight: \.weight, pinned: \.isVault) }
+}
 
-    private var indexes: [String: (index: FolderIndex, lastUse: UInt64)] = [:]
-    private var clock: UInt64 = 0
-    private var names = 0
-
-    subscript(path: String) -> FolderIndex? {
-        mutating get {
-            guard let entry = indexes[path] else { return nil }
-            clock += 1
-            indexes[path] = (entry.index, clock)
-            return entry.index
-        }
-        set {
-            clock += 1
-            names -= indexes[path]?.index.names.count ?? 0
-            indexes[path] = newValue.map { ($0, clock) }
-            names += newValue?.names.count ?? 0
-            if names > Self.nameBudget { trim() }
-        }
-    }
-
-    private mutating func trim() {
-        for (path, entry) in indexes.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            if names <= Self.nameBudget * 9 / 10 { break }
-            names -= entry.index.names.count
-            indexes[path] = nil
-        }
-    }
+extension WeightedLRU where Key == String, Value == FolderIndex {
+    /// Folder indexes under a budget of 100,000 names.
+    static func folderIndexes() -> Self { WeightedLRU(budget: 100_000, weight: { $0.names.count + 1 }) }
 }

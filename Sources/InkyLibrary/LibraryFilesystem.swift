@@ -22,12 +22,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let nodes: NodeTable
     let cache: PageCache
     let lock = NSLock()
-    var folders = FolderIndexCache()
+    var folders = WeightedLRU.folderIndexes()
     var watcher: LibraryWatcher?
     private var _kernelCache: (any KernelCacheInvalidating)?
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
-    var comics = ComicStates()
+    var comics = WeightedLRU.comicStates()
     var unlockedVault: UnlockedVault?
     var lastVaultUse = Date()
     var openVaultFiles = 0
