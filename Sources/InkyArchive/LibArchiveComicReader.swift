@@ -54,6 +54,9 @@ final class LibArchiveComicReader: EntryStreamingReader {
             fileChecksums = scan.fileChecksums
         }
         let directory = format == .zip ? ZipCentralDirectory(in: source, maxEntries: limits.maxEntries) : nil
+        if directory?.hasOverlappingRecords == true {
+            throw .corrupted(path: path, detail: "overlapping entries: central-directory records share one member's bytes (an overlap bomb?)")
+        }
         if let directory {
             // Listing visits every local header: fetch them together, not one seek at a time.
             source.willNeed(directory.localHeaderOffsets.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
