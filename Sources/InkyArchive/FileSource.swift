@@ -79,6 +79,9 @@ final class FileSource {
         size = bytes.size
     }
 
+    /// The same bytes from `offset` on, as a new source at position 0.
+    func shifted(by offset: Int64) -> FileSource { FileSource(bytes: ShiftedBytes(bytes, from: offset), label: path) }
+
     /// Reads up to `count` bytes at the current position; 0 at end of file.
     func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
         let got = try bytes.read(at: position, into: buffer, count: count)

@@ -14,6 +14,8 @@ final class LibArchiveComicReader: EntryStreamingReader {
     private var handle: LibArchiveHandle?
     private var position = StreamPosition()
     private var finishedStats = ReaderStats()
+    /// CRC-32 by entry index, for entries libarchive does not check itself (stored RAR5).
+    private let checksums: [Int: UInt32]
     /// Pages leave in chunks this large: the worker forwards a full chunk as one frame without
     /// copying it again, so fewer, larger chunks mean fewer copies and system calls per page.
     private static let chunkBytes = 1 << 20
@@ -33,18 +35,28 @@ final class LibArchiveComicReader: EntryStreamingReader {
         self.path = label
         self.format = format
         self.limits = limits
-        self.openSource = openSource
-        let source = try openSource()
+        var source = try openSource()
+        if format == .tar, let start = TarResync.start(in: source, limit: limits.maxPageBytes + 1_024) {
+            self.openSource = { () throws(ComicError) in try openSource().shifted(by: start) }
+            source = source.shifted(by: start)
+        } else {
+            self.openSource = openSource
+        }
         var solid = [.sevenZip, .gzip, .bzip2, .xz, .zstd, .lzip].contains(format)
         var encryptedNames: Set<String> = []
+        var fileChecksums: [RARHeaderScan.FileChecksum] = []
         if format == .rar5 {
             // libarchive 3.6 neither flags RAR5 data encryption nor says whether it is solid.
             let scan = try RARHeaderScan.scan(source)
             if scan.headersEncrypted { throw .encrypted(path: path) }
             solid = scan.isSolid
             encryptedNames = scan.encryptedNames
+            fileChecksums = scan.fileChecksums
         }
         let directory = format == .zip ? ZipCentralDirectory(in: source, maxEntries: limits.maxEntries) : nil
+        if directory?.hasOverlappingRecords == true {
+            throw .corrupted(path: path, detail: "overlapping entries: central-directory records share one member's bytes (an overlap bomb?)")
+        }
         if let directory {
             // Listing visits every local header: fetch them together, not one seek at a time.
             source.willNeed(directory.localHeaderOffsets.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
@@ -54,6 +66,13 @@ final class LibArchiveComicReader: EntryStreamingReader {
         for index in entries.indices where encryptedNames.contains(entries[index].path) {
             entries[index].isEncrypted = true
         }
+        // libarchive lists a RAR5's file headers in order; a checksum is only trusted for the
+        // entry whose name it was read with.
+        var checksums: [Int: UInt32] = [:]
+        for (entry, file) in zip(entries, fileChecksums) where entry.path == file.name {
+            checksums[entry.index] = file.crc32
+        }
+        self.checksums = checksums
         var listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
         if let directory {
             // Offsets into the bytes this reader reads: the file itself, or a vault object's
@@ -88,17 +107,25 @@ final class LibArchiveComicReader: EntryStreamingReader {
             var budget = PageBudget(path: path, entryName: name, declaredSize: size, limits: limits)
             let consumedAtStart = handle.source.bytesRead
             position.pendingEntry = nil
+            let expected = checksums[entryIndex]
+            var crc: UInt32 = 0
             while true {
                 let got = try handle.readData(into: chunk, count: Self.chunkBytes)
                 if got == 0 { break }
                 try budget.accept(got, consumed: handle.source.bytesRead - consumedAtStart)
-                sink(UnsafeRawBufferPointer(start: chunk, count: got))
+                let bytes = UnsafeRawBufferPointer(start: chunk, count: got)
+                if expected != nil { crc = CRC32.checksum(bytes, continuing: crc) }
+                sink(bytes)
                 onProgress?()
             }
             try budget.finish()
+            // A failed page is dropped whole by whoever collects it (the daemon drops what a
+            // worker sent of a page that then fails), so checking at the end serves no bad byte.
+            if let expected, crc != expected { throw .corrupted(path: path, detail: "'\(name)' fails its CRC-32") }
         } catch {
-            // After a decoder error the handle's state is unknown: start clean next time.
-            dropHandle()
+            // After a decoder error the handle's state is unknown: start clean next time. An
+            // entry that only failed its checksum leaves the stream intact, positioned after it.
+            if handle?.entryEndedDamaged != true { dropHandle() }
             throw error
         }
     }
@@ -151,7 +178,15 @@ final class LibArchiveComicReader: EntryStreamingReader {
         }
         var decoded: Int64 = 0
         while true {
-            let got = try handle.readData(into: chunk, count: Self.chunkBytes)
+            let got: Int
+            do throws(ComicError) {
+                got = try handle.readData(into: chunk, count: Self.chunkBytes)
+            } catch {
+                // A skipped entry that fails only its own checksum costs only itself: a flipped
+                // byte in page 3 of a 7z must not fail pages 4 and 5 behind it.
+                if handle.entryEndedDamaged { return decoded }
+                throw error
+            }
             if got == 0 { return decoded }
             decoded += Int64(got)
             onProgress?()

@@ -125,7 +125,15 @@ final class LibArchiveHandle {
 
     func nextHeader() throws(ComicError) -> Header {
         var entry: OpaquePointer?
-        let status = archive_read_next_header(archive, &entry)
+        var status = archive_read_next_header(archive, &entry)
+        // A damaged TAR header: libarchive steps past it one 512-byte block per RETRY until a
+        // valid header, so one bad member costs only itself. Bounded however libarchive behaves.
+        var retries = 0
+        while status == inky_archive_retry() && retries <= source.size / 512 {
+            retries += 1
+            status = archive_read_next_header(archive, &entry)
+        }
+        if status == inky_archive_retry() { throw .corrupted(path: source.path, detail: errorMessage ?? "damaged headers") }
         if status == inky_archive_eof() { return .end }
         if status == inky_archive_fatal() { throw mappedError(status) }
         headersRead += 1
@@ -138,9 +146,18 @@ final class LibArchiveHandle {
     /// Reads the current entry's data in chunks; returns 0 at its end.
     func readData(into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
         let got = archive_read_data(archive, buffer, count)
-        if got < 0 { throw mappedError(Int32(truncatingIfNeeded: got)) }
+        entryEndedDamaged = false
+        if got < 0 {
+            entryEndedDamaged = got == Int(inky_archive_warn())
+            throw mappedError(Int32(truncatingIfNeeded: got))
+        }
         return got
     }
+
+    /// True when the last `readData` error was a warning: the entry's data was all decoded but
+    /// failed its check (7z's "bad CRC"). The stream itself is intact, so the entries after it
+    /// can still be read.
+    private(set) var entryEndedDamaged = false
 
     /// Skips the current entry's data the cheapest way libarchive knows (a seek where it can).
     func skipData() throws(ComicError) {

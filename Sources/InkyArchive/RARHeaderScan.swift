@@ -12,6 +12,14 @@ struct RARHeaderScan: Equatable {
     /// RAR4: for each non-directory file header in archive order, whether it is a symbolic
     /// link (unarr lists links as files whose data is the target path).
     var fileIsLink: [Bool] = []
+    /// RAR5: each file header's name and data CRC-32 (nil when it has none), in archive order,
+    /// so pages can be checked: libarchive 3.6 serves a stored RAR5 member without checking it.
+    var fileChecksums: [FileChecksum] = []
+
+    struct FileChecksum: Equatable {
+        var name: String
+        var crc32: UInt32?
+    }
 
     var isEncrypted: Bool { headersEncrypted || encryptedEntries > 0 }
 
@@ -102,12 +110,17 @@ struct RARHeaderScan: Equatable {
                 guard let fileFlags = fields.next(), fields.next() != nil /* unpacked size */,
                       fields.next() != nil /* attributes */ else { break }
                 if fileFlags & 0x2 != 0 { fields.skip(4) } // mtime
+                var crc32: UInt32?
+                if fileFlags & 0x4 != 0, fields.position + 4 <= header.count {
+                    crc32 = header[fields.position..<fields.position + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) }
+                }
                 if fileFlags & 0x4 != 0 { fields.skip(4) } // crc32
                 if let compression = fields.next(), compression & 0x40 != 0 { result.isSolid = true }
                 var name = ""
                 if fields.next() != nil /* host OS */, let length = fields.next(), length <= UInt64(header.count - fields.position) {
                     name = String(decoding: header[fields.position..<fields.position + Int(length)], as: UTF8.self)
                 }
+                result.fileChecksums.append(FileChecksum(name: name, crc32: fileFlags & 0x1 != 0 ? nil : crc32))   // 0x1: a directory
                 if extraSize > 0, extraSize <= UInt64(header.count) {
                     var extra = VintCursor(bytes: header, at: header.count - Int(extraSize))
                     while extra.position < header.count, let recordSize = extra.next(), recordSize > 0 {

@@ -38,6 +38,18 @@ struct ZipCentralDirectory {
     /// The local header offsets the directory names, in its order, each inside the file.
     var localHeaderOffsets: [Int64] { records.map(\.localHeaderOffset) }
 
+    /// Two records whose members share bytes: the same local header (an overlap bomb's many
+    /// names for one stream), or one member's data running into the next one's header. No
+    /// zipper writes that; libarchive would list one name per local header, so the others
+    /// would be pages that can never be read as themselves. Each member is taken to end at
+    /// least at header + 30 + name + compressed size (its local extra field can only add).
+    var hasOverlappingRecords: Bool {
+        let plain = records.filter(\.hasPlainSizes).sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        return zip(plain, plain.dropFirst()).contains { member, next in
+            next.localHeaderOffset < member.localHeaderOffset + 30 + Int64(member.name.count) + member.compressedSize
+        }
+    }
+
     private static func read(_ source: FileSource, maxEntries: Int) -> [Record] {
         let tailLength = Int(min(source.size, Int64(ArchiveFormat.tailLength)))
         guard tailLength >= 22, let tail = try? source.bytes(at: source.size - Int64(tailLength), count: tailLength),

@@ -2,10 +2,11 @@ import Foundation
 
 /// Reading order of page paths: natural, locale-independent, component by component.
 ///
-/// "Chapter 2/01.jpg" < "Chapter 10/01.jpg", "p2" < "p10", case-insensitive, NFC and NFD
-/// spellings equal, and a final tie-break on the raw UTF-8 bytes so the order is total and stable.
-/// Linux Foundation has no `localizedStandardCompare`, and a locale-dependent order would
-/// change page order between machines, so this is written out.
+/// "Chapter 2/01.jpg" < "Chapter 10/01.jpg", "p2" < "p10", names compared after NFKC and full
+/// case folding (so "ﬁle", "FILE" and "file" are one word and "１２" is the number 12), and a
+/// final tie-break on the raw UTF-8 bytes so the order is total and stable. Linux Foundation has
+/// no `localizedStandardCompare`, and a locale-dependent order would change page order between
+/// machines, so this is written out. docs/reading-order.md states the rule and its reasons.
 public enum NaturalOrder {
     public static func areInIncreasingOrder(_ lhs: String, _ rhs: String) -> Bool {
         compare(lhs, rhs) == .orderedAscending
@@ -17,13 +18,11 @@ public enum NaturalOrder {
     }
 
     /// Keys for names that are sorted together. Whether "0304" is a spread (pages 3 and 4) or
-    /// page 304 depends on the list: it is a spread when the list also numbers pages with half
-    /// as many digits. Deciding that per pair of names made the order intransitive
-    /// ("0304" < "04" < "118" < "0304"), so the decision is made once, for the whole list.
+    /// page 304 depends on the names around it (`ReadingSpreads`). Deciding that per pair of
+    /// names made the order intransitive ("0304" < "04" < "118" < "0304"), so the decision is
+    /// made once, for the whole list.
     public static func sortKeys(for paths: [String]) -> [SortKey] {
-        let keys = paths.map(SortKey.init(unannotated:))
-        let widths = Set(keys.flatMap(\.numberWidths))
-        return keys.map { $0.readingSpreads(amongWidths: widths) }
+        ReadingSpreads.mark(paths.map(SortKey.init(unannotated:)))
     }
 
     /// A path, pre-split for comparison; build them with `sortKeys(for:)` when sorting many.
@@ -43,27 +42,6 @@ public enum NaturalOrder {
             }
             raw = Array(path.utf8)
         }
-
-        fileprivate var numberWidths: [Int] {
-            components.flatMap { $0 }.compactMap { token in
-                if case .number(_, let width, _) = token { width } else { nil }
-            }
-        }
-
-        /// Marks numbers twice as wide as a width the list uses, with consecutive halves, as
-        /// spreads: they then sort as their first page, just after it.
-        fileprivate func readingSpreads(amongWidths widths: Set<Int>) -> SortKey {
-            var key = self
-            key.components = components.map { tokens in
-                tokens.map { token in
-                    guard case .number(let digits, let width, _) = token,
-                          width >= 4, width % 2 == 0, widths.contains(width / 2),
-                          let first = NaturalOrder.spreadFirstPage(digits, width: width) else { return token }
-                    return .number(digits: first, width: width, isSpread: true)
-                }
-            }
-            return key
-        }
     }
 
     public static func compare(_ lhs: SortKey, _ rhs: SortKey) -> ComparisonResult {
@@ -82,7 +60,7 @@ public enum NaturalOrder {
         /// A digit run: its digits without leading zeros and its written width; a spread
         /// carries its first page's digits.
         case number(digits: [UInt8], width: Int, isSpread: Bool)
-        /// Text, folded: NFC, lowercased, runs of spaces/underscores as one space.
+        /// Text, folded (`fold`), runs of spaces/underscores as one space.
         case text(String)
         /// Marks the start of the file extension, so "p1.jpg" < "p1-2.jpg" ('.' sorts after '-').
         case extensionMark
@@ -102,8 +80,15 @@ public enum NaturalOrder {
             return tokens
         }
 
+        /// NFKC, full case folding, NFKC again (folding can undo composition: "İ" folds to
+        /// "i" + U+0307): Unicode's NFKC_Casefold but for dropping default-ignorables.
+        static func fold(_ text: String) -> String {
+            text.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive], locale: nil)
+                .precomposedStringWithCompatibilityMapping
+        }
+
         private static func split(_ text: String) -> [Token] {
-            let folded = text.precomposedStringWithCanonicalMapping.lowercased()
+            let folded = fold(text)
             var tokens: [Token] = []
             var digits: [UInt8] = []
             var letters = ""
@@ -180,15 +165,5 @@ public enum NaturalOrder {
         if a.count != b.count { return a.count < b.count ? .orderedAscending : .orderedDescending }
         if a == b { return .orderedSame }
         return a.lexicographicallyPrecedes(b) ? .orderedAscending : .orderedDescending
-    }
-
-    /// "0304" (width 4) → "3" when its halves are consecutive page numbers; otherwise nil.
-    fileprivate static func spreadFirstPage(_ significant: [UInt8], width: Int) -> [UInt8]? {
-        let padded = [UInt8](repeating: 0x30, count: width - significant.count) + significant
-        let half = width / 2
-        guard let first = Int(String(decoding: padded[..<half], as: UTF8.self)),
-              let second = Int(String(decoding: padded[half...], as: UTF8.self)),
-              second == first + 1 else { return nil }
-        return first == 0 ? [] : Array(String(first).utf8)
     }
 }

@@ -2,8 +2,11 @@ import XCTest
 @testable import InkyCore
 
 final class NaturalOrderTests: XCTestCase {
+    /// Sorted as a listing sorts: spreads decided once, for the whole list.
     private func sorted(_ names: [String]) -> [String] {
-        names.shuffled().sorted(by: NaturalOrder.areInIncreasingOrder)
+        let shuffled = names.shuffled()
+        return zip(NaturalOrder.sortKeys(for: shuffled), shuffled)
+            .sorted { NaturalOrder.compare($0.0, $1.0) == .orderedAscending }.map(\.1)
     }
 
     func testNumbersCompareByValueNotByText() {
@@ -64,18 +67,54 @@ final class NaturalOrderTests: XCTestCase {
     /// Found by FuzzPageOrder: deciding per pair whether "0304" is a spread made
     /// "0304" < "04" < "118" < "0304", and the sorted result depended on the archive's order.
     func testASpreadIsDecidedForTheWholeListSoTheOrderIsTransitive() {
-        let names = ["0304.jpg", "04.jpg", "118.jpg"]
+        let names = ["0304.jpg", "02.jpg", "05.jpg", "118.jpg"]
         let keys = NaturalOrder.sortKeys(for: names)
         var results = Set<[String]>()
-        for start in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1], [1, 0, 2], [0, 2, 1]] {
-            let ordered = start.map { (keys[$0], names[$0]) }
+        for _ in 0..<24 {
+            let ordered = zip(keys, names).shuffled()
                 .sorted { NaturalOrder.compare($0.0, $1.0) == .orderedAscending }.map(\.1)
             results.insert(ordered)
         }
-        XCTAssertEqual(results, [["0304.jpg", "04.jpg", "118.jpg"]])
-        // Without two-digit pages in the list, "0304" is page 304.
-        let alone = NaturalOrder.sortKeys(for: ["0304.jpg", "118.jpg"])
-        XCTAssertEqual(NaturalOrder.compare(alone[0], alone[1]), .orderedDescending)
+        // "118" is three digits wide: the list is not padded to two, so "0304" is page 304.
+        XCTAssertEqual(results, [["02.jpg", "05.jpg", "118.jpg", "0304.jpg"]])
+        XCTAssertEqual(sorted(["0304.jpg", "02.jpg", "05.jpg", "18.jpg"]), ["02.jpg", "0304.jpg", "05.jpg", "18.jpg"])
+    }
+
+    func testAPlainSequenceReadsInNumericOrderWhateverItsPadding() {
+        let unpadded = (1...5_000).map { "\($0).png" }
+        XCTAssertEqual(sorted(unpadded), unpadded)
+        // Pages missing from an unpadded rip do not turn "1011" into the spread 10–11.
+        let gaps = unpadded.filter { $0 != "10.png" && $0 != "11.png" }
+        XCTAssertEqual(sorted(gaps), gaps)
+        let mixed = (1...1_300).map { "page_" + String(repeating: "0", count: $0 % 4) + "\($0).png" }
+        XCTAssertEqual(sorted(mixed), mixed)
+        let padded = (0...120).map { String(format: "%04d.jpg", $0) }
+        XCTAssertEqual(sorted(padded), padded)
+        let late = (6...405).map { $0 < 100 ? String(format: "%02d.jpg", $0) : String(format: "%04d.jpg", $0) }
+        XCTAssertEqual(sorted(late), late, "0405 is page 405 in a sequence from 06")
+    }
+
+    func testSpreadsNeedTheNamesAroundThemToProveThem() {
+        XCTAssertEqual(sorted(["p01.jpg", "p02-03.jpg", "p04.jpg", "p02.jpg"]), ["p01.jpg", "p02.jpg", "p02-03.jpg", "p04.jpg"])
+        XCTAssertEqual(sorted(["p01.jpg", "p02_03.jpg", "p04.jpg"]), ["p01.jpg", "p02_03.jpg", "p04.jpg"])
+        XCTAssertEqual(sorted(["01.jpg", "02.jpg", "03.jpg", "0405.jpg", "06.jpg", "07.jpg"]),
+                       ["01.jpg", "02.jpg", "03.jpg", "0405.jpg", "06.jpg", "07.jpg"])
+        // 04 is a page of its own: "0405" is page 405.
+        XCTAssertEqual(sorted(["03.jpg", "04.jpg", "0405.jpg", "06.jpg"]), ["03.jpg", "04.jpg", "06.jpg", "0405.jpg"])
+        // No leading zero anywhere: nothing says the list is padded.
+        XCTAssertEqual(sorted(["10.jpg", "13.jpg", "1112.jpg"]), ["10.jpg", "13.jpg", "1112.jpg"])
+        // Each chapter folder is its own list: 04 in chapter 2 proves nothing for chapter 1.
+        XCTAssertEqual(sorted(["c1/03.jpg", "c1/0405.jpg", "c1/06.jpg", "c2/04.jpg"]),
+                       ["c1/03.jpg", "c1/0405.jpg", "c1/06.jpg", "c2/04.jpg"])
+    }
+
+    func testCompatibilityFormsAndFullCaseFoldingCompareAsTheirPlainForms() {
+        XCTAssertEqual(sorted(["file 10.jpg", "\u{FB01}le 9.jpg"]), ["\u{FB01}le 9.jpg", "file 10.jpg"])
+        XCTAssertEqual(sorted(["13.jpg", "\u{FF11}\u{FF12}.jpg", "9.jpg"]), ["9.jpg", "\u{FF11}\u{FF12}.jpg", "13.jpg"])
+        XCTAssertEqual(NaturalOrder.compare("STRASSE 2.jpg", "stra\u{DF}e 10.jpg"), .orderedAscending)
+        XCTAssertEqual(NaturalOrder.compare("Stra\u{DF}e 2.jpg", "STRASSE 10.jpg"), .orderedAscending)
+        // Ⅻ is the letters "xii", not a number: it sorts after every digit run.
+        XCTAssertEqual(sorted(["\u{216B}.jpg", "2.jpg", "xia.jpg"]), ["2.jpg", "xia.jpg", "\u{216B}.jpg"])
     }
 
     func testOrderIsTotalAndConsistent() {

@@ -3,7 +3,8 @@ import InkyCore
 /// Page ordering and naming of arbitrary member-name lists: the input is split at NUL bytes
 /// into names (any bytes, so invalid UTF-8 too, as libarchive may hand us), each becoming a
 /// file entry, and listed the way every archive reader lists. Checked beyond "no crash":
-/// the order is a strict total order, the names are safe, and they sort as reading order.
+/// the order is a strict total order, the names are safe, and they sort as reading order;
+/// and plain numbers built from the same input read in numeric order (`checkPlainNumbers`).
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzPageOrder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -13,6 +14,7 @@ func fuzzPageOrder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         ArchiveEntry(index: index, path: name, kind: .file, declaredSize: Int64(index + 1), isEncrypted: false)
     }
     checkOrder(names)
+    checkPlainNumbers(bytes)
     let listing: ComicListing
     do {
         listing = try ComicListing.build(path: "fuzz", format: .zip, entries: entries, isSolid: false, limits: .default)
@@ -44,6 +46,39 @@ private func checkOrder(_ names: [String]) {
                          "compare is not transitive: \(a.name) < \(b.name) < \(c.name)")
         }
     }
+}
+
+/// A plain numeric sequence reads in numeric order whatever its padding (docs/reading-order.md):
+/// from the input, a run start...start+count-1 with each number padded by 0-3 zeros the input
+/// chooses, or (first byte odd) any set of numbers written without leading zeros, gaps allowed;
+/// in the input's order, as "N.png" or "page_N.jpg". Any set with any padding is not asserted:
+/// "03", "0405", "06" is a list of plain numbers and also, by the rule, a spread.
+private func checkPlainNumbers(_ bytes: [UInt8]) {
+    guard bytes.count >= 4 else { return }
+    let contiguous = bytes[0] & 1 == 0
+    let prefix = bytes[1] & 1 == 0 ? "" : "page_"
+    let ext = bytes[1] & 2 == 0 ? ".png" : ".jpg"
+    let start = Int(bytes[2]) * 40 + Int(bytes[3])
+    let body = bytes.dropFirst(4).prefix(600)
+    var values: [Int] = []
+    if contiguous {
+        values = Array(start..<(start + body.count))
+    } else {
+        // Pairs of bytes as numbers, with gaps; no duplicates.
+        var seen = Set<Int>()
+        for pair in stride(from: body.startIndex, to: body.endIndex - 1, by: 2) {
+            let value = Int(body[pair]) << 8 | Int(body[pair + 1])
+            if seen.insert(value).inserted { values.append(value) }
+        }
+    }
+    guard !values.isEmpty else { return }
+    let names = values.enumerated().map { index, value in
+        let zeros = contiguous ? Int(body[body.startIndex + index] >> 6) : 0
+        return prefix + String(repeating: "0", count: zeros) + String(value) + ext
+    }
+    let keys = NaturalOrder.sortKeys(for: names)
+    let order = zip(keys, values).sorted { NaturalOrder.compare($0.0, $1.0) == .orderedAscending }.map(\.1)
+    precondition(order == values.sorted(), "plain numbers out of numeric order: \(names)")
 }
 
 private struct Named {
