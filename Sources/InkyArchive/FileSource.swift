@@ -45,12 +45,9 @@ final class ArchiveFile: RandomAccessBytes {
     }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
-        while true {
-            let got = pread(fd, buffer, count, off_t(offset))
-            if got >= 0 { return got }
-            if errno == EINTR { continue }
-            throw FileSource.ioError(path: path, errno: errno, action: "read failed")
-        }
+        let got = Syscall.retrying { pread(fd, buffer, count, off_t(offset)) }
+        if got >= 0 { return got }
+        throw FileSource.ioError(path: path, errno: errno, action: "read failed")
     }
 }
 

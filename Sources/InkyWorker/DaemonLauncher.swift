@@ -52,8 +52,9 @@ public enum DaemonLauncher {
         var answer = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let got = read(channel.read, &buffer, buffer.count)
-            if got > 0 { answer += buffer[0..<got] } else if got == 0 || errno != EINTR { break }
+            let got = Syscall.retrying { read(channel.read, &buffer, buffer.count) }
+            if got <= 0 { break }
+            answer += buffer[0..<got]
         }
         var lines = String(decoding: answer, as: UTF8.self).split(separator: "\n").map(String.init)
         let message = lines.popLast() ?? ""

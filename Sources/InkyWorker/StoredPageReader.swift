@@ -53,22 +53,15 @@ final class StoredPageReader: @unchecked Sendable {
         _ = posix_fadvise(archive.fd, off_t(stored.offset), off_t(size), 3 /* POSIX_FADV_WILLNEED */)
         var failure: ComicError?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            var filled = 0
-            while filled < size {
-                let got = pread(archive.fd, buffer.baseAddress! + filled, size - filled, off_t(stored.offset) + off_t(filled))
-                if got < 0 && errno == EINTR { continue }
-                if got < 0 {
-                    let code = errno
-                    failure = .io(path: path, errno: code, detail: "read failed: \(String(cString: strerror(code)))")
-                    break
-                }
-                if got == 0 {
-                    failure = .io(path: path, errno: ESTALE, detail: "the file ends before \(entry.name) does: it changed on disk since it was listed")
-                    break
-                }
-                filled += got
+            switch Syscall.preadFully(archive.fd, buffer.baseAddress!, count: size, at: stored.offset) {
+            case .failure(let code):
+                failure = .io(path: path, errno: code.code, detail: "read failed: \(code)")
+            case .success(let filled) where filled < size:
+                failure = .io(path: path, errno: ESTALE, detail: "the file ends before \(entry.name) does: it changed on disk since it was listed")
+            case .success:
+                break
             }
-            count = filled
+            count = failure == nil ? size : 0
         }
         if let failure { return .failure(failure) }
         if let mismatch = Self.mismatch(bytes, stored: stored, entry: entry, path: path) { return .failure(mismatch) }

@@ -89,7 +89,7 @@ final class WorkerProcess {
         }
         if !exited {
             kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = Syscall.retrying { waitpid(pid, &status, 0) }
         }
         let signal = status & 0x7F
         return Ending(signal: signal, status: (status >> 8) & 0xFF, killedFromOutside: exited && signal == SIGKILL)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkyCore
 import InkyVault
 
 /// Reads a vault password: from the terminal with echo off, or from stdin or `--password-file`
@@ -62,8 +63,7 @@ enum PasswordInput {
         let scratch = try SecureBytes(count: maxLength) { (buffer: UnsafeMutableRawBufferPointer) throws(Failure) in
             var byte: UInt8 = 0
             while true {
-                let got = Glibc.read(fd, &byte, 1)
-                if got < 0 && errno == EINTR { continue }
+                let got = Syscall.retrying { Glibc.read(fd, &byte, 1) }
                 if got <= 0 || byte == 0x0A { break }
                 guard length < buffer.count else { tooLong = true; break }
                 buffer[length] = byte
