@@ -69,3 +69,42 @@ public enum DaemonLauncher {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
+
+/// The daemon's side of the launcher's pipe (`--ready-fd`): warnings as lines while starting,
+/// then one last line, "ready" or why it failed, after which the pipe is closed. In the
+/// foreground (no pipe) the same words go to stderr, "ready" excepted.
+public final class ReadyChannel: @unchecked Sendable {
+    private let lock = NSLock()
+    private var descriptor: Int32?
+
+    public init(descriptor: Int32?) { self.descriptor = descriptor }
+
+    /// A warning the person mounting must hear; the launcher prints it on stderr.
+    public func warn(_ message: String) {
+        lock.withLock {
+            guard let descriptor else { return }
+            let line = Array((message + "\n").utf8)
+            _ = line.withUnsafeBytes { bytes in Syscall.retrying { write(descriptor, bytes.baseAddress, bytes.count) } }
+        }
+    }
+
+    /// The mount is up: the launcher returns 0.
+    public func ready() { finish("ready") }
+
+    /// Startup failed: the launcher prints `message` and fails.
+    public func fail(_ message: String) { finish(message) }
+
+    private func finish(_ message: String) {
+        let descriptor = lock.withLock { () -> Int32? in
+            defer { self.descriptor = nil }
+            return self.descriptor
+        }
+        guard let descriptor else {
+            if message != "ready" { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            return
+        }
+        let line = Array((message + "\n").utf8)
+        _ = line.withUnsafeBytes { bytes in Syscall.retrying { write(descriptor, bytes.baseAddress, bytes.count) } }
+        close(descriptor)
+    }
+}

@@ -141,7 +141,7 @@ struct MountCommand: ParsableCommand {
                                      reservedNames: (noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
                                         + [(vaultName, "--vault-name NAME")])
         } catch {
-            report(ready: readyFd, "inkyfs: \(error)")
+            ReadyChannel(descriptor: readyFd).fail("inkyfs: \(error)")
             throw ExitCode(2)
         }
         if !foreground && readyFd == nil {
@@ -152,6 +152,7 @@ struct MountCommand: ParsableCommand {
             }
             return
         }
+        let readiness = ReadyChannel(descriptor: readyFd)
         let unfit = MountDaemon.prepareProcess()
         let logger = Logger(label: "inkyfs")
         if let unfit { logger.warning("\(unfit)") }
@@ -173,28 +174,16 @@ struct MountCommand: ParsableCommand {
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }, warn: { message in
                 logger.warning("\(message)")
-                if let readyFd { _ = (message + "\n").withCString { write(readyFd, $0, strlen($0)) } }
+                readiness.warn(message)
             }) {
                 // The settings as applied, whether they came as flags or in -o (fstab, mount.fuse3).
                 logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))")
-                report(ready: readyFd, "ready")
+                readiness.ready()
             }
         } catch {
-            report(ready: readyFd, "inkyfs: \(error)")
+            readiness.fail("inkyfs: \(error)")
             throw ExitCode(1)
         }
-    }
-
-
-    /// Tells a waiting `inkyfs mount` (our parent) how startup went, or prints it when foreground.
-    private func report(ready fd: Int32?, _ message: String) {
-        guard let fd else {
-            if message != "ready" { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            return
-        }
-        let line = message + "\n"
-        _ = line.withCString { write(fd, $0, strlen($0)) }
-        close(fd)
     }
 }
 
