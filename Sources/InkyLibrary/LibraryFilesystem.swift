@@ -353,9 +353,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
             completion(.success(bytes))
         } else {
             let logger = self.logger
-            let waiter: PageCache.Waiter = { result in
+            let waiter: PageCache.Waiter = { [self] result in
                 completion(result.mapError { error in
-                    logger("read failed: \(error.message)")
+                    logger("read failed: \(loggable(error, of: path))")
                     // The archive replaced or deleted since it was listed: what the kernel and
                     // the reader expect for a file that changed or vanished, not an I/O error.
                     switch error {
@@ -463,7 +463,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
             state.comicInfo = bytes
             return .success(bytes)
         } catch {
-            logger("ComicInfo.xml failed: \(error.message)")
+            logger("ComicInfo.xml failed: \(loggable(error, of: path))")
             return .failure(.EIO)
         }
     }
@@ -548,7 +548,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
                 stateDatabase?.storeListing(real, identity: listedIdentity, .success(listing))
             } catch {
                 // Vault object paths are random hex: the log never learns a vault comic's name.
-                logger("cannot open \(real): \(error.message)")
+                logger("cannot open \(loggable(error, of: path))")
                 state.store(.failure(error), for: identity)
                 stateDatabase?.storeListing(real, identity: identity, .failure(error))
             }

@@ -35,9 +35,13 @@ public final class UnlockedVault: Sendable {
     private let state: Locked<State>
     private let changes = SerialSection()
 
+    /// The name of this vault's record of the newest manifest (the rollback check).
+    private let rollbackRecordID: String
+
     init(paths: VaultPaths, keys: VaultKeys, keyFileImage: [UInt8], loaded: VaultManifestStore.Loaded,
-         report: VaultUnlockReport, lock: VaultDirectoryLock, environment: VaultEnvironment) {
+         report: VaultUnlockReport, lock: VaultDirectoryLock, environment: VaultEnvironment, rollbackRecordID: String) {
         self.paths = paths
+        self.rollbackRecordID = rollbackRecordID
         directory = paths.root
         unlockReport = report
         self.environment = environment
@@ -189,11 +193,14 @@ public final class UnlockedVault: Sendable {
 
     /// Re-wraps the master key under `new` (no object or manifest is re-encrypted).
     /// `old` must be the current password (one derivation to check it, one for `new`).
-    /// `kdf` nil keeps the current KDF and cost; pass `.default` (or more) to raise it.
+    /// `kdf` nil re-derives with today's default cost, or the current one if stronger (an
+    /// older, weaker cost is never carried forward).
     /// The key file that worked until now is first written as `vault.key.prev`, then the
-    /// new `vault.key` replaces the old; a crash in between leaves both opening with `old`.
+    /// new `vault.key` replaces the old, then `.prev` becomes a copy of the new one: a crash
+    /// in between leaves a file that opens, and once done the old password opens nothing here.
     /// Note: this is not revocation. The master key is unchanged, so a copy of an old key
-    /// file still opens with the old password; a compromised password calls for a new vault.
+    /// file taken elsewhere still opens with the old password; a compromised password calls
+    /// for a new vault.
     public func changePassword(old: SecureBytes, new: SecureBytes, kdf: VaultKDF? = nil) throws(VaultError) {
         try changes.run { () throws(VaultError) in
             let (keys, image) = try state.withLock { (state) throws(VaultError) -> (VaultKeys, [UInt8]) in
@@ -207,7 +214,8 @@ public final class UnlockedVault: Sendable {
             guard checked.constantTimeEquals(keys.masterKey) else {
                 throw .damagedKeyFile(path: paths.keyFile, detail: "unwraps to a different master key")
             }
-            let replacement = try VaultKeyFile.wrap(masterKey: keys.masterKey, password: new, kdf: kdf ?? current.kdf,
+            let replacement = try VaultKeyFile.wrap(masterKey: keys.masterKey, password: new,
+                                                    kdf: kdf ?? current.kdf.raisedToDefault,
                                                     randomness: environment.randomness)
             let written = try VaultKeyFileStore.write(replacement, previous: image, paths: paths)
             state.withLock { $0.keyFileImage = written }
@@ -239,6 +247,11 @@ public final class UnlockedVault: Sendable {
         state.entries = entries
         state.generation += 1
         state.manifestImage = image
+        // After the manifest is durable; a record left behind (a crash here) is only older,
+        // which the next unlock moves forward. Failing to write it must not fail the save.
+        if let record = try? VaultRollbackRecord(generation: state.generation, manifest: image) {
+            try? environment.rollbackRecords.store(record, id: rollbackRecordID)
+        }
     }
 
     private static let copyBufferSize = 1 << 20

@@ -100,7 +100,7 @@ public final class ControlServer: @unchecked Sendable {
             log("control socket: dropped a malformed or incomplete request from pid \(peer.pid)")
             return refuse(.failed, "malformed request")
         }
-        guard request == .unlock else {
+        guard request.carriesPassword else {
             _ = try? channel.send(WorkerFrame.encode(handler(request, nil)))
             return
         }
@@ -115,7 +115,7 @@ public final class ControlServer: @unchecked Sendable {
         guard wait == 0 else {
             return answer(.throttled, "too many wrong passwords: try again in \(String(format: "%.1f", wait)) s", retryAfter: wait)
         }
-        var reply = password.withUnsafeBytes { handler(.unlock, $0) }
+        var reply = password.withUnsafeBytes { handler(request, $0) }
         switch reply.outcome {
         case .wrongPassword:
             reply.retryAfter = throttle.failed(now: Self.now())

@@ -32,6 +32,9 @@ struct VaultOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Read the password from this file (first line) instead of the terminal.", valueName: "file"))
     var passwordFile: String?
 
+    @Flag(help: "Open the vault even if its manifest is older than the newest one seen here (a backup restored on purpose).")
+    var acceptRollback = false
+
     var directory: String { Self.directory(vault) }
 
     /// `--vault DIR`, or `$XDG_DATA_HOME/inkyfs/vault`.
@@ -48,7 +51,9 @@ struct VaultOptions: ParsableArguments {
     func unlock(with password: SecureBytes) throws -> UnlockedVault {
         ProcessHardening.makeNonDumpable()
         do throws(VaultError) {
-            return try Vault.unlock(at: directory, password: password)
+            let vault = try Vault.unlock(at: directory, password: password, acceptRollback: acceptRollback)
+            for line in vault.unlockReport.lines { FileHandle.standardError.write(Data("inkyfs: vault: \(line)\n".utf8)) }
+            return vault
         } catch .wrongPassword {
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
             throw ExitCode(2)
@@ -90,6 +95,7 @@ struct VaultAdd: ParsableCommand {
     @Flag(help: "Keep the originals.")
     var keep = false
     @OptionGroup var options: VaultOptions
+    @OptionGroup var state: StateOptions
 
     func validate() throws {
         if comics.isEmpty { throw ValidationError("name at least one comic") }
@@ -102,14 +108,18 @@ struct VaultAdd: ParsableCommand {
         var failed = false
         let progress = ProgressLine(total: comics.count, evenForOne: true)
         defer { progress.clear() }
+        var moved: [String] = []
+        defer { VaultAddCleanup.forget(moved, in: state) }
         for (done, comic) in comics.enumerated() {
             let name = (comic as NSString).lastPathComponent
             let size = (try? FileManager.default.attributesOfItem(atPath: comic)[.size] as? Int) ?? 0
             progress.update(done: done, current: "encrypting \(name) (\(ByteCountText.format(Int64(size))))")
             let display = into.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + name } ?? name
             do throws(VaultError) {
+                let paths = VaultAddCleanup.keys(of: comic)
                 let entry = try vault.add(file: absolutePath(comic), displayPath: display)
                 if !keep {
+                    moved += paths
                     try? FileManager.default.removeItem(atPath: comic)
                     CrashPoint.reach("add.source-deleted")
                 }
@@ -283,14 +293,17 @@ struct VaultUnlock: ParsableCommand {
     var mountpoint: String?
     @Option(help: ArgumentHelp("Read the password from this file (first line) instead of the terminal.", valueName: "file"))
     var passwordFile: String?
+    @Flag(help: "Open the vault even if its manifest is older than the newest one seen here (a backup restored on purpose).")
+    var acceptRollback = false
 
     func run() throws {
         let mount = try runningMount(mountpoint)
         let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
+        let request: ControlRequest = acceptRollback ? .unlockAcceptingRollback : .unlock
         var reply: ControlReply
         repeat {
             do throws(Errno) {
-                reply = try password.withUnsafeBytes { (raw) throws(Errno) in try ControlClient.send(.unlock, to: mount, password: raw) }
+                reply = try password.withUnsafeBytes { (raw) throws(Errno) in try ControlClient.send(request, to: mount, password: raw) }
             } catch {
                 throw ValidationError("cannot reach the mount at \(mount): \(error)")
             }

@@ -13,7 +13,10 @@ final class VaultFixtureTests: XCTestCase {
         let scratch = TemporaryDirectory("fixture-copy")
         let vault = scratch.child("vault")
         try fm.copyItem(atPath: VaultFixture.committedDirectory, toPath: vault)
-        let unlocked = try Vault.unlock(at: vault, password: password(VaultFixture.password))
+        // Its own rollback records: the fixture's master key is the same in every checkout.
+        let environment = VaultEnvironment(randomness: .system, now: { Date() },
+                                           rollbackRecords: VaultRollbackRecords(directory: scratch.child("records")))
+        let unlocked = try Vault.unlock(at: vault, password: password(VaultFixture.password), environment: environment)
         defer { unlocked.lock() }
         XCTAssertTrue(unlocked.unlockReport.isClean, "\(unlocked.unlockReport)")
         let entries = try unlocked.entries

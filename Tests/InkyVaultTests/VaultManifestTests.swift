@@ -58,8 +58,15 @@ final class VaultManifestTests: XCTestCase {
         var bytes = try readBytes(paths.manifest)
         bytes[bytes.count - 1] ^= 0x01  // the tag
         try writeBytes(bytes, to: paths.manifest)
-        let recovered = try Vault.unlock(at: vault, password: password("pw"))
+        // .prev is one generation older than the manifest last saved: a rollback, refused
+        // untouched unless accepted (a damaged manifest.bin is also how an attacker would force it).
+        XCTAssertThrowsError(try Vault.unlock(at: vault, password: password("pw"))) { error in
+            guard case .manifestRolledBack? = error as? VaultError else { return XCTFail("\(error)") }
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: paths.object(named: second.name)), "a refusal moves nothing")
+        let recovered = try Vault.unlock(at: vault, password: password("pw"), acceptRollback: true)
         defer { recovered.lock() }
+        XCTAssertNotNil(recovered.unlockReport.acceptedRollback)
         XCTAssertNotNil(recovered.unlockReport.manifestFallbackReason)
         XCTAssertEqual(try recovered.entries, [first], "the previous manifest predates the second add")
         XCTAssertEqual(recovered.unlockReport.movedToOrphans, [second.name], "its object is kept, as an orphan")

@@ -1,0 +1,38 @@
+/// Forgetting comics completely, for one moved into the vault: its name must not stay on disk
+/// in plaintext, and a deleted row is not enough for that. SQLite leaves a deleted (or an
+/// updated) row's bytes in the page's free space, and the WAL keeps every page version written
+/// since its last checkpoint. So: delete with `secure_delete` (freed space is zeroed), rebuild
+/// the file with VACUUM (no page keeps a stale copy from earlier updates), then checkpoint the
+/// WAL into the file and truncate it to zero bytes.
+extension StateDatabase {
+    public struct PurgeOutcome: Sendable, Equatable {
+        /// Rows deleted across the index, reading state and bookmarks.
+        public var rowsDeleted: Int
+        /// False when another connection kept the WAL from being emptied (its pages may still
+        /// hold the names until the next checkpoint).
+        public var walTruncated: Bool
+    }
+
+    /// Deletes every row keyed by one of `paths` and leaves no copy of them in the file or its WAL.
+    public func purge(paths: [String]) throws(SQLiteError) -> PurgeOutcome {
+        try withDatabase { database throws(SQLiteError) in
+            try database.execute("PRAGMA secure_delete = ON")
+            var deleted = 0
+            for table in ["comic_index", "reading", "bookmarks"] {
+                let statement = try database.prepare("DELETE FROM \(table) WHERE path = ?")
+                for path in paths {
+                    statement.reset()
+                    try statement.bind(path, at: 1)
+                    _ = try statement.step()
+                    deleted += database.changes
+                }
+            }
+            guard !isInMemory else { return PurgeOutcome(rowsDeleted: deleted, walTruncated: true) }
+            try database.execute("VACUUM")
+            let checkpoint = try database.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+            _ = try checkpoint.step()
+            // Columns: busy (1 when it could not finish), WAL frames, frames checkpointed.
+            return PurgeOutcome(rowsDeleted: deleted, walTruncated: checkpoint.int64(at: 0) == 0)
+        }
+    }
+}
