@@ -269,6 +269,8 @@ struct VaultStatus: ParsableCommand {
 
 /// The mount a vault command talks to: the one named, or the only one running.
 private func runningMount(_ named: String?) throws -> String {
+    // A runtime folder someone else could control: say so, before any password is asked for.
+    if let problem = ControlClient.folderProblem() { throw ValidationError(problem) }
     if let named { return absolutePath(named) }
     let mounts = ControlClient.runningMounts()
     guard mounts.count == 1 else {
@@ -302,8 +304,8 @@ struct VaultUnlock: ParsableCommand {
         let request: ControlRequest = acceptRollback ? .unlockAcceptingRollback : .unlock
         var reply: ControlReply
         repeat {
-            do throws(Errno) {
-                reply = try password.withUnsafeBytes { (raw) throws(Errno) in try ControlClient.send(request, to: mount, password: raw) }
+            do throws(ControlError) {
+                reply = try password.withUnsafeBytes { (raw) throws(ControlError) in try ControlClient.send(request, to: mount, password: raw) }
             } catch {
                 throw ValidationError("cannot reach the mount at \(mount): \(error)")
             }
@@ -336,7 +338,7 @@ struct VaultLock: ParsableCommand {
     func run() throws {
         let mount = try runningMount(mountpoint)
         let reply: ControlReply
-        do throws(Errno) {
+        do throws(ControlError) {
             reply = try ControlClient.send(.lock, to: mount)
         } catch {
             throw ValidationError("cannot reach the mount at \(mount): \(error)")
@@ -356,7 +358,7 @@ struct VaultDebug: ParsableCommand {
 
     func run() throws {
         let mount = try runningMount(mountpoint)
-        do throws(Errno) { print(try ControlClient.send(.debug, to: mount).message) } catch {
+        do throws(ControlError) { print(try ControlClient.send(.debug, to: mount).message) } catch {
             throw ValidationError("cannot reach the mount at \(mount): \(error)")
         }
     }
