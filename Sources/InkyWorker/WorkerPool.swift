@@ -38,6 +38,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var epoch = 0
     private var epochs: [pid_t: Int] = [:]
     private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
+    /// Workers that were sent a vault object's key and are still running.
+    private var keyedWorkers: Set<pid_t> = []
     private let storedPages = StoredPageReader()
     private let vaultPages = VaultStoredPageReader()
 
@@ -51,6 +53,10 @@ public final class WorkerPool: @unchecked Sendable {
             vaultPages.dropAll()
         }
     }
+
+    /// Worker processes holding a vault object's key right now (each holds one): the copies of
+    /// keys outside the daemon's own memory, for `inkyfs vault debug`. 0 after a lock.
+    public var workersHoldingKeys: Int { condition.withLock { keyedWorkers.count } }
 
     /// Stored pages of vault comics decrypted here, without a worker, since the start.
     public var vaultPagesDecryptedHere: Int { vaultPages.pagesServed }
@@ -66,6 +72,7 @@ public final class WorkerPool: @unchecked Sendable {
             idle.removeAll()
             running -= workers.count
             lastWorker.removeAll()
+            workers.forEach(forget)
             return workers
         }
         for worker in stopped { worker.terminate() }
@@ -142,16 +149,17 @@ public final class WorkerPool: @unchecked Sendable {
     /// which the worker cannot be trusted and is stopped. Worker failures become `.parserFailed`.
     private func exchange(path: String, request: WorkerRequest,
                           handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
+        let key = keyProvider?(path)
         let worker = try checkOut(for: path)
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
         do throws(FrameChannel.Failure) {
-            if let key = keyProvider?(path) {
+            if let key {
+                keyed(worker, path)
                 try worker.send(.useKey(path: path))
-                var frame = key.withUnsafeBytes { WorkerFrame.encodeData($0) }
-                defer { _ = frame.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-                try worker.send(frame: frame)
+                // Straight from locked memory: no frame is built around a copy of the key.
+                try key.withUnsafeBytes { (raw) throws(FrameChannel.Failure) in try worker.send(data: raw) }
             }
             try worker.send(request)
             var finished = false
@@ -197,14 +205,24 @@ public final class WorkerPool: @unchecked Sendable {
         throw violation ?? .parserFailed(path: path, detail: "the worker broke the protocol")
     }
 
+    /// A worker for `path`: never one that was given another vault object's key (a compromised
+    /// worker keeps what it was sent, so it must never be sent a second comic's key, nor see a
+    /// library comic after a vault one); such a worker is stopped when room is needed.
     private func checkOut(for path: String) throws(ComicError) -> WorkerProcess {
         condition.lock()
         defer { condition.unlock() }
+        let fits = { (worker: WorkerProcess) in worker.vaultObject == nil || worker.vaultObject == path }
         while true {
-            if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred }) {
+            if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred && fits($0) }) {
                 return idle.remove(at: index)
             }
-            if let worker = idle.popLast() { return worker }
+            if let index = idle.lastIndex(where: fits) { return idle.remove(at: index) }
+            if running == configuration.maxWorkers, let index = idle.firstIndex(where: { !fits($0) }) {
+                let other = idle.remove(at: index)
+                running -= 1
+                forget(other)
+                other.terminate()
+            }
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
@@ -220,10 +238,24 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Counts `worker` among those holding a vault key (`workersHoldingKeys`) from now on.
+    private func keyed(_ worker: WorkerProcess, _ path: String) {
+        condition.withLock {
+            worker.vaultObject = path
+            keyedWorkers.insert(worker.pid)
+        }
+    }
+
+    /// A worker that is being stopped (the caller holds the lock).
+    private func forget(_ worker: WorkerProcess) {
+        epochs[worker.pid] = nil
+        keyedWorkers.remove(worker.pid)
+    }
+
     private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String?) {
         condition.lock()
         let current = epochs[worker.pid] == epoch
-        if !current || !healthy { epochs[worker.pid] = nil }
+        if !current || !healthy { forget(worker) }
         if healthy && !current {
             running -= 1
             condition.signal()
@@ -273,6 +305,7 @@ public final class WorkerPool: @unchecked Sendable {
         let workers = idle
         idle.removeAll()
         running -= workers.count
+        workers.forEach(forget)
         condition.unlock()
         for worker in workers { worker.terminate() }
     }

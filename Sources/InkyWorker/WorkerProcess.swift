@@ -8,6 +8,8 @@ import InkyCore
 /// reached over a socketpair, killed and reaped when it misbehaves.
 final class WorkerProcess {
     let pid: pid_t
+    /// The vault object whose key this worker was given: from then on it serves that object only.
+    var vaultObject: String?
     private let channel: FrameChannel
     private var reaped = false
 
@@ -44,8 +46,9 @@ final class WorkerProcess {
         try channel.send(WorkerFrame.encode(request))
     }
 
-    func send(frame: [UInt8]) throws(FrameChannel.Failure) {
-        try channel.send(frame)
+    /// A data frame straight from `payload` (a key in locked memory: no copy of it is made).
+    func send(data payload: UnsafeRawBufferPointer) throws(FrameChannel.Failure) {
+        try channel.sendData(payload)
     }
 
     /// The next frame, lent to `body` (data points into the channel's buffer).
