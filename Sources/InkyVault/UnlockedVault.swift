@@ -21,7 +21,7 @@ public final class UnlockedVault: Sendable {
     /// What unlocking found and repaired.
     public let unlockReport: VaultUnlockReport
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var keys: VaultKeys?
         var entries: [VaultEntry]
         var generation: UInt64
@@ -30,9 +30,9 @@ public final class UnlockedVault: Sendable {
         var directoryLock: VaultDirectoryLock?
     }
 
-    private let paths: VaultPaths
-    private let environment: VaultEnvironment
-    private let state: Locked<State>
+    let paths: VaultPaths
+    let environment: VaultEnvironment
+    let state: Locked<State>
     private let changes = SerialSection()
 
     /// The name of this vault's record of the newest manifest (the rollback check).
@@ -138,7 +138,7 @@ public final class UnlockedVault: Sendable {
             }
             CrashPoint.reach("add.verified")
             let dateAdded = Date(timeIntervalSince1970: environment.now().timeIntervalSince1970.rounded(.down))
-            return try state.withLock { (state) throws(VaultError) -> VaultEntry in
+            let added = try state.withLock { (state) throws(VaultError) -> VaultEntry in
                 guard let keys = state.keys else { throw .locked }
                 let displayPath = try Self.uniqueDisplayPath(requested, among: state.entries)
                 let entry = VaultEntry(name: name, fileID: fileID, size: size, sha256: HexEncoding.encode(sourceDigest),
@@ -147,6 +147,10 @@ public final class UnlockedVault: Sendable {
                 CrashPoint.reach("add.manifest-saved")
                 return entry
             }
+            // The add is done; an object left in an older format now gets its turn (a failure
+            // here leaves it as it was, and the next change tries again).
+            try? migrateOldObjects(keys: keys)
+            return added
         }
     }
 
@@ -185,6 +189,7 @@ public final class UnlockedVault: Sendable {
             // orphans/ and reports it. The removal itself has already succeeded.
             if unlink(objectPath) == 0 { try? DurableFiles.syncDirectory(paths.objects) }
             CrashPoint.reach("remove.object-deleted")
+            try? migrateOldObjects(keys: keys)
             return destination
         }
     }
@@ -239,7 +244,7 @@ public final class UnlockedVault: Sendable {
 
     // MARK: Steps
 
-    private func save(entries: [VaultEntry], state: inout State, keys: VaultKeys) throws(VaultError) {
+    func save(entries: [VaultEntry], state: inout State, keys: VaultKeys) throws(VaultError) {
         let manifest = VaultManifest(entries: entries)
         let image = try VaultManifestStore.save(manifest, generation: state.generation + 1, current: state.generation,
                                                 currentImage: state.manifestImage, paths: paths,
@@ -254,7 +259,7 @@ public final class UnlockedVault: Sendable {
         }
     }
 
-    private static let copyBufferSize = 1 << 20
+    static let copyBufferSize = 1 << 20
 
     /// Streams `source` into a new object at `objectPath`; returns its size and SHA-256.
     private static func encrypt(
@@ -288,12 +293,12 @@ public final class UnlockedVault: Sendable {
     }
 
     /// Decrypts all of `reader` sequentially; returns the byte count and SHA-256.
-    private static func digest(of reader: VaultObjectReader) throws(VaultError) -> (UInt64, [UInt8]) {
+    static func digest(of reader: VaultObjectReader) throws(VaultError) -> (UInt64, [UInt8]) {
         try decrypt(reader) { _ throws(VaultError) in }
     }
 
     /// Feeds the whole plaintext to `sink` in order, hashing it on the way.
-    private static func decrypt(
+    static func decrypt(
         _ reader: VaultObjectReader, into sink: (UnsafeRawBufferPointer) throws(VaultError) -> Void
     ) throws(VaultError) -> (UInt64, [UInt8]) {
         let hasher: SHA256Hasher
@@ -349,7 +354,7 @@ public final class UnlockedVault: Sendable {
         }
     }
 
-    private static func openReader(for entry: VaultEntry, keys: VaultKeys, path: String) throws(VaultError) -> VaultObjectReader {
+    static func openReader(for entry: VaultEntry, keys: VaultKeys, path: String) throws(VaultError) -> VaultObjectReader {
         let reader = try VaultObjectReader(path: path, key: try keys.objectKey(fileID: entry.fileID))
         guard reader.header.fileID == entry.fileID, reader.size == entry.size else {
             throw .objectDoesNotMatchManifest(name: entry.name, detail:

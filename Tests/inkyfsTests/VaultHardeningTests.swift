@@ -78,4 +78,25 @@ final class VaultHardeningTests: XCTestCase {
         XCTAssertTrue(objectBytes.contains(try Data(contentsOf: URL(fileURLWithPath: vault + "/orphans/" + orphans[0]))), "B's object, intact")
         XCTAssertEqual(try vaultCommand(["list"], password: "p1").status, 0, "accepted once, the record follows")
     }
+
+    func testSizesDoNotTell() throws {
+        XCTAssertEqual(try vaultCommand(["init"], password: "p1").status, 0)
+        let manifest = vault + "/manifest.bin"
+        var manifestSizes = [try FileManager.default.attributesOfItem(atPath: manifest)[.size] as? Int]
+        var objectSizes: [Int] = []
+        for (name, size) in [("Known Release 001.cbz", 5_000_000), ("K.cbz", 5_001_024)] {
+            let path = folder.appendingPathComponent(name).path
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(ArchiveMaker.noise(count: size, seed: UInt64(size)))))
+            let added = try vaultCommand(["add", path], password: "p1")
+            XCTAssertEqual(added.status, 0, added.stderr)
+            let objects = try FileManager.default.contentsOfDirectory(atPath: vault + "/objects")
+            let sizes = try objects.map { try FileManager.default.attributesOfItem(atPath: vault + "/objects/" + $0)[.size] as? Int ?? 0 }
+            objectSizes = sizes.sorted()
+            manifestSizes.append(try FileManager.default.attributesOfItem(atPath: manifest)[.size] as? Int)
+        }
+        XCTAssertEqual(objectSizes.count, 2)
+        XCTAssertEqual(objectSizes[0], objectSizes[1], "5,000,000 and 5,001,024 bytes: one Padmé bucket")
+        XCTAssertEqual(objectSizes[0], 56 + 78 * 28 + 5_111_808, "a 5,111,808-byte stream in 78 chunks: 2.2 % over")
+        XCTAssertEqual(Set(manifestSizes), [4136], "the manifest does not grow with the names (nor tell the generation)")
+    }
 }
