@@ -150,7 +150,7 @@ public final class WorkerPool: @unchecked Sendable {
     private func exchange(path: String, request: WorkerRequest,
                           handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
         let key = keyProvider?(path)
-        let worker = try checkOut(for: path)
+        let worker = try checkOut(for: path, vault: key != nil)
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
@@ -207,11 +207,16 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// A worker for `path`: never one that was given another vault object's key (a compromised
     /// worker keeps what it was sent, so it must never be sent a second comic's key, nor see a
-    /// library comic after a vault one); such a worker is stopped when room is needed.
-    private func checkOut(for path: String) throws(ComicError) -> WorkerProcess {
+    /// library comic after a vault one); such a worker is stopped when room is needed. A vault
+    /// object gets a worker whose stderr goes nowhere: a decoder's message may quote a name from
+    /// inside the comic, and the daemon's log is a plaintext file.
+    private func checkOut(for path: String, vault: Bool) throws(ComicError) -> WorkerProcess {
         condition.lock()
         defer { condition.unlock() }
-        let fits = { (worker: WorkerProcess) in worker.vaultObject == nil || worker.vaultObject == path }
+        let quiet = configuration.discardWorkerOutput || (vault && Self.vaultWorkersAreQuiet)
+        let fits = { (worker: WorkerProcess) in
+            worker.vaultObject == path || (worker.vaultObject == nil && (!vault || worker.isQuiet == quiet))
+        }
         while true {
             if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred && fits($0) }) {
                 return idle.remove(at: index)
@@ -226,7 +231,7 @@ public final class WorkerPool: @unchecked Sendable {
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: quiet)
                     epochs[worker.pid] = epoch
                     return worker
                 } catch {
@@ -236,6 +241,16 @@ public final class WorkerPool: @unchecked Sendable {
             }
             condition.wait()
         }
+    }
+
+    /// Vault workers' stderr goes to /dev/null, except under the debug-build compromised-worker
+    /// hook, whose report is that stderr.
+    private static var vaultWorkersAreQuiet: Bool {
+        #if DEBUG
+        return !CompromisedWorkerProbe.isEnabled
+        #else
+        return true
+        #endif
     }
 
     /// Counts `worker` among those holding a vault key (`workersHoldingKeys`) from now on.

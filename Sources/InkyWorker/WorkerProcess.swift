@@ -8,6 +8,8 @@ import InkyCore
 /// reached over a socketpair, killed and reaped when it misbehaves.
 final class WorkerProcess {
     let pid: pid_t
+    /// Its stderr goes to /dev/null (not the daemon's log).
+    let isQuiet: Bool
     /// The vault object whose key this worker was given: from then on it serves that object only.
     var vaultObject: String?
     private let channel: FrameChannel
@@ -37,6 +39,7 @@ final class WorkerProcess {
         }
         close(pair[1])
         pid = child
+        isQuiet = quiet
         channel = FrameChannel(fd: pair[0])
     }
 
