@@ -114,15 +114,7 @@ public final class UnlockedVault: Sendable {
                 throw .invalidDisplayPath(originalName, reason: "source file name is not usable")
             }
             let randomness = environment.randomness
-            let name: String, fileID: VaultFileID
-            do throws(CryptoError) {
-                name = HexEncoding.encode(try randomness.bytes(count: VaultEntry.nameLength))
-                fileID = try VaultFileID.random(randomness)
-            } catch {
-                throw .crypto(error)
-            }
-            let objectKey = try keys.objectKey(fileID: fileID)
-            let objectPath = paths.object(named: name)
+            let (name, fileID, objectKey, objectPath) = try newObject(keys: keys)
             let (size, sourceDigest) = try Self.encrypt(path, to: objectPath, key: objectKey, fileID: fileID,
                                                         randomness: randomness)
             CrashPoint.reach("add.object-published")
@@ -243,6 +235,19 @@ public final class UnlockedVault: Sendable {
     }
 
     // MARK: Steps
+
+    /// A new object's random name and file id (in that order from the random stream: the
+    /// known-answer fixture depends on it), its key and its path.
+    func newObject(keys: VaultKeys) throws(VaultError) -> (name: String, fileID: VaultFileID, key: SecureBytes, path: String) {
+        let name: String, fileID: VaultFileID
+        do throws(CryptoError) {
+            name = HexEncoding.encode(try environment.randomness.bytes(count: VaultEntry.nameLength))
+            fileID = try VaultFileID.random(environment.randomness)
+        } catch {
+            throw .crypto(error)
+        }
+        return (name, fileID, try keys.objectKey(fileID: fileID), paths.object(named: name))
+    }
 
     func save(entries: [VaultEntry], state: inout State, keys: VaultKeys) throws(VaultError) {
         let manifest = VaultManifest(entries: entries)

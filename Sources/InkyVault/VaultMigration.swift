@@ -35,18 +35,9 @@ extension UnlockedVault {
     /// A new object holding `entry`'s comic in the current format, verified twice; its entry.
     private func reencrypt(_ entry: VaultEntry, keys: VaultKeys) throws(VaultError) -> VaultEntry {
         let reader = try Self.openReader(for: entry, keys: keys, path: paths.object(named: entry.name))
-        let randomness = environment.randomness
-        let name: String, fileID: VaultFileID
-        do throws(CryptoError) {
-            name = HexEncoding.encode(try randomness.bytes(count: VaultEntry.nameLength))
-            fileID = try VaultFileID.random(randomness)
-        } catch {
-            throw .crypto(error)
-        }
-        let key = try keys.objectKey(fileID: fileID)
-        let path = paths.object(named: name)
+        let (name, fileID, key, path) = try newObject(keys: keys)
         let writer = try VaultObjectWriter(path: path, key: key, fileID: fileID, plaintextSize: entry.size,
-                                           chunkSize: VaultObjectHeader.defaultChunkSize, randomness: randomness)
+                                           chunkSize: VaultObjectHeader.defaultChunkSize, randomness: environment.randomness)
         let (_, digest) = try Self.decrypt(reader) { (piece) throws(VaultError) in try writer.write(piece) }
         guard HexEncoding.encode(digest) == entry.sha256 else {
             throw .verificationFailed(path: paths.object(named: entry.name), detail: "SHA-256 differs from the manifest's")
