@@ -16,7 +16,13 @@ enum VaultAddCleanup {
 
     static func forget(_ paths: [String], in state: StateOptions) {
         guard !paths.isEmpty else { return }
-        let database = state.open()
+        // No state database yet: nothing to forget, and none is created for it.
+        if FileManager.default.fileExists(atPath: state.databasePath) { purge(paths, state.open()) }
+        warn("the deleted originals' bytes may stay on the disk until overwritten (deleting frees, it does not erase);"
+             + " on a disk without full-disk encryption, keep private comics off it or overwrite its free space")
+    }
+
+    private static func purge(_ paths: [String], _ database: StateDatabase) {
         do throws(SQLiteError) {
             let outcome = try database.purge(paths: paths)
             if !outcome.walTruncated {
@@ -25,8 +31,6 @@ enum VaultAddCleanup {
         } catch {
             warn("cannot remove the moved comics from the state database \(database.path): \(error)")
         }
-        warn("the deleted originals' bytes may stay on the disk until overwritten (deleting frees, it does not erase);"
-             + " on a disk without full-disk encryption, keep private comics off it or overwrite its free space")
     }
 
     private static func warn(_ line: String) {
