@@ -42,12 +42,17 @@ let package = Package(
         .target(name: "InkyPDF", dependencies: ["InkyCore", "CMuPDF"]),
         .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr"]),
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "CLinux", "CCRC32"]),
-        .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyArchive", "InkyWorker", "InkyStore", "InkyVault"]),
-        .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyLibrary", "InkyWorker", "InkyStore", "CFuse3"]),
+        // What the FUSE adapter serves: the tree protocol, node attributes. No FUSE, no library.
+        .target(name: "InkyTree", dependencies: ["InkyCore"]),
+        .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyTree", "InkyArchive", "InkyWorker", "InkyStore", "InkyVault"]),
+        // The kernel adapter knows only the tree protocol (docs/architecture.md, ModuleRulesTests).
+        .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyTree", "CFuse3"]),
+        // The composition root: worker pool, state, library, vault control, the FUSE session.
+        .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
         .executableTarget(name: "inkyfs", dependencies: [
-            "InkyCore", "InkyArchive", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyVault", "InkyStore",
+            "InkyCore", "InkyArchive", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -57,10 +62,12 @@ let package = Package(
         .testTarget(name: "InkyPDFTests", dependencies: ["InkyPDF", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs"]),
-        .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
+        .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore"]),
+        // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "InkyCore", "InkyTestSupport"]),
     ]
 )

@@ -31,7 +31,7 @@ public enum ComicOpener {
 
     /// The backend for a detected format, wherever the bytes come from: `rar4` makes the unarr
     /// reader, `source` opens the bytes again for libarchive (each restart reopens them).
-    private static func reader(for format: ArchiveFormat, label: String, limits: ComicLimits,
+    static func reader(for format: ArchiveFormat, label: String, limits: ComicLimits,
                                rar4: () throws(ComicError) -> UnarrComicReader,
                                source: @escaping () throws(ComicError) -> FileSource) throws(ComicError) -> any ComicReader {
         switch format {

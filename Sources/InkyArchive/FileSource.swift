@@ -24,6 +24,19 @@ final class ArchiveFile: RandomAccessBytes {
         self.size = Int64(info.st_size)
     }
 
+    /// Takes ownership of `descriptor`, a file the caller opened (`label` names it in messages).
+    init(descriptor: Int32, label: String) throws(ComicError) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw FileSource.ioError(path: label, errno: code, action: "cannot stat")
+        }
+        fd = descriptor
+        path = label
+        size = Int64(info.st_size)
+    }
+
     deinit { close(fd) }
 
     /// Asks the kernel to start reading these ranges now (posix_fadvise WILLNEED); a hint only.

@@ -60,6 +60,24 @@ public enum ComicError: Error, Equatable, Sendable, Codable {
     }
 }
 
+extension ComicError {
+    /// The same error naming `path` instead (a reader opened under another name, such as a
+    /// descriptor's /proc/self/fd alias, reports as the comic the daemon asked about).
+    public func relabeled(_ path: String) -> ComicError {
+        switch self {
+        case .notAComicArchive: .notAComicArchive(path: path)
+        case .unsupportedFormat(_, let format): .unsupportedFormat(path: path, format: format)
+        case .corrupted(_, let detail): .corrupted(path: path, detail: detail)
+        case .encrypted: .encrypted(path: path)
+        case .noPages: .noPages(path: path)
+        case .pageTooLarge(_, let entry, let limit): .pageTooLarge(path: path, entry: entry, limit: limit)
+        case .limitExceeded(_, let detail): .limitExceeded(path: path, detail: detail)
+        case .io(_, let code, let detail): .io(path: path, errno: code, detail: detail)
+        case .parserFailed(_, let detail): .parserFailed(path: path, detail: detail)
+        }
+    }
+}
+
 extension ComicError: CustomStringConvertible {
     public var description: String { message }
 }

@@ -26,3 +26,20 @@ public struct FileIdentity: Sendable, Hashable, Codable {
         inode = UInt64(info.st_ino)
     }
 }
+
+extension FileIdentity {
+    /// A number that changes whenever the identity does, the same in every process and every
+    /// run (FNV-1a over the three fields; Swift's `hashValue` is seeded per process). Page inode
+    /// numbers carry its low bits and the kernel gets all of it as the entry's generation, so
+    /// a changed file never shares a cached page with its old self.
+    public var generation: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for value in [UInt64(bitPattern: size), UInt64(bitPattern: modifiedNanoseconds), inode] {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                hash ^= (value >> UInt64(shift)) & 0xFF
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+        }
+        return hash
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 internal import CFuse3
 import InkyCore
-import InkyLibrary
+import InkyTree
 
 /// The low-level operations table. Every callback is nonisolated C-convention code that finds
 /// its state through `fuse_req_userdata`, copies what it needs out of `name`/`fi` (they live
@@ -20,7 +20,12 @@ enum FUSECallbacks {
         }
         ops.lookup = { request, parent, name in
             let reply = FUSEReply(request!)
-            let name = String(cString: name!)
+            let copied = String(cString: name!)
+            // The name lies in libfuse's receive buffer, which lives as long as its thread and
+            // keeps whatever later requests do not overwrite: a vault folder's or comic's name
+            // would outlive the lock there. Nothing reads it after this callback.
+            memset(UnsafeMutableRawPointer(mutating: name!), 0, strlen(name!))
+            let name = copied
             switch FUSECallbacks.context(request).filesystem.lookup(parent: NodeID(parent), name: name) {
             case .success(let attributes): reply.entry(attributes)
             case .failure(let code): reply.error(code)
@@ -104,10 +109,22 @@ enum FUSECallbacks {
             case .failure(let code): reply.error(code)
             }
         }
+        // The kernel dropped its references: the tree frees what it kept for them.
+        ops.forget = { request, inode, count in
+            FUSECallbacks.context(request).filesystem.forget(NodeID(inode), count: count)
+            fuse_reply_none(request)
+        }
+        ops.forget_multi = { request, count, forgets in
+            let filesystem = FUSECallbacks.context(request).filesystem
+            for item in UnsafeBufferPointer(start: forgets, count: count) {
+                filesystem.forget(NodeID(item.ino), count: item.nlookup)
+            }
+            fuse_reply_none(request)
+        }
         ops.statfs = { request, _ in
             let reply = FUSEReply(request!)
             var info = statvfs()
-            if statvfs(FUSECallbacks.context(request).filesystem.libraryPath, &info) != 0 { return reply.error(.current) }
+            if statvfs(FUSECallbacks.context(request).filesystem.sourcePath, &info) != 0 { return reply.error(.current) }
             reply.statfs(info)
         }
         return ops
@@ -118,11 +135,14 @@ enum FUSECallbacks {
         let filesystem = context(request).filesystem
         switch filesystem.directoryEntries(of: NodeID(inode)) {
         case .success(let entries):
-            let attributes: ((NodeID) -> NodeAttributes?)? = plus ? { filesystem.attributesWithoutListing(of: $0) } : nil
-            reply.bytes(DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: filesystem.parent(of: NodeID(inode)),
-                                             entries: entries, offset: Int(offset), size: size, attributes: attributes))
+            let filled = DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: filesystem.parent(of: NodeID(inode)),
+                                              entries: entries, offset: Int(offset), size: size,
+                                              attributes: plus ? { filesystem.attributesWithoutListing(of: $0) } : nil)
+            // Entries that went out with attributes are lookups the kernel will FORGET.
+            for entry in filled.remembered { filesystem.remember(entry) }
+            reply.bytes(filled.bytes)
             // `ls -l` and file managers look up every comic next: list them in parallel now.
-            if offset == 0 { filesystem.listComicsAhead(in: NodeID(inode)) }
+            if offset == 0 { filesystem.directoryListed(NodeID(inode)) }
         case .failure(let code):
             reply.error(code)
         }
@@ -146,24 +166,27 @@ enum FUSECallbacks {
 /// Packs directory entries into the kernel's readdir format, from `offset`, up to `size` bytes.
 enum DirectoryBuffer {
     /// With `attributes`, the readdirplus format: an entry whose attributes come back non-nil
-    /// is handed to the kernel as if looked up (counted by the kernel; we never forget nodes);
-    /// the others go out with inode 0, which tells the kernel to look them up itself.
+    /// is handed to the kernel as if looked up (the kernel counts it and will FORGET it: such
+    /// entries are returned in `remembered`); the others go out with inode 0, which tells the
+    /// kernel to look them up itself.
     static func fill(request: fuse_req_t, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int,
-                     attributes: ((NodeID) -> NodeAttributes?)? = nil) -> [UInt8] {
-        var all: [(String, NodeID, mode_t)] = [(".", directory, S_IFDIR), ("..", parent, S_IFDIR)]
+                     attributes: ((DirectoryEntry) -> NodeAttributes?)? = nil) -> (bytes: [UInt8], remembered: [DirectoryEntry]) {
+        var all: [(String, NodeID, mode_t, DirectoryEntry?)] = [(".", directory, S_IFDIR, nil), ("..", parent, S_IFDIR, nil)]
         all += entries.map { entry in
             let type: mode_t = switch entry.kind {
             case .directory: S_IFDIR
             case .regularFile: S_IFREG
             case .symlink: S_IFLNK
             }
-            return (entry.name, entry.id, type)
+            return (entry.name, entry.id, type, entry)
         }
         var buffer = [UInt8](repeating: 0, count: size)
+        var remembered: [DirectoryEntry] = []
         var used = 0
         var index = offset
         while index < all.count {
-            let (name, id, type) = all[index]
+            let (name, id, type, listed) = all[index]
+            var counted: DirectoryEntry?
             var info = Glibc.stat()
             info.st_ino = UInt(id)
             info.st_mode = type
@@ -173,9 +196,10 @@ enum DirectoryBuffer {
                     return fuse_add_direntry(request, start, size - used, name, &info, off_t(index + 1))
                 }
                 var entry = fuse_entry_param()
-                if index >= 2, let known = attributes(id) {
+                if let listed, let known = attributes(listed) {
+                    counted = listed
                     entry.ino = fuse_ino_t(known.id)
-                    entry.generation = 1
+                    entry.generation = known.generation
                     entry.attr = StatBuilder.stat(known)
                     entry.attr_timeout = known.attributeTimeout
                     entry.entry_timeout = known.entryTimeout
@@ -187,7 +211,8 @@ enum DirectoryBuffer {
             if used + needed > size { break }
             used += needed
             index += 1
+            if let counted { remembered.append(counted) }
         }
-        return Array(buffer[0..<used])
+        return (Array(buffer[0..<used]), remembered)
     }
 }

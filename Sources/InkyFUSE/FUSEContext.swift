@@ -1,11 +1,11 @@
 import Foundation
 import InkyCore
-import InkyLibrary
+import InkyTree
 
-/// What every FUSE callback reaches through the session's userdata: the library. Never a
-/// global: FUSE calls back on its own threads.
+/// What every FUSE callback reaches through the session's userdata: the tree it serves. Never
+/// a global: FUSE calls back on its own threads.
 final class FUSEContext: @unchecked Sendable {
-    let filesystem: LibraryFilesystem
+    let filesystem: any MountedFilesystem
     let log: @Sendable (String) -> Void
     /// Set at init when the kernel takes ENOSYS from OPENDIR as "open, stop asking".
     var opendirOptional: Bool {
@@ -15,7 +15,7 @@ final class FUSEContext: @unchecked Sendable {
     private let lock = NSLock()
     private var _opendirOptional = false
 
-    init(filesystem: LibraryFilesystem, log: @escaping @Sendable (String) -> Void) {
+    init(filesystem: any MountedFilesystem, log: @escaping @Sendable (String) -> Void) {
         self.filesystem = filesystem
         self.log = log
     }

@@ -17,7 +17,7 @@ public enum FUSEHealth {
     /// user_allow_other in fuse.conf unless root mounts.
     public static func checks(allowOther: Bool, environment: Environment = Environment()) -> [HealthCheck] {
         [device(environment.fuseDevice), fusermount(environment), fuseConf(allowOther: allowOther, environment),
-         HealthCheck("libfuse", .ok, FUSELibrary.version), mounts(environment)]
+         HealthCheck("libfuse", .ok, FUSELibrary.version), mounts(environment)] + watching(environment)
     }
 
     static func device(_ path: String) -> HealthCheck {
@@ -75,7 +75,7 @@ public enum FUSEHealth {
         let ours = table.split(separator: "\n").compactMap { line -> String? in
             let fields = line.split(separator: " ")
             guard fields.count > 2, fields[2] == "fuse.inkyfs" else { return nil }
-            return unescapeMountField(String(fields[1]))
+            return FilesystemKind.unescape(String(fields[1]))
         }
         let stale = ours.filter(MountPreflight.isDeadMount)
         if !stale.isEmpty {
@@ -85,19 +85,25 @@ public enum FUSEHealth {
         return HealthCheck("mounts", .ok, ours.isEmpty ? "no inkyfs mounts" : "\(ours.count) live: \(ours.joined(separator: ", "))")
     }
 
-    /// /proc/self/mounts writes space, tab, newline and backslash as \040, \011, \012, \134.
-    static func unescapeMountField(_ field: String) -> String {
-        var bytes: [UInt8] = []
-        var input = Array(field.utf8)[...]
-        while let byte = input.popFirst() {
-            if byte == UInt8(ascii: "\\"), input.count >= 3, let value = UInt8(String(decoding: input.prefix(3), as: UTF8.self), radix: 8) {
-                bytes.append(value)
-                input = input.dropFirst(3)
-            } else {
-                bytes.append(byte)
+    /// Per live inkyfs mount: whether the daemon's watcher can see every change of its library
+    /// (then the kernel keeps names until told) or only `--tree-timeout` bounds how stale they get.
+    static func watching(_ environment: Environment) -> [HealthCheck] {
+        let table = ProcFile.read(environment.mounts) ?? ""
+        return table.split(separator: "\n").compactMap { line -> HealthCheck? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, fields[2] == "fuse.inkyfs" else { return nil }
+            let library = FilesystemKind.unescape(String(fields[0])), mountpoint = FilesystemKind.unescape(String(fields[1]))
+            guard !MountPreflight.isDeadMount(mountpoint) else { return nil }
+            guard let kind = FilesystemKind.of(library) else {
+                return HealthCheck("watching", .warning, "\(mountpoint): its library \(library) cannot be reached")
             }
+            guard kind.isLocal else {
+                return HealthCheck("watching", .warning,
+                                   "\(mountpoint): \(library) is on \(kind.name); changes made on other machines show after --tree-timeout (10 s)",
+                                   fix: "lower it with -o tree_timeout=N if that is too long; nothing else can see them sooner")
+            }
+            return HealthCheck("watching", .ok, "\(mountpoint): \(library) is on \(kind.name); the watcher sees every change")
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func modeText(_ mode: mode_t) -> String {

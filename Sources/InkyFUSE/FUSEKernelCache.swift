@@ -1,6 +1,6 @@
 import Foundation
 internal import CFuse3
-import InkyLibrary
+import InkyTree
 
 /// Tells the kernel to forget names and inodes of a mounted session (libfuse notifications).
 /// Called from the watcher's thread, never from inside a request handler.

@@ -1,7 +1,7 @@
 import Foundation
 internal import CFuse3
 import InkyCore
-import InkyLibrary
+import InkyTree
 
 /// The one reply a FUSE request gets. libfuse requires exactly one reply per request: this
 /// object allows one, and answers EIO from deinit if a code path forgot to reply, so the
@@ -33,7 +33,7 @@ final class FUSEReply: @unchecked Sendable {
     func entry(_ attributes: NodeAttributes) {
         var entry = fuse_entry_param()
         entry.ino = fuse_ino_t(attributes.id)
-        entry.generation = 1
+        entry.generation = attributes.generation
         entry.attr = StatBuilder.stat(attributes)
         entry.attr_timeout = attributes.attributeTimeout
         entry.entry_timeout = attributes.entryTimeout
@@ -70,8 +70,6 @@ final class FUSEReply: @unchecked Sendable {
 
 /// `NodeAttributes` as the kernel wants them.
 enum StatBuilder {
-    static let owner = (uid: getuid(), gid: getgid())
-
     static func stat(_ attributes: NodeAttributes) -> Glibc.stat {
         var info = Glibc.stat()
         // fuse_ino_t is UInt64 while st_ino is UInt on this platform: convert explicitly.
@@ -90,8 +88,8 @@ enum StatBuilder {
         info.st_size = Int(attributes.size)
         info.st_blksize = 65_536
         info.st_blocks = Int((attributes.size + 511) / 512)
-        info.st_uid = owner.uid
-        info.st_gid = owner.gid
+        info.st_uid = attributes.owner
+        info.st_gid = attributes.group
         let time = timespec(tv_sec: Int(attributes.modifiedNanoseconds / 1_000_000_000),
                             tv_nsec: Int(attributes.modifiedNanoseconds % 1_000_000_000))
         info.st_mtim = time

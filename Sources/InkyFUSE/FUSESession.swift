@@ -1,9 +1,9 @@
 import Foundation
 internal import CFuse3
 import InkyCore
-import InkyLibrary
+import InkyTree
 
-/// A mounted FUSE session serving a `LibraryFilesystem`, multithreaded, read-only.
+/// A mounted FUSE session serving a `MountedFilesystem`, multithreaded, read-only.
 public final class FUSESession {
     public enum Failure: Error, CustomStringConvertible {
         case cannotCreate
@@ -22,7 +22,7 @@ public final class FUSESession {
     private let options: [String]
 
     /// `options` are FUSE `-o` options (`allow_other`, …); read-only ones are always added.
-    public init(filesystem: LibraryFilesystem, mountpoint: String, options: [String], log: @escaping @Sendable (String) -> Void) {
+    public init(filesystem: any MountedFilesystem, mountpoint: String, options: [String], log: @escaping @Sendable (String) -> Void) {
         context = FUSEContext(filesystem: filesystem, log: log)
         self.mountpoint = mountpoint
         self.options = options
@@ -32,7 +32,7 @@ public final class FUSESession {
     /// Returns 0, or the signal number after SIGTERM/SIGINT/SIGHUP: both are clean exits.
     public func run(maxThreads: Int = 16, ready: () -> Void) throws(Failure) -> Int32 {
         // Only argv[0] and real options: positional arguments crash fuse_session_new.
-        let fsname = context.filesystem.libraryPath.replacingOccurrences(of: ",", with: "_")
+        let fsname = context.filesystem.sourcePath.replacingOccurrences(of: ",", with: "_")
         let optionText = (["ro", "default_permissions", "fsname=\(fsname)", "subtype=inkyfs"] + options).joined(separator: ",")
         let argv = ["inkyfs", "-o", optionText].map { text in text.withCString { strdup($0) } }
         defer { argv.forEach { free($0) } }

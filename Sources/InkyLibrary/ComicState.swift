@@ -5,7 +5,7 @@ import InkyCore
 /// and the serial queue its page fetches run on (readers of one comic share its decoder; other
 /// comics have their own queues and never wait on it).
 final class ComicState: @unchecked Sendable {
-    let relativePath: String
+    let comic: ComicRef
     let realPath: String
     let fetchQueue: DispatchQueue
     /// Held while listing, so concurrent lookups list once.
@@ -13,14 +13,13 @@ final class ComicState: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _identity: FileIdentity?
-    /// Unique for the daemon's life, never per comic: a page's inode number is derived from
-    /// (comic, generation, index), and a comic deleted and added back gets a new ComicState. Had
-    /// its generations started again at 0, its new pages would have had the old pages' inode
-    /// numbers, and the kernel would have served their cached (keep_cache) bytes of the old file.
-    /// Only the same file coming back (same size, mtime and inode) resumes its old generation.
-    private var _generation = ComicState.nextGeneration()
-    private static let generations = GenerationCounter()
-    private static func nextGeneration() -> Int { generations.next() }
+    /// Derived from the file's identity (the low 16 bits of `FileIdentity.generation`, as page
+    /// inode numbers carry it): a page's inode number is (comic, generation, index), so a
+    /// changed file's pages get new numbers and the kernel never serves cached (keep_cache)
+    /// bytes of the old file for them; the same file coming back (renamed away and back, or
+    /// deleted and restored with the same size, mtime and inode) gets its old numbers again,
+    /// in this daemon and the next.
+    private var _generation = 0
     private var _listing: Result<ComicListing, ComicError>?
     private var _pageIndex: [String: Int] = [:]
     private var _comicInfo: [UInt8]?
@@ -38,21 +37,10 @@ final class ComicState: @unchecked Sendable {
         set { lock.withLock { _recordedOnce = newValue } }
     }
 
-    /// The identity and generation of this comic's previous state, dropped while its file was
-    /// missing (renamed away and back, say): the same file again resumes that generation, so
-    /// pages a reader holds open stay valid; another file starts a new one.
-    private var _resumable: (identity: FileIdentity, generation: Int)?
-
-    init(relativePath: String, realPath: String, resuming previous: (identity: FileIdentity, generation: Int)? = nil) {
-        self.relativePath = relativePath
+    init(comic: ComicRef, realPath: String) {
+        self.comic = comic
         self.realPath = realPath
-        _resumable = previous
         fetchQueue = DispatchQueue(label: "inkyfs.comic")
-    }
-
-    /// What a later state of this comic may resume (nil before its file was seen).
-    var resumable: (identity: FileIdentity, generation: Int)? {
-        lock.withLock { _identity.map { ($0, _generation) } }
     }
 
     struct Snapshot {
@@ -69,10 +57,8 @@ final class ComicState: @unchecked Sendable {
         lock.withLock {
             guard _identity != identity else { return false }
             let changed = _identity != nil
-            if !changed, let previous = _resumable, previous.identity == identity { _generation = previous.generation }
-            _resumable = nil
             _identity = identity
-            if changed { _generation = Self.nextGeneration() }
+            _generation = Self.generation(of: identity)
             _listing = nil
             _pageIndex = [:]
             _comicInfo = nil
@@ -120,7 +106,12 @@ final class ComicState: @unchecked Sendable {
         }
     }
 
+    static func generation(of identity: FileIdentity) -> Int { Int(identity.generation & 0xFFFF) }
+
     func pageNumber(named name: String) -> Int? { lock.withLock { _pageIndex[name] } }
+
+    /// What keeping this state costs, in pages (`ComicStates`' budget): one plus its pages.
+    var weight: Int { lock.withLock { 1 + _pageIndex.count } }
 
     var comicInfo: [UInt8]? {
         get { lock.withLock { _comicInfo } }
@@ -133,18 +124,6 @@ final class ComicState: @unchecked Sendable {
             let previous = _currentPage
             _currentPage = page
             return previous
-        }
-    }
-}
-
-private final class GenerationCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = 0
-
-    func next() -> Int {
-        lock.withLock {
-            last += 1
-            return last
         }
     }
 }

@@ -11,22 +11,30 @@ struct FolderIndex {
     let names: [String]
     let nodes: [String: Node]
 
-    static func build(realPath: String, relativePath: String, identity: FileIdentity) -> FolderIndex {
-        let children = (try? FileManager.default.contentsOfDirectory(atPath: realPath)) ?? []
+    /// EACCES (or another errno) when the daemon cannot list the folder: said, not shown empty.
+    static func build(root: LibraryRoot, relativePath: String, identity: FileIdentity) -> Result<FolderIndex, Errno> {
+        // Each entry as it is (lstat): a symlink stays a link whatever it points at, so no
+        // listing ever leads the mount out of the library or around a loop.
+        let children: [LibraryRoot.Entry]
+        switch root.entries(relativePath) {
+        case .success(let value): children = value
+        case .failure(let code): return .failure(code)
+        }
         var candidates: [(name: String, display: String, node: Node)] = []
-        for name in children {
+        for child in children {
+            let name = child.name
             let childRelative = relativePath.isEmpty ? name : relativePath + "/" + name
-            var info = stat()
-            guard stat(realPath + "/" + name, &info) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
+            switch child.info.st_mode & S_IFMT {
             case S_IFDIR:
                 candidates.append((name, name, .folder(childRelative)))
             case S_IFREG:
                 if ComicFiles.isComicFile(name), let stem = ComicFiles.displayStem(name) {
-                    candidates.append((name, stem, .comic(childRelative)))
+                    candidates.append((name, stem, .comic(.library(childRelative))))
                 } else {
                     candidates.append((name, name, .file(childRelative)))
                 }
+            case S_IFLNK:
+                candidates.append((name, name, .link(childRelative)))
             default:
                 continue // devices, fifos, sockets: nothing a reader needs
             }
@@ -52,7 +60,7 @@ struct FolderIndex {
             }
             nodes[display] = candidate.node
         }
-        return FolderIndex(identity: identity, names: nodes.keys.sorted(), nodes: nodes)
+        return .success(FolderIndex(identity: identity, names: nodes.keys.sorted(), nodes: nodes))
     }
 }
 

@@ -1,12 +1,6 @@
 import Foundation
 import InkyCore
-
-/// What the kernel may have cached and must forget when the library changes underneath.
-/// The FUSE layer implements it with libfuse's invalidation notifications.
-public protocol KernelCacheInvalidating: Sendable {
-    func invalidateEntry(parent: NodeID, name: String)
-    func invalidateNode(_ id: NodeID)
-}
+import InkyTree
 
 /// Reacting to library changes reported by the watcher: the kernel forgets the names, and
 /// changed or new comics are listed (and indexed) in the background, before anyone opens them.
@@ -17,7 +11,26 @@ extension LibraryFilesystem {
         let watcher = LibraryWatcher(library: libraryPath) { [weak self] change in self?.libraryChanged(change) }
         watcher.start()
         lock.withLock { self.watcher = watcher }
+        if let blindSpot = watcher.blindSpot {
+            logger("the library watcher cannot see every change (\(blindSpot)): names and attributes are cached for "
+                   + "\(Int(options.treeTimeout)) s (--tree-timeout)")
+        } else {
+            logger("the library watcher sees every change: the kernel keeps names and attributes until one")
+        }
     }
+
+    /// Seconds the kernel may keep names and attributes of folders, comics and files: until the
+    /// watcher tells it they changed, when it sees every change; `--tree-timeout` where it
+    /// cannot (network filesystems, the inotify watch limit, a mount of one comic file).
+    var treeTimeout: Double { watcherSeesEverything ? Self.watchedTimeout : options.treeTimeout }
+
+    /// The same for a page's name: a page of a changed archive answers ESTALE anyway.
+    var pageEntryTimeout: Double { watcherSeesEverything ? Self.watchedTimeout : options.pageEntryTimeout }
+
+    /// A day: "until told" for the kernel, whose timeouts cannot be infinite.
+    static let watchedTimeout: Double = 86_400
+
+    private var watcherSeesEverything: Bool { lock.withLock { watcher }?.seesEverything ?? false }
 
     public func stopWatching() {
         lock.withLock { watcher }?.stop()
@@ -42,13 +55,18 @@ extension LibraryFilesystem {
         kernel?.invalidateEntry(parent: parentID, name: name)
         // The folder's own mtime and link count changed with it.
         kernel?.invalidateNode(parentID)
+        // A chmod or chown changes who may read the node, and a comic's pages with it: the
+        // kernel forgets their attributes (kept for long otherwise) and checks the new ones.
+        var changed: [Node] = [.folder(path), .file(path), .link(path)]
+        if let snapshot = comicState(.library(path))?.snapshot() { changed += Self.files(of: .library(path), snapshot) }
+        for node in changed { kernel?.invalidateNode(nodes.id(for: node)) }
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) { kernel?.invalidateEntry(parent: parentID, name: stem) }
-        kernel?.invalidateNode(nodes.id(for: .comic(path)))
-        if FileManager.default.fileExists(atPath: realPath(path)) {
-            reindexQueue.async { [weak self] in _ = self?.currentComic(path) }
+        kernel?.invalidateNode(nodes.id(for: .comic(.library(path))))
+        if case .success = comicIdentity(.library(path)) {
+            reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }
         } else {
-            state?.removeFromIndex(realPath(path))
+            state?.removeFromIndex(LibraryFile(path: realPath(path)))
         }
     }
 }

@@ -15,10 +15,10 @@ public enum LibraryIndexer {
 
     /// The comic files the mount shows as directories (archives and PDFs, not image folders).
     public static func comicFiles(in library: String) throws(ComicError) -> [String] {
+        // The walk never follows a link: a regular file now is one, whatever it was then.
         try LibraryWalk.comics(in: library).filter { path in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && ComicFiles.isComicFile((path as NSString).lastPathComponent)
+            var info = stat()
+            return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && ComicFiles.isComicFile((path as NSString).lastPathComponent)
         }
     }
 
@@ -32,7 +32,7 @@ public enum LibraryIndexer {
                 emitter.store(index, Outcome(path: path, result: .failure(.io(path: path, errno: ENOENT, detail: "vanished"))))
                 return
             }
-            if let indexed = state.indexedListing(path, identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
+            if let indexed = state.indexedListing(LibraryFile(path: path), identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
                 emitter.store(index, Outcome(path: path, result: nil))
                 return
             }
@@ -40,10 +40,10 @@ public enum LibraryIndexer {
             do throws(ComicError) {
                 let (listing, listedIdentity) = try pool.list(path, limits: limits)
                 result = .success(listing)
-                state.storeListing(path, identity: listedIdentity, result)
+                state.storeListing(LibraryFile(path: path), identity: listedIdentity, result)
             } catch {
                 result = .failure(error)
-                state.storeListing(path, identity: identity, result)
+                state.storeListing(LibraryFile(path: path), identity: identity, result)
             }
             emitter.store(index, Outcome(path: path, result: result.map(\.pages.count)))
         }

@@ -13,20 +13,25 @@ final class LibraryWatcher: @unchecked Sendable {
     }
 
     private let library: String
+    /// Folders are found without following links: a link loop adds no watch.
+    private let root: LibraryRoot
     private let debounce: Double
     private let rescanInterval: Double
     private let report: @Sendable (Change) -> Void
     private var fd: Int32 = -1
     private var folders: [Int32: String] = [:]
     private var degraded = false
+    /// A watched folder whose changes inotify cannot see (network filesystem), by kind.
+    private var unseen: FilesystemKind?
     private let lock = NSLock()
     private var stopped = false
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB
-                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 
     init(library: String, debounce: Double = 0.3, rescanInterval: Double = 30, report: @escaping @Sendable (Change) -> Void) {
         self.library = library
+        root = LibraryRoot(path: library)
         self.debounce = debounce
         self.rescanInterval = rescanInterval
         self.report = report
@@ -37,7 +42,7 @@ final class LibraryWatcher: @unchecked Sendable {
     @discardableResult
     func start() -> Bool {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if fd >= 0 { watchTree("") } else { degraded = true }
+        if fd >= 0 { watchTree("") } else { lock.withLock { degraded = true } }
         let thread = Thread { [self] in run() }
         thread.name = "inkyfs.watch"
         thread.start()
@@ -50,22 +55,39 @@ final class LibraryWatcher: @unchecked Sendable {
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
-    /// Adds watches for `relative` and every folder below it.
-    private func watchTree(_ relative: String) {
-        let real = relative.isEmpty ? library : library + "/" + relative
-        let descriptor = inotify_add_watch(fd, real, Self.mask)
-        if descriptor < 0 {
-            if errno == ENOSPC { degraded = true } // fs.inotify.max_user_watches reached
-            return
+    /// Whether every change to the library reaches this watcher: inotify works, every folder
+    /// is watched (the watch limit was not reached, no events were lost) and none lies on a
+    /// filesystem other machines change. Only then may the kernel keep names until told.
+    var seesEverything: Bool { lock.withLock { fd >= 0 && !degraded && unseen == nil } }
+
+    /// Why it does not see everything, in words for the log and `doctor`; nil when it does.
+    var blindSpot: String? {
+        lock.withLock {
+            if fd < 0 { return "inotify is unavailable" }
+            if degraded { return "the inotify watch limit (fs.inotify.max_user_watches) was reached or events were lost" }
+            if let unseen { return "part of the library is on \(unseen.name), whose changes made elsewhere inotify cannot see" }
+            return nil
         }
-        folders[descriptor] = relative
-        let children = (try? FileManager.default.contentsOfDirectory(atPath: real)) ?? []
-        for name in children {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: real + "/" + name, isDirectory: &isDirectory), isDirectory.boolValue {
-                watchTree(relative.isEmpty ? name : relative + "/" + name)
+    }
+
+    /// Adds watches for `relative` and every folder below it (never through a link); returns
+    /// every path below `relative`, for events a new folder's watch came too late for.
+    @discardableResult
+    private func watchTree(_ relative: String) -> [String] {
+        var found: [String] = []
+        root.walk(from: relative) { folder, entries in
+            let real = folder.isEmpty ? library : library + "/" + folder
+            let descriptor = inotify_add_watch(fd, real, Self.mask)
+            if descriptor < 0 {
+                if errno == ENOSPC { lock.withLock { degraded = true } } // fs.inotify.max_user_watches reached
+                return []
             }
+            if let kind = FilesystemKind.of(real), !kind.isLocal { lock.withLock { unseen = unseen ?? kind } }
+            folders[descriptor] = folder
+            found += entries.map { folder.isEmpty ? $0.name : folder + "/" + $0.name }
+            return nil
         }
+        return found
     }
 
     private func run() {
@@ -100,7 +122,7 @@ final class LibraryWatcher: @unchecked Sendable {
                 report(.paths(pending))
                 pending.removeAll()
             }
-            if degraded && Date().timeIntervalSince(lastRescan) >= rescanInterval {
+            if lock.withLock({ degraded }) && Date().timeIntervalSince(lastRescan) >= rescanInterval {
                 lastRescan = Date()
                 report(.rescan)
             }
@@ -127,11 +149,8 @@ final class LibraryWatcher: @unchecked Sendable {
             let path = name.isEmpty ? folder : (folder.isEmpty ? name : folder + "/" + name)
             pending.insert(path)
             if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-                watchTree(path)
                 // Files may have landed in the new folder before its watch existed.
-                for child in (try? FileManager.default.subpathsOfDirectory(atPath: library + "/" + path)) ?? [] {
-                    pending.insert(path + "/" + child)
-                }
+                pending.formUnion(watchTree(path))
             }
         }
         return overflow

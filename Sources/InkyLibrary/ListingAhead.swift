@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyTree
 
 /// Background listing of a folder's comics, several at once: `ls -l` (or a file manager) of a
 /// fresh library looks up every comic of a folder one after another, and each lookup would
@@ -13,19 +14,23 @@ private final class LibraryComics: @unchecked Sendable {
     private weak var filesystem: LibraryFilesystem?
     /// Folders and comics not yet visited, the next one last.
     private var pending: [Node] = [.folder("")]
+    /// Folders listed so far: one met again (a bind mount of an ancestor) is not walked twice.
+    /// Links are never entered: they are `.link` nodes, not folders.
+    private var seen = Set<FileIdentity>()
     private(set) var count = 0
 
     init(_ filesystem: LibraryFilesystem) { self.filesystem = filesystem }
 
-    func next() -> String? {
+    func next() -> ComicRef? {
         lock.withLock {
             while let node = pending.popLast() {
                 switch node {
-                case .comic(let path):
+                case .comic(let comic):
                     count += 1
-                    return path
+                    return comic
                 case .folder(let path):
-                    guard let filesystem, case .success(let index) = filesystem.folderIndex(path) else { continue }
+                    guard let filesystem, case .success(let index) = filesystem.folderIndex(path),
+                          seen.insert(index.identity).inserted else { continue }
                     pending += index.names.reversed().compactMap { name in
                         switch index.nodes[name] {
                         case .comic?, .folder?: index.nodes[name]
@@ -44,11 +49,11 @@ private final class LibraryComics: @unchecked Sendable {
 /// The comics still to list, shared by the listing threads of one folder.
 private final class ComicsToList: @unchecked Sendable {
     private let lock = NSLock()
-    private var paths: [String]
+    private var comics: [ComicRef]
 
-    init(_ paths: [String]) { self.paths = paths.reversed() }
+    init(_ comics: [ComicRef]) { self.comics = comics.reversed() }
 
-    func next() -> String? { lock.withLock { paths.popLast() } }
+    func next() -> ComicRef? { lock.withLock { comics.popLast() } }
 }
 
 extension LibraryFilesystem {
@@ -58,7 +63,7 @@ extension LibraryFilesystem {
     public func listComicsAhead(in id: NodeID) {
         guard options.listingParallelism > 1, case .folder(let path)? = nodes.node(id),
               case .success(let index) = folderIndex(path) else { return }
-        let unlisted = index.names.compactMap { name -> String? in
+        let unlisted = index.names.compactMap { name -> ComicRef? in
             guard case .comic(let comic)? = index.nodes[name], comicState(comic)?.snapshot() == nil else { return nil }
             return comic
         }
@@ -85,22 +90,29 @@ extension LibraryFilesystem {
 
     /// `threads` loops on the listing queue, each listing the comics `next` hands out until it
     /// has none (or the mount is ending); a comic listed meanwhile is passed over.
-    private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> String?) {
+    private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> ComicRef?) {
         for _ in 0..<threads {
             listingAheadQueue.async(group: group) { [weak self] in
                 while let comic = next() {
                     guard let self, !self.isStopping else { return }
-                    if self.comicState(comic)?.snapshot() == nil { _ = self.currentComic(comic) }
+                    if self.comicState(comic)?.snapshot() == nil, !self.isIndexed(comic) { _ = self.currentComic(comic) }
                 }
             }
         }
+    }
+
+    /// Whether the index already has this comic as it is on disk: then listing it ahead would
+    /// only decode what a lookup decodes anyway (and push comics in use out of memory).
+    private func isIndexed(_ comic: ComicRef) -> Bool {
+        guard let file = libraryFile(comic), let state, case .success(let identity) = FileIdentity.of(file.path) else { return false }
+        return state.isIndexed(file, identity: identity)
     }
 
     /// A mount of one comic file will be asked for that comic's pages first: list it now, while
     /// the mount is still being set up, instead of when the first `ls` arrives.
     public func listSingleComicAhead() {
         guard !isFolderLibrary else { return }
-        listingAheadQueue.async { [weak self] in _ = self?.currentComic("") }
+        listingAheadQueue.async { [weak self] in _ = self?.currentComic(.library("")) }
     }
 
     /// A directory entry's attributes when they cost no archive opening, for readdirplus: every
@@ -115,13 +127,13 @@ extension LibraryFilesystem {
             guard case .success(let snapshot) = sameGeneration(path, generation), case .success(let listing) = snapshot.listing,
                   index < listing.pages.count, listing.pages[index].isSizeKnown else { return nil }
             return try? attributes(of: id).get()
-        case .comicInfo?, .errorText?, .folder?, .file?:
+        case .comicInfo?, .errorText?, .folder?, .file?, .link?:
             return try? attributes(of: id).get()
-        case .comic(let path)? where comicState(path)?.snapshot() != nil:
+        case .comic(let comic)? where comicState(comic)?.snapshot() != nil:
             return try? attributes(of: id).get()
-        case .comic(let path)?:
-            guard case .success(let identity) = FileIdentity.of(realPath(path)) else { return nil }
-            return comicAttributes(id, path, identity)
+        case .comic(let comic)?:
+            guard case .success(let identity) = comicIdentity(comic) else { return nil }
+            return comicAttributes(id, comic, identity)
         default:
             return nil
         }

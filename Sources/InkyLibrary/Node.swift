@@ -1,23 +1,43 @@
+import Foundation
+import InkyCore
+import InkyTree
+
+/// Which comic: a file of the library, or an object of the unlocked vault. Typed, so nothing
+/// keyed by library paths (the index, reading state, logs of paths) can be handed a vault comic.
+public enum ComicRef: Hashable, Sendable {
+    /// A comic file, by its path relative to the library root ("" when the library is one comic).
+    case library(String)
+    /// A vault object, by its file name in `objects/`: random hex, never the comic's name.
+    case vault(String)
+
+    var isVault: Bool { if case .vault = self { true } else { false } }
+
+    /// The library-relative path, nil for a vault object.
+    var libraryPath: String? { if case .library(let path) = self { path } else { nil } }
+}
+
 /// What an inode of the mount stands for. Paths are relative to the library root ("" is the
 /// root itself). Page-level nodes carry the comic's generation: when an archive changes on disk
-/// its pages get new nodes, so nothing cached for the old file can be mistaken for the new one.
+/// its pages get new numbers, so nothing cached for the old file can be mistaken for the new one.
 public enum Node: Hashable, Sendable {
     case folder(String)
     case file(String)
-    case comic(String)
-    case page(comic: String, generation: Int, index: Int)
-    case comicInfo(comic: String, generation: Int)
-    case errorText(comic: String, generation: Int)
+    case comic(ComicRef)
+    /// A symlink in the library: shown as a link, never followed by the daemon (`LibraryLinks`).
+    case link(String)
+    case page(comic: ComicRef, generation: Int, index: Int)
+    case comicInfo(comic: ComicRef, generation: Int)
+    case errorText(comic: ComicRef, generation: Int)
     /// The virtual folder of comics in progress, and one link in it (to a comic's directory).
     case continueReading
     case continueLink(comic: String)
-    /// A folder of the unlocked vault ("" is `Vault/` itself).
+    /// A folder of the unlocked vault ("" is `Vault/` itself), by its display path.
     case vaultFolder(String)
 
-    var comicPath: String? {
+    var comic: ComicRef? {
         switch self {
-        case .comic(let path), .page(let path, _, _), .comicInfo(let path, _), .errorText(let path, _): path
-        case .folder, .file, .continueReading, .continueLink, .vaultFolder: nil
+        case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _): comic
+        case .folder, .file, .link, .continueReading, .continueLink, .vaultFolder: nil
         }
     }
 
@@ -27,40 +47,10 @@ public enum Node: Hashable, Sendable {
         default: nil
         }
     }
-}
 
-public typealias NodeID = UInt64
-
-/// Stable numbers for nodes, for the life of the mount. The root is always 1.
-final class NodeTable: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ids: [Node: NodeID] = [:]
-    private var nodes: [NodeID: Node] = [:]
-    private var next: NodeID = 2
-
-    init(root: Node) {
-        ids[root] = 1
-        nodes[1] = root
-    }
-
-    func id(for node: Node) -> NodeID {
-        lock.withLock {
-            if let id = ids[node] { return id }
-            let id = next
-            next += 1
-            ids[node] = id
-            nodes[id] = node
-            return id
-        }
-    }
-
-    func node(_ id: NodeID) -> Node? {
-        lock.withLock { nodes[id] }
-    }
-
-    func ids(where matches: (Node) -> Bool) -> [NodeID] {
-        lock.withLock { ids.filter { matches($0.key) }.map(\.value) }
+    /// A node of `Vault/`: dropped, with its number, at lock.
+    var isVault: Bool {
+        if case .vaultFolder = self { return true }
+        return comic?.isVault ?? false
     }
 }
-
-import Foundation

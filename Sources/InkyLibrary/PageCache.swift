@@ -6,7 +6,7 @@ import InkyVault
 /// first out, with the waiters of pages being fetched. Every page byte served comes through here.
 final class PageCache: @unchecked Sendable {
     struct Key: Hashable, Sendable {
-        var comic: String
+        var comic: ComicRef
         var generation: Int
         var index: Int
     }
@@ -91,7 +91,7 @@ final class PageCache: @unchecked Sendable {
     }
 
     /// Drops a comic's pages that `shouldDrop` selects (window eviction, stale generations).
-    func drop(comic: String, where shouldDrop: (Key) -> Bool) {
+    func drop(comic: ComicRef, where shouldDrop: (Key) -> Bool) {
         lock.withLock {
             for key in pages.keys where key.comic == comic && shouldDrop(key) {
                 totalBytes -= pages.removeValue(forKey: key)!.bytes.count

@@ -11,10 +11,10 @@ extension LibraryFilesystem {
         var comic: String
     }
 
-    func recordReading(_ realPath: String, page: Int, of pageCount: Int, comic: ComicState) {
+    func recordReading(page: Int, of pageCount: Int, comic: ComicState) {
         comic.recordedOnce = true
-        guard options.recordProgress, let state, !Self.isVaultComic(comic.relativePath) else { return }
-        stateQueue.async { state.recordRead(realPath, page: page, pageCount: pageCount) }
+        guard options.recordProgress, let state, let file = libraryFile(comic.comic) else { return }
+        stateQueue.async { state.recordRead(file, page: page, pageCount: pageCount) }
     }
 
     /// Waits for queued state writes (reads recorded, rendered page sizes): the daemon calls it
@@ -32,7 +32,8 @@ extension LibraryFilesystem {
         let comics = state.progress().compactMap { row -> String? in
             guard row.path.hasPrefix(prefix) else { return nil }
             let relative = String(row.path.dropFirst(prefix.count))
-            return FileManager.default.fileExists(atPath: row.path) ? relative : nil
+            guard case .success(let info) = root.status(relative), info.st_mode & S_IFMT == S_IFREG else { return nil }
+            return relative
         }
         let width = max(2, String(comics.count).count)
         return comics.enumerated().compactMap { rank, comic in
@@ -54,7 +55,7 @@ extension LibraryFilesystem {
     func displayPath(of comic: String) -> String? {
         let folder = comic.split(separator: "/").dropLast().joined(separator: "/")
         guard case .success(let index) = folderIndex(folder),
-              let display = index.nodes.first(where: { $0.value == .comic(comic) })?.key else { return nil }
+              let display = index.nodes.first(where: { $0.value == .comic(.library(comic)) })?.key else { return nil }
         return folder.isEmpty ? display : folder + "/" + display
     }
 }

@@ -7,9 +7,9 @@ import InkyCore
 /// and in the index, where a remount finds it.
 extension LibraryFilesystem {
     /// Waits for page `index` to be rendered; its bytes stay in the cache for the read that follows.
-    func renderedSize(_ path: String, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, _ index: Int) -> Result<Int64, Errno> {
-        guard let state = lock.withLock({ comics[path] }) else { return .failure(.ESTALE) }
-        let key = PageCache.Key(comic: path, generation: snapshot.generation, index: index)
+    func renderedSize(_ comic: ComicRef, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, _ index: Int) -> Result<Int64, Errno> {
+        guard let state = comicState(comic) else { return .failure(.ESTALE) }
+        let key = PageCache.Key(comic: comic, generation: snapshot.generation, index: index)
         if let bytes = cache.page(key) { return .success(Int64(bytes.count)) }
         let outcome = RenderOutcome()
         let waiter: PageCache.Waiter = { result in outcome.finish(result.map { Int64($0.count) }) }
@@ -18,7 +18,7 @@ extension LibraryFilesystem {
             fetch(state, snapshot, listing, pages: [index] + ahead, first: waiter)
         }
         return outcome.wait().mapError { error in
-            logger("cannot render page \(index + 1): \(loggable(error, of: path))")
+            logger("cannot render page \(index + 1): \(loggable(error, of: comic))")
             return .EIO
         }
     }
@@ -28,8 +28,8 @@ extension LibraryFilesystem {
     /// when the mount ends, and the page a lookup waited for must not be lost with them.
     func keep(_ learned: [Int: Int64], of state: ComicState, generation: Int) {
         guard !learned.isEmpty, let (listing, identity) = state.learn(sizes: learned, generation: generation),
-              !Self.isVaultComic(state.relativePath), let database = self.state else { return }
-        stateQueue.async { database.storeListing(state.realPath, identity: identity, .success(listing)) }
+              let file = libraryFile(state.comic), let database = self.state else { return }
+        stateQueue.async { database.storeListing(file, identity: identity, .success(listing)) }
     }
 
     /// An indexed listing serves only if its rendered sizes were measured with today's settings.

@@ -5,8 +5,8 @@ import InkyCore
 /// plaintext file beside the vault. A vault comic's error is logged by its kind and object path
 /// (random hex) only; `ERROR.txt` inside the unlocked vault still shows the whole message.
 extension LibraryFilesystem {
-    func loggable(_ error: ComicError, of comic: String) -> String {
-        guard Self.isVaultComic(comic) else { return error.message }
+    func loggable(_ error: ComicError, of comic: ComicRef) -> String {
+        guard comic.isVault else { return error.message }
         return "\(realPath(comic)): \(error.kind) (details of vault comics are not logged)"
     }
 }

@@ -8,10 +8,6 @@ import InkyVault
 /// nothing about them reaches the state database (no index rows, no reading state), and lock
 /// drops every node, cached page and kernel entry of them before the keys are wiped.
 extension LibraryFilesystem {
-    static let vaultComicPrefix = "\u{0}vault/"
-
-    static func isVaultComic(_ path: String) -> Bool { path.hasPrefix(vaultComicPrefix) }
-
     /// Shows the vault (replacing any vault shown before).
     public func unlockVault(_ vault: UnlockedVault) {
         lock.withLock {
@@ -20,10 +16,10 @@ extension LibraryFilesystem {
             // A lookup racing the last lock can have put a vault comic back after lock dropped
             // them all, listed without its key ("not a comic archive"): kept, that failure
             // showed as ERROR.txt until the next remount. Every unlock starts from nothing.
-            comics = comics.filter { !Self.isVaultComic($0.key) }
+            comics.removeAll { $0.isVault }
         }
         vaultEpoch.advance(unlocked: true)
-        cache.drop(where: { Self.isVaultComic($0.comic) }, wiping: true)
+        cache.drop(where: { $0.comic.isVault }, wiping: true)
         if let name = options.vaultName { kernelCache?.invalidateEntry(parent: Self.rootID, name: name) }
         kernelCache?.invalidateNode(Self.rootID)
     }
@@ -32,25 +28,26 @@ extension LibraryFilesystem {
     /// entries are dropped, and then its keys are wiped. Returns whether a vault was unlocked.
     @discardableResult
     public func lockVault() -> Bool {
-        guard let vault = lock.withLock({ () -> UnlockedVault? in
-            let vault = unlockedVault
+        guard let (vault, states) = lock.withLock({ () -> (UnlockedVault, [ComicState])? in
+            guard let vault = unlockedVault else { return nil }
             unlockedVault = nil
-            comics = comics.filter { !Self.isVaultComic($0.key) }
-            return vault
+            let states = comics.removeAll { $0.isVault }
+            return (vault, states)
         }) else { return false }
         // Before the drop: a page completed after it is discarded (`vaultPageCheck`), one
         // completed before it is dropped and wiped with the rest.
         vaultEpoch.advance(unlocked: false)
-        cache.drop(where: { Self.isVaultComic($0.comic) }, wiping: true)
+        cache.drop(where: { $0.comic.isVault }, wiping: true)
         let kernel = kernelCache
         if let name = options.vaultName { kernel?.invalidateEntry(parent: Self.rootID, name: name) }
         kernel?.invalidateNode(Self.rootID)
-        for id in nodes.ids(where: { node in
-            if case .vaultFolder = node { return true }
-            return node.comicPath.map(Self.isVaultComic) ?? false
-        }) {
-            kernel?.invalidateNode(id)
+        // Every file of every vault comic (the kernel's cached page bytes go with its inode's
+        // data), then the folders and comics, whose numbers are forgotten with their names.
+        for state in states {
+            guard let snapshot = state.snapshot() else { continue }
+            for node in Self.files(of: state.comic, snapshot) { kernel?.invalidateNode(nodes.id(for: node)) }
         }
+        for id in nodes.dropVault() { kernel?.invalidateNode(id) }
         vault.lock()
         return true
     }
@@ -58,7 +55,7 @@ extension LibraryFilesystem {
     public var vaultIsUnlocked: Bool { lock.withLock { unlockedVault != nil } }
 
     /// Decrypted vault pages in the window cache right now.
-    public var cachedVaultPages: Int { cache.count(where: { Self.isVaultComic($0.comic) }) }
+    public var cachedVaultPages: Int { cache.count(where: { $0.comic.isVault }) }
 
     /// Vault pages whose bytes lock zeroed in the cache, and those a reply still held then
     /// (only their copy zeroed; the reply released them once sent), since the mount.
@@ -68,8 +65,8 @@ extension LibraryFilesystem {
     /// page whose fetch began while the vault was locked, or that finishes after a lock (or a
     /// lock and an unlock) since, must not enter the cache: lock has already dropped and wiped
     /// the vault's pages, and decrypted bytes must not outlive it. Library comics keep theirs.
-    func vaultPageCheck(for comic: String, path: String) -> @Sendable () -> ComicError? {
-        guard Self.isVaultComic(comic) else { return { nil } }
+    func vaultPageCheck(for comic: ComicRef, path: String) -> @Sendable () -> ComicError? {
+        guard comic.isVault else { return { nil } }
         let started = vaultEpoch.current
         return { [vaultEpoch] in
             guard started.unlocked, vaultEpoch.current.count == started.count else {
@@ -90,13 +87,8 @@ extension LibraryFilesystem {
 
     /// Notes use of a vault node (lookup, listing, open, read), for the idle lock.
     func touchVault(_ node: Node) {
-        guard Self.isVaultNode(node) else { return }
+        guard node.isVault else { return }
         lock.withLock { lastVaultUse = Date() }
-    }
-
-    static func isVaultNode(_ node: Node) -> Bool {
-        if case .vaultFolder = node { return true }
-        return node.comicPath.map(isVaultComic) ?? false
     }
 
     /// The key of the vault object at `objectPath`, for the worker that reads it.
@@ -108,9 +100,8 @@ extension LibraryFilesystem {
         return try? keys.objectKey(fileID: entry.fileID)
     }
 
-    /// The object file behind a vault comic key, nil when locked or unknown.
-    func vaultObjectPath(_ comic: String) -> String? {
-        let name = String(comic.dropFirst(Self.vaultComicPrefix.count))
+    /// The object file of the vault comic `name` (its object's name), nil when locked or unknown.
+    func vaultObjectPath(_ name: String) -> String? {
         guard let vault = lock.withLock({ unlockedVault }), let entries = try? vault.entries,
               let entry = entries.first(where: { $0.name == name }) else { return nil }
         return vault.objectPath(for: entry)
@@ -127,7 +118,7 @@ extension LibraryFilesystem {
             guard let file = parts.last else { continue }
             let parent = parts.dropLast().joined(separator: "/")
             if parent == folder {
-                candidates.append((file, ComicFiles.displayStem(file) ?? file, .comic(Self.vaultComicPrefix + entry.name)))
+                candidates.append((file, ComicFiles.displayStem(file) ?? file, .comic(.vault(entry.name))))
             } else if parent.hasPrefix(folder.isEmpty ? "" : folder + "/") || (folder.isEmpty && !parent.isEmpty) {
                 let rest = folder.isEmpty ? parent : String(parent.dropFirst(folder.count + 1))
                 if let first = rest.split(separator: "/").first { folders.insert(String(first)) }

@@ -1,4 +1,4 @@
-import CMuPDF
+internal import CMuPDF
 import InkyCore
 
 /// One PDF open in MuPDF: owns the context and the document and frees both in `deinit`.

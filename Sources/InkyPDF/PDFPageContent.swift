@@ -1,4 +1,4 @@
-import CMuPDF
+internal import CMuPDF
 
 /// What one PDF page is, for serving it as a file.
 enum PDFPageContent: Equatable {

@@ -5,41 +5,54 @@ import InkyCore
 /// inode: a remount reads listings from here instead of opening archives, and a changed key
 /// means that comic alone is listed again.
 extension StateDatabase {
-    /// The stored result for `path` if it was made for exactly `identity`.
-    public func indexedListing(_ path: String, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
-        try? withDatabase { database throws(SQLiteError) -> Result<ComicListing, ComicError>? in
-            let query = try database.prepare("SELECT size, mtime_ns, inode, listing, error FROM comic_index WHERE path = ?")
+    /// The stored result for `file` if it was made for exactly `identity`.
+    public func indexedListing(_ file: LibraryFile, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
+        let path = file.path
+        return try? withDatabase { database throws(SQLiteError) -> Result<ComicListing, ComicError>? in
+            let query = try database.prepare("SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?")
             try query.bind(path, at: 1)
             guard try query.step(), query.int64(at: 0) == identity.size, query.int64(at: 1) == identity.modifiedNanoseconds,
                   UInt64(bitPattern: query.int64(at: 2)) == identity.inode else { return nil }
+            if let binary = query.blob(at: 3), let value = ListingCodec.decode(binary) { return .success(value) }
             let decoder = JSONDecoder()
-            if let listing = query.text(at: 3), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
-                return .success(value)
-            }
             if let error = query.text(at: 4), let value = try? decoder.decode(ComicError.self, from: Data(error.utf8)) {
                 return .failure(value)
+            }
+            // A row from before v6: JSON, rewritten binary when this comic is next stored.
+            if let listing = query.text(at: 5), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
+                return .success(value)
             }
             return nil
         } ?? nil
     }
 
+    /// Whether the index holds a result for `file` made for exactly `identity`, without
+    /// decoding it: listing ahead passes over such comics.
+    public func isIndexed(_ file: LibraryFile, identity: FileIdentity) -> Bool {
+        (try? withDatabase { database throws(SQLiteError) -> Bool in
+            let query = try database.prepare("SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?")
+            try query.bind([file.path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode)])
+            return try query.step()
+        }) ?? false
+    }
+
     /// Stores what listing `path` gave for `identity`. Parser crashes, timeouts and I/O errors
     /// are not stored: they may be a passing fault of this run (or of the disk), and the next
     /// mount deserves a try.
-    public func storeListing(_ path: String, identity: FileIdentity, _ result: Result<ComicListing, ComicError>) {
+    public func storeListing(_ file: LibraryFile, identity: FileIdentity, _ result: Result<ComicListing, ComicError>) {
+        let path = file.path
         switch result {
         case .failure(.parserFailed), .failure(.io): return
         default: break
         }
-        let encoder = JSONEncoder()
-        var listing: String?, error: String?
+        var listing: [UInt8]?, error: String?
         switch result {
-        case .success(let value): listing = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
-        case .failure(let value): error = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+        case .success(let value): listing = ListingCodec.encode(value)
+        case .failure(let value): error = (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) }
         }
         _ = try? withDatabase { database throws(SQLiteError) in
             let statement = try database.prepare("""
-                INSERT OR REPLACE INTO comic_index (path, size, mtime_ns, inode, listing, error, indexed_at)
+                INSERT OR REPLACE INTO comic_index (path, size, mtime_ns, inode, listing_bin, error, indexed_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
             try statement.bind([path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode),
@@ -48,10 +61,10 @@ extension StateDatabase {
         }
     }
 
-    public func removeFromIndex(_ path: String) {
+    public func removeFromIndex(_ file: LibraryFile) {
         _ = try? withDatabase { database throws(SQLiteError) in
             let statement = try database.prepare("DELETE FROM comic_index WHERE path = ?")
-            try statement.bind(path, at: 1)
+            try statement.bind(file.path, at: 1)
             try statement.step()
         }
     }

@@ -26,8 +26,9 @@ public struct ReadingProgress: Sendable, Equatable, Codable {
 }
 
 extension StateDatabase {
-    /// Records that page `page` (0-based) of `path` was read now.
-    public func recordRead(_ path: String, page: Int, pageCount: Int, at date: Date = Date()) {
+    /// Records that page `page` (0-based) of `file` was read now.
+    public func recordRead(_ file: LibraryFile, page: Int, pageCount: Int, at date: Date = Date()) {
+        let path = file.path
         _ = try? withDatabase { database throws(SQLiteError) in
             var seen: Set<Int> = []
             let query = try database.prepare("SELECT pages_seen FROM reading WHERE path = ?")

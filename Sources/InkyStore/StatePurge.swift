@@ -6,7 +6,7 @@
 /// WAL into the file and truncate it to zero bytes.
 extension StateDatabase {
     public struct PurgeOutcome: Sendable, Equatable {
-        /// Rows deleted across the index, reading state and bookmarks.
+        /// Rows deleted (index, reading state, bookmarks) or made nameless (node numbers).
         public var rowsDeleted: Int
         /// False when another connection kept the WAL from being emptied (its pages may still
         /// hold the names until the next checkpoint).
@@ -18,8 +18,13 @@ extension StateDatabase {
         try withDatabase { database throws(SQLiteError) in
             try database.execute("PRAGMA secure_delete = ON")
             var deleted = 0
-            for table in ["comic_index", "reading", "bookmarks"] {
-                let statement = try database.prepare("DELETE FROM \(table) WHERE path = ?")
+            // A node number stays taken (the running mount may still use it; a number must never
+            // come back for another path), only its path is forgotten.
+            let statements = ["DELETE FROM comic_index WHERE path = ?1", "DELETE FROM reading WHERE path = ?1",
+                              "DELETE FROM bookmarks WHERE path = ?1",
+                              "UPDATE node_numbers SET path = '/nonexistent/inkyfs-forgotten/' || number WHERE path = ?1"]
+            for sql in statements {
+                let statement = try database.prepare(sql)
                 for path in paths {
                     statement.reset()
                     try statement.bind(path, at: 1)

@@ -3,7 +3,9 @@
 /// whose listings were made while libarchive dropped every page with a non-ASCII name (the
 /// index is rebuilt on demand; reading state is kept); v4 empties it again, for listings made
 /// before a stored ZIP page carried its data range, which lets the daemon read it without a
-/// worker (rebuilt by listing ahead at the next mount).
+/// worker (rebuilt by listing ahead at the next mount); v5 numbers library paths for inode
+/// numbers that stay the same across remounts; v6 stores listings in `ListingCodec`'s binary
+/// form (older JSON rows are still read, and rewritten binary when next stored).
 enum StateSchema {
     static let migrator = Migrator([
         (1, """
@@ -35,5 +37,12 @@ enum StateSchema {
             """),
         (3, "DELETE FROM comic_index;"),
         (4, "DELETE FROM comic_index;"),
+        (5, """
+            CREATE TABLE node_numbers (
+                number INTEGER PRIMARY KEY,   -- from 1; part of the inode numbers of the path's nodes
+                path TEXT NOT NULL UNIQUE     -- absolute: a library folder, comic or file
+            );
+            """),
+        (6, "ALTER TABLE comic_index ADD COLUMN listing_bin BLOB;   -- ListingCodec; then listing is NULL"),
     ])
 }

@@ -2,13 +2,19 @@ import Foundation
 
 /// Named steps of the vault's write paths where crash-safety tests kill the process, as a
 /// power cut or `kill -9` would: `INKYFS_TEST_CRASH_AT=add.object-published inkyfs vault add …`
-/// dies right after that step. Unset (always, outside tests) it does nothing.
+/// dies right after that step. Unset it does nothing, and a release build has no such hook at
+/// all: the environment is never read (the tests run the debug build).
 public enum CrashPoint {
+    #if DEBUG
     private static let target = ProcessInfo.processInfo.environment["INKYFS_TEST_CRASH_AT"]
+    #endif
 
+    @inline(__always)
     public static func reach(_ name: String) {
+        #if DEBUG
         guard let target, target == name else { return }
         kill(getpid(), SIGKILL)
+        #endif
     }
 
     /// Every point, in the order the write paths pass them.

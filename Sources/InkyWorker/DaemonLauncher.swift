@@ -43,7 +43,8 @@ public enum DaemonLauncher {
                 .duplicate(1, as: 2),
             ]
             let daemonArguments: [String] = arguments + ["--ready-fd", "3"]
-            child = try ProcessSpawner.spawn(ProcessSpawner.ownExecutable, daemonArguments, files: files, newSession: true)
+            child = try ProcessSpawner.spawn(ProcessSpawner.ownExecutable, daemonArguments, files: files, newSession: true,
+                                             environment: ProcessHardening.daemonEnvironment)
         } catch {
             return "inkyfs: cannot start the daemon: \(error)"
         }

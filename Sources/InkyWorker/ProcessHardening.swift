@@ -1,3 +1,4 @@
+import Foundation
 internal import CLinux
 
 /// Process-wide protections for processes that hold vault keys or decrypted pages.
@@ -23,5 +24,44 @@ public enum ProcessHardening {
     /// per 267 MB read; peak RSS 36 -> 41-47 MiB).
     public static func releaseLargeBuffersEagerly() {
         _ = inky_release_large_buffers(2 << 20, 2)
+    }
+
+    /// From now on malloc overwrites every chunk it is given back (glibc's M_PERTURB), so a
+    /// buffer that held a vault page or name on its way (decryption, a worker frame, a reply, a
+    /// listing's strings) is not left readable in freed memory. Chunks that go to a thread's
+    /// cache (tcache) are not overwritten: the daemon runs with it off when it may hold a vault
+    /// (`freedMemoryTunables`). Costs a memset per allocation and free: turned on at the first
+    /// unlock, never for a mount whose vault stays locked.
+    public static func wipeFreedMemory() {
+        _ = inky_wipe_freed_memory(0xA5)
+    }
+
+    /// glibc settings, read only at process start, that let `wipeFreedMemory` reach every freed
+    /// chunk: no per-thread cache of small freed chunks.
+    public static let freedMemoryTunables = "glibc.malloc.tcache_count=0"
+
+    /// Whether this process started with `freedMemoryTunables`.
+    public static var startedWithFreedMemoryTunables: Bool {
+        (ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? "").contains(freedMemoryTunables)
+    }
+
+    /// The environment additions a daemon is started with: `freedMemoryTunables` added to any
+    /// tunables already set.
+    public static var daemonEnvironment: [String: String] {
+        guard !startedWithFreedMemoryTunables else { return [:] }
+        let current = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? ""
+        return ["GLIBC_TUNABLES": current.isEmpty ? freedMemoryTunables : current + ":" + freedMemoryTunables]
+    }
+
+    /// Runs this same command again with `daemonEnvironment` when it did not start with it (a
+    /// mount in the foreground, a unit that runs the daemon itself). Returns only if exec failed.
+    public static func restartWithFreedMemoryTunables() {
+        guard !startedWithFreedMemoryTunables else { return }
+        let variables = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { $1 }
+        let argv = CommandLine.arguments.map { strdup($0) } + [nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        execve("/proc/self/exe", argv, envp)
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
     }
 }

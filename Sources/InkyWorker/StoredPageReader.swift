@@ -27,6 +27,11 @@ final class StoredPageReader: @unchecked Sendable {
     }
 
     private let lock = NSLock()
+    /// The mounted library: files are opened beneath it, never through a link (`ConfinedFile`).
+    private let root: LibraryRoot?
+
+    init(root: LibraryRoot? = nil) { self.root = root }
+
     /// Most recently used last; a reader going through a library keeps a few comics open.
     private var archives: [(path: String, archive: OpenArchive)] = []
     static let keptArchives = 16
@@ -86,7 +91,8 @@ final class StoredPageReader: @unchecked Sendable {
     /// The path is checked on every call, as a worker does: a replaced archive answers ESTALE
     /// even while the old file is still open here.
     private func archive(_ path: String, identity: FileIdentity) -> Result<OpenArchive, ComicError> {
-        switch FileIdentity.of(path) {
+        let now = root.flatMap { $0.relative(of: path) }.map { root!.identity($0) } ?? FileIdentity.of(path)
+        switch now {
         case .success(let current) where current == identity: break
         case .success: return .failure(Self.changed(path))
         case .failure(let code): return .failure(.io(path: path, errno: code.code, detail: code.description))
@@ -99,10 +105,19 @@ final class StoredPageReader: @unchecked Sendable {
             return found.archive
         }
         if let kept { return .success(kept) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            return .failure(.io(path: path, errno: code, detail: "cannot open: \(String(cString: strerror(code)))"))
+        let fd: Int32
+        do throws(ComicError) {
+            if let opened = try ConfinedFile.open(path, beneath: root) {
+                fd = opened.descriptor
+            } else {
+                fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    let code = errno
+                    return .failure(.io(path: path, errno: code, detail: "cannot open: \(String(cString: strerror(code)))"))
+                }
+            }
+        } catch {
+            return .failure(error)
         }
         var info = stat()
         guard fstat(fd, &info) == 0, FileIdentity(info) == identity else {

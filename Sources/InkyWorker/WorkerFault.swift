@@ -10,12 +10,17 @@ import Glibc
 /// or stops answering. `probe:TEXT` makes the listing of such a comic try what the seccomp
 /// filter forbids and fail with the errno of each try, so ERROR.txt shows what a hijacked
 /// decoder would get. `stall-read:TEXT` answers page reads 3 s late, long enough for a test
-/// to kill the worker in the middle of one. Unset (always, outside tests) it does nothing.
+/// to kill the worker in the middle of one. Unset it does nothing, and a release build has no
+/// such hook at all: the setting is never read (the tests run the debug build).
 enum WorkerFault {
     static let setting: (kind: Substring, text: Substring)? = {
+        #if DEBUG
         guard let value = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_FAULT"],
               let colon = value.firstIndex(of: ":") else { return nil }
         return (value[..<colon], value[value.index(after: colon)...])
+        #else
+        return nil
+        #endif
     }()
 
     static func inject(for request: WorkerRequest) {

@@ -18,6 +18,12 @@ public final class WorkerPool: @unchecked Sendable {
         /// Send workers' stderr (libunarr's debug chatter, crash messages) to /dev/null rather
         /// than the caller's stderr: right for a command line, wrong for the daemon's log.
         public var discardWorkerOutput: Bool
+        /// The library a mount serves: workers (and the stored-page reader here) open comics
+        /// beneath it only, never through a link. nil for the command line's own paths.
+        public var libraryRoot: String?
+
+        /// The worker's command line: `arguments`, and the library when there is one.
+        var spawnArguments: [String] { arguments + (libraryRoot.map { ["--library", $0] } ?? []) }
 
         public init(executable: String, arguments: [String] = ["__worker"], maxWorkers: Int = 4, timeout: Double = 15,
                     discardWorkerOutput: Bool = false) {
@@ -40,7 +46,7 @@ public final class WorkerPool: @unchecked Sendable {
     private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
     /// Workers that were sent a vault object's key and are still running.
     private var keyedWorkers: Set<pid_t> = []
-    private let storedPages = StoredPageReader()
+    private let storedPages: StoredPageReader
     private let vaultPages = VaultStoredPageReader()
 
     /// Gives the key of a vault object by its path (nil for ordinary archives). Set while a
@@ -80,6 +86,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
+        storedPages = StoredPageReader(root: configuration.libraryRoot.map(LibraryRoot.init(path:)))
     }
 
     /// Lists a comic in a worker.
@@ -88,7 +95,7 @@ public final class WorkerPool: @unchecked Sendable {
         try exchange(path: path, request: .list(path: path, limits: limits)) { reply, _ throws(ComicError) in
             switch reply {
             case .progress: return false
-            case .listing(let listing, let identity): result = .success((listing, identity))
+            case .listing(let wire, let identity): result = .success((wire.listing, identity))
             case .failure(let error): result = .failure(error)
             default: throw .parserFailed(path: path, detail: "the worker answered out of turn")
             }
@@ -231,7 +238,7 @@ public final class WorkerPool: @unchecked Sendable {
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: quiet)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: quiet)
                     epochs[worker.pid] = epoch
                     return worker
                 } catch {
@@ -301,7 +308,7 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments, quiet: configuration.discardWorkerOutput)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: configuration.discardWorkerOutput)
                     condition.withLock { epochs[worker.pid] = epoch }
                     checkIn(worker, healthy: true, for: nil)
                 } catch {

@@ -11,7 +11,9 @@ import InkyVault
 /// takes only this process down; the daemon's watchdog and respawn handle the rest.
 public enum WorkerServer {
     /// Applies the worker's resource limits, then serves until the daemon closes the socket.
-    public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits()) -> Never {
+    /// With `library`, every comic is opened beneath that folder without following a link
+    /// (`LibraryRoot`), and a path outside it is refused: the daemon's mount passes it.
+    public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits(), library: String? = nil) -> Never {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.forbidNewPrivileges()
         ProcessHardening.releaseLargeBuffersEagerly()
@@ -19,11 +21,13 @@ public enum WorkerServer {
         signal(SIGPIPE, SIG_IGN)
         limits.apply()
         let channel = FrameChannel(fd: socket)
+        // Opened before the filter, which still allows openat beneath it.
+        let root = library.map(LibraryRoot.init(path:))
         // Last: from here on the worker can only decode (SeccompFilter says what that leaves).
         if !SeccompFilter.install() {
             FileHandle.standardError.write(Data("inkyfs worker: no seccomp filter on this system; running without\n".utf8))
         }
-        var session = WorkerSession()
+        var session = WorkerSession(root: root)
         while true {
             let frame: WorkerFrame
             do throws(FrameChannel.Failure) {
@@ -120,6 +124,8 @@ final class HeartbeatTarget {
 /// Open readers kept between requests, so a solid stream continues where it stopped.
 struct WorkerSession {
     private var readers: [(path: String, identity: FileIdentity, reader: any ComicReader)] = []
+    /// The library the daemon mounts, when it said so: comics are opened beneath it only.
+    let root: LibraryRoot?
     /// Keys of vault objects this worker was given for the current request, by object path.
     var keys: [String: SecureBytes] = [:]
 
@@ -135,6 +141,8 @@ struct WorkerSession {
     private let heartbeatTarget = HeartbeatTarget()
     private var heartbeat: () -> Void { { [heartbeatTarget] in heartbeatTarget.beat() } }
 
+    init(root: LibraryRoot?) { self.root = root }
+
     mutating func handle(_ request: WorkerRequest, on channel: FrameChannel) throws(FrameChannel.Failure) {
         let sink = ReplySink(channel)
         heartbeatTarget.sink = sink
@@ -149,7 +157,7 @@ struct WorkerSession {
         case .list(let path, let limits):
             do throws(ComicError) {
                 let (identity, reader) = try open(path, expected: nil, limits: limits)
-                sink.send(.listing(reader.listing, identity: identity))
+                sink.send(.listing(WireListing(reader.listing), identity: identity))
             } catch {
                 sink.send(.failure(error))
             }
@@ -243,8 +251,13 @@ struct WorkerSession {
 
     /// A reader for `path`, reused while the file keeps the identity the daemon expects.
     private mutating func open(_ path: String, expected: FileIdentity?, limits: ComicLimits) throws(ComicError) -> (FileIdentity, any ComicReader) {
+        // A library comic is opened first and known by what was opened: a path swapped for a
+        // link since the daemon looked is never followed (ELOOP), and never read.
+        let opened = keys[path] == nil ? try ConfinedFile.open(path, beneath: root) : nil
+        var handedOver = false
+        defer { if let opened, !handedOver { close(opened.descriptor) } }
         let current: FileIdentity
-        switch FileIdentity.of(path) {
+        switch opened.map({ .success($0.identity) }) ?? FileIdentity.of(path) {
         case .success(let identity): current = identity
         case .failure(let code): throw .io(path: path, errno: code.code, detail: code.description)
         }
@@ -268,6 +281,9 @@ struct WorkerSession {
                 throw .corrupted(path: path, detail: "vault object: \(error)")
             }
             reader = try ComicOpener.open(bytes: VaultObjectBytes(object), label: path, limits: limits)
+        } else if let opened {
+            handedOver = true
+            reader = try ComicOpener.open(descriptor: opened.descriptor, label: path, limits: limits)
         } else {
             reader = try ComicOpener.open(path, limits: limits)
         }

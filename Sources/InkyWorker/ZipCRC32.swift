@@ -1,4 +1,4 @@
-import CCRC32
+internal import CCRC32
 import InkyCore
 
 /// ZIP's CRC-32 at memory speed where the CPU folds with PCLMULQDQ (about 4x zlib's table

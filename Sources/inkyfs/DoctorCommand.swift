@@ -68,12 +68,15 @@ struct DoctorCommand: ParsableCommand {
                 HealthCheck("sqlite", .ok, SQLiteVersion.version)]
     }
 
-    /// Test hooks: a test simulates a machine without /dev/fuse or with its own fuse.conf.
+    /// Test hooks, in debug builds only: a test simulates a machine without /dev/fuse or with
+    /// its own fuse.conf.
     private static func fuseEnvironment() -> FUSEHealth.Environment {
-        let variables = ProcessInfo.processInfo.environment
         var environment = FUSEHealth.Environment()
+        #if DEBUG
+        let variables = ProcessInfo.processInfo.environment
         if let device = variables["INKYFS_DOCTOR_DEV_FUSE"] { environment.fuseDevice = device }
         if let conf = variables["INKYFS_DOCTOR_FUSE_CONF"] { environment.fuseConf = conf }
+        #endif
         return environment
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InkyCore
+import InkyDaemon
 import InkyFUSE
 import InkyLibrary
 import InkyWorker
@@ -21,10 +22,12 @@ struct MountCommand: ParsableCommand {
             Examples:
               inkyfs mount ~/Comics ~/mnt
               inkyfs mount --foreground --cache-size 512M ~/Comics ~/mnt
-              inkyfs mount -o allow_other ~/Comics /srv/comics     (needs user_allow_other in /etc/fuse.conf)
+              inkyfs mount -o allow_other ~/Comics /srv/comics     (needs user_allow_other in /etc/fuse.conf unless root)
 
-            Without -o allow_other no other user can even look at the mount. With it, others read the \
-            library, but the unlocked vault stays yours (0500/0400) unless --vault-allow-other is given.
+            Without -o allow_other no other user can even look at the mount. With it, others read what \
+            the library's own owners and modes let them read, never more (inkyfs never follows a link in \
+            the library); the unlocked vault and Continue Reading stay yours (0500/0400) unless \
+            --vault-allow-other is given for the vault.
             """
     )
 
@@ -149,7 +152,9 @@ struct MountCommand: ParsableCommand {
             }
             return
         }
+        let unfit = MountDaemon.prepareProcess()
         let logger = Logger(label: "inkyfs")
+        if let unfit { logger.warning("\(unfit)") }
         var mountOptions = MountOptions(limits: limitOptions.limits, window: WindowPolicy(window: window, prefetch: prefetch),
                                         cacheBytes: Int(cacheSize))
         mountOptions.recordProgress = !noProgress

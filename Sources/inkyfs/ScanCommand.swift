@@ -28,7 +28,7 @@ struct ScanCommand: ParsableCommand {
     func run() throws {
         let comics: [String]
         do throws(ComicError) {
-            comics = try LibraryWalk.comics(in: library)
+            comics = try LibraryWalk.comics(in: library, followingFileLinks: true)
         } catch {
             throw ValidationError(error.message)
         }

@@ -5,7 +5,10 @@ import InkyWorker
 struct WorkerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "__worker", shouldDisplay: false)
 
+    @Option(help: "The mounted library: comics are opened beneath it only, never through a link.")
+    var library: String?
+
     func run() throws {
-        WorkerServer.run()
+        WorkerServer.run(library: library)
     }
 }

@@ -4,6 +4,7 @@ import InkyCore
 import InkyTestSupport
 import XCTest
 @testable import InkyLibrary
+import InkyTree
 @testable import InkyWorker
 
 /// The library tree without FUSE, over an in-process backend, so naming and generation rules
@@ -69,7 +70,8 @@ final class LibraryFilesystemTests: XCTestCase {
             try ArchiveMaker.zip(at: library.appendingPathComponent(name), members: [("1.jpg", [1])])
         }
         try FileManager.default.createDirectory(at: library.appendingPathComponent("Y"), withIntermediateDirectories: true)
-        let index = FolderIndex.build(realPath: library.path, relativePath: "", identity: try FileIdentity.of(library.path).get())
+        let index = try FolderIndex.build(root: LibraryRoot(path: library.path), relativePath: "",
+                                          identity: try FileIdentity.of(library.path).get()).get()
         XCTAssertEqual(index.names, [".cbz", "X.cbr", "X.cbz", "Y", "Y.cbz", "notes.txt"])
         XCTAssertEqual(index.nodes["Y"], .folder("Y"))
         XCTAssertEqual(index.nodes["notes.txt"], .file("notes.txt"))

@@ -5,6 +5,7 @@ import InkyStore
 import InkyTestSupport
 import XCTest
 @testable import InkyLibrary
+import InkyTree
 @testable import InkyWorker
 
 /// The index saves opening archives at remount; reading state counts real reads only.

@@ -5,6 +5,7 @@ import InkyStore
 import InkyTestSupport
 import XCTest
 @testable import InkyLibrary
+import InkyTree
 
 /// After mounting, the whole library is listed in the order a recursive listing reaches it.
 final class ListingAheadTests: XCTestCase {

@@ -4,7 +4,7 @@ import XCTest
 
 final class PageCacheTests: XCTestCase {
     private func key(_ index: Int, comic: String = "a", generation: Int = 0) -> PageCache.Key {
-        PageCache.Key(comic: comic, generation: generation, index: index)
+        PageCache.Key(comic: .library(comic), generation: generation, index: index)
     }
 
     func testTheBudgetEvictsTheLeastRecentlyUsed() {
@@ -49,7 +49,7 @@ final class PageCacheTests: XCTestCase {
             cache.complete(key(index, comic: comic), .success([1]))
         }
         let policy = WindowPolicy()
-        cache.drop(comic: "a") { policy.shouldEvict($0.index, current: 0) }
+        cache.drop(comic: .library("a")) { policy.shouldEvict($0.index, current: 0) }
         XCTAssertNotNil(cache.page(key(0)))
         XCTAssertNil(cache.page(key(20)))
         XCTAssertNotNil(cache.page(key(20, comic: "b")))
@@ -66,14 +66,14 @@ final class PageCacheTests: XCTestCase {
         _ = cache.claim([key(9, comic: "v")])
         cache.complete(key(9, comic: "v"), .success([UInt8](repeating: 0x5A, count: 2 << 20)))   // over the budget: aside
         let beingSent = cache.page(key(1, comic: "v"))
-        cache.drop(where: { $0.comic == "v" }, wiping: true)
+        cache.drop(where: { $0.comic == .library("v") }, wiping: true)
         XCTAssertEqual(cache.wipedPages.inPlace, 3, "pages 0 and 2 and the oversize page, zeroed where they lay")
         XCTAssertEqual(cache.wipedPages.shared, 1, "page 1, shared with a reply")
         XCTAssertEqual(beingSent, [UInt8](repeating: 0xA5, count: 70_001), "a reply in flight is never sent zeros")
-        XCTAssertEqual(cache.count(where: { $0.comic == "v" }), 0)
+        XCTAssertEqual(cache.count(where: { $0.comic == .library("v") }), 0)
         XCTAssertEqual(cache.totalBytes, 70_000)
         XCTAssertNotNil(cache.page(key(0, comic: "lib")))
-        cache.drop(where: { $0.comic == "lib" })
+        cache.drop(where: { $0.comic == .library("lib") })
         XCTAssertEqual(cache.wipedPages.inPlace, 3, "an ordinary drop wipes nothing")
     }
 

@@ -22,7 +22,7 @@ final class StateDatabaseTests: XCTestCase {
     func testAMissingStateFolderIsCreatedAndTheSchemaIsCurrent() {
         let state = StateDatabase.open(at: path)
         XCTAssertNil(state.recovery)
-        XCTAssertEqual(state.schemaVersion, 4)
+        XCTAssertEqual(state.schemaVersion, 6)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
@@ -49,8 +49,8 @@ final class StateDatabaseTests: XCTestCase {
         try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
         try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
         let state = StateDatabase.open(at: path)
-        XCTAssertEqual(state.schemaVersion, 4)
-        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity), why)
+        XCTAssertEqual(state.schemaVersion, 6)
+        XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: identity), why)
         XCTAssertEqual(state.progress().count, 1, "reading state is kept")
     }
 
@@ -60,7 +60,7 @@ final class StateDatabaseTests: XCTestCase {
         let state = StateDatabase.open(at: path)
         XCTAssertNotNil(state.recovery)
         XCTAssertTrue(state.recovery!.contains("moved it to"), state.recovery!)
-        XCTAssertEqual(state.schemaVersion, 4)
+        XCTAssertEqual(state.schemaVersion, 6)
         let folderContents = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         XCTAssertTrue(folderContents.contains { $0.hasPrefix("state.sqlite.damaged-") }, "\(folderContents)")
     }
@@ -68,29 +68,29 @@ final class StateDatabaseTests: XCTestCase {
     func testTheIndexIsKeyedByPathSizeMtimeAndInode() {
         let state = StateDatabase.open(at: path)
         let identity = FileIdentity(size: 100, modifiedNanoseconds: 1_000, inode: 42)
-        state.storeListing("/lib/a.cbz", identity: identity, .success(listing(4)))
-        XCTAssertEqual(try state.indexedListing("/lib/a.cbz", identity: identity)?.get(), listing(4))
+        state.storeListing(LibraryFile(path: "/lib/a.cbz"), identity: identity, .success(listing(4)))
+        XCTAssertEqual(try state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: identity)?.get(), listing(4))
         for changed in [FileIdentity(size: 101, modifiedNanoseconds: 1_000, inode: 42), FileIdentity(size: 100, modifiedNanoseconds: 1_001, inode: 42),
                         FileIdentity(size: 100, modifiedNanoseconds: 1_000, inode: 43)] {
-            XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: changed))
+            XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: changed))
         }
-        state.storeListing("/lib/b.cbr", identity: identity, .failure(.encrypted(path: "/lib/b.cbr")))
-        XCTAssertEqual(state.indexedListing("/lib/b.cbr", identity: identity).map { (try? $0.get()) == nil }, true)
-        state.storeListing("/lib/c.cbz", identity: identity, .failure(.parserFailed(path: "/lib/c.cbz", detail: "crashed")))
-        XCTAssertNil(state.indexedListing("/lib/c.cbz", identity: identity), "a crash may be passing: not remembered")
-        state.removeFromIndex("/lib/a.cbz")
-        XCTAssertNil(state.indexedListing("/lib/a.cbz", identity: identity))
+        state.storeListing(LibraryFile(path: "/lib/b.cbr"), identity: identity, .failure(.encrypted(path: "/lib/b.cbr")))
+        XCTAssertEqual(state.indexedListing(LibraryFile(path: "/lib/b.cbr"), identity: identity).map { (try? $0.get()) == nil }, true)
+        state.storeListing(LibraryFile(path: "/lib/c.cbz"), identity: identity, .failure(.parserFailed(path: "/lib/c.cbz", detail: "crashed")))
+        XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/c.cbz"), identity: identity), "a crash may be passing: not remembered")
+        state.removeFromIndex(LibraryFile(path: "/lib/a.cbz"))
+        XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: identity))
     }
 
     func testReadingStateOrderFinishedAndBookmarks() throws {
         let state = StateDatabase.open(at: path)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        state.recordRead("/lib/a.cbz", page: 2, pageCount: 10, at: start)
-        state.recordRead("/lib/b.cbz", page: 0, pageCount: 3, at: start.addingTimeInterval(10))
-        state.recordRead("/lib/c.cbz", page: 4, pageCount: 5, at: start.addingTimeInterval(20))
+        state.recordRead(LibraryFile(path: "/lib/a.cbz"), page: 2, pageCount: 10, at: start)
+        state.recordRead(LibraryFile(path: "/lib/b.cbz"), page: 0, pageCount: 3, at: start.addingTimeInterval(10))
+        state.recordRead(LibraryFile(path: "/lib/c.cbz"), page: 4, pageCount: 5, at: start.addingTimeInterval(20))
         XCTAssertEqual(state.progress().map(\.path), ["/lib/b.cbz", "/lib/a.cbz"], "most recent first, finished left out")
         XCTAssertEqual(state.progress(includeFinished: true).map(\.path), ["/lib/c.cbz", "/lib/b.cbz", "/lib/a.cbz"])
-        state.recordRead("/lib/a.cbz", page: 3, pageCount: 10, at: start.addingTimeInterval(30))
+        state.recordRead(LibraryFile(path: "/lib/a.cbz"), page: 3, pageCount: 10, at: start.addingTimeInterval(30))
         let a = try XCTUnwrap(state.progress().first)
         XCTAssertEqual(a.path, "/lib/a.cbz")
         XCTAssertEqual(a.lastPage, 3)

@@ -13,12 +13,14 @@ public final class MountedLibrary {
     private let output = Pipe()
     private let log = LogBuffer()
 
-    public init(library: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `launcher`: a program and its arguments that run the daemon (setpriv with fewer rights, say).
+    public init(library: URL, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []) throws {
         self.library = library
         mountpoint = ArchiveMaker.temporaryDirectory("mnt")
         process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["mount", "--foreground"] + arguments + [library.path, mountpoint.path]
+        let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + arguments + [library.path, mountpoint.path]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         // A state folder of the test's own: never the machine's ~/.local/state.
         stateHome = ArchiveMaker.temporaryDirectory("state-home")
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path]) { $1 }
@@ -30,6 +32,8 @@ public final class MountedLibrary {
         let deadline = Date().addingTimeInterval(20)
         while !Self.isMounted(mountpoint.path) {
             guard process.isRunning, Date() < deadline else {
+                // A daemon that never mounts (spinning before it does) would never exit either.
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 unmount()
                 throw MountFailure(log: logText)
             }

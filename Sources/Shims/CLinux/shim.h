@@ -46,6 +46,10 @@ static inline int inky_release_large_buffers(int threshold, int arenas) {
     return mallopt(-3 /* M_MMAP_THRESHOLD */, threshold) && mallopt(-8 /* M_ARENA_MAX */, arenas);
 }
 
+/* From now on every freed heap chunk that does not go to a thread cache is overwritten with
+   `byte` (M_PERTURB; allocations get its complement). */
+static inline int inky_wipe_freed_memory(int byte) { return mallopt(-6 /* M_PERTURB */, byte); }
+
 /* On Linux SOCK_CLOEXEC has the value of O_CLOEXEC. */
 extern int accept4(int sockfd, void *addr, void *addrlen, int flags);
 static inline int inky_accept_cloexec(int fd) { return accept4(fd, 0, 0, O_CLOEXEC); }

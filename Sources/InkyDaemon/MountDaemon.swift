@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyFUSE
 import InkyLibrary
 import InkyStore
 import InkyVault
@@ -33,13 +34,27 @@ public enum MountDaemon {
         }
     }
 
+    /// Makes this process fit to be the daemon before anything else runs: with malloc's
+    /// per-thread caches off, so that freed memory can be wiped once a vault is unlocked
+    /// (`ProcessHardening.wipeFreedMemory`). A mount in the background was started so; one in
+    /// the foreground runs itself again. Returns why it could not, nil when it is fit.
+    public static func prepareProcess() -> String? {
+        ProcessHardening.restartWithFreedMemoryTunables()
+        guard ProcessHardening.startedWithFreedMemoryTunables else {
+            return "cannot restart with \(ProcessHardening.freedMemoryTunables): small freed buffers may keep vault plaintext after lock"
+        }
+        return nil
+    }
+
     /// Serves until unmounted. Returns normally for a clean end (unmount or SIGTERM/SIGINT).
     /// `warn` gets what the person mounting must hear before `ready` (also logged).
     public static func run(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void,
                            warn: (String) -> Void = { _ in }, ready: () -> Void) throws(FUSESession.Failure) {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.releaseLargeBuffersEagerly()
-        let pool = WorkerPool(configuration.workers)
+        var workers = configuration.workers
+        workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
+        let pool = WorkerPool(workers)
         defer { pool.shutdown() }
         pool.warmUp(2)
         let state = configuration.statePath.map { StateDatabase.open(at: $0) }

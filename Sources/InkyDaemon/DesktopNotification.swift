@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyFUSE
 import InkyWorker
 
 /// A desktop notification through `notify-send`, when the machine has one. Fire and forget:

@@ -26,6 +26,8 @@ enum VaultControl {
         case .unlock, .unlockAcceptingRollback:
             if filesystem.vaultIsUnlocked { return reply(.ok, "the vault is already unlocked") }
             guard let password else { return reply(.failed, "no password") }
+            // Before any vault byte passes through the heap: freed buffers are overwritten.
+            ProcessHardening.wipeFreedMemory()
             // Straight from the receive buffer into locked memory: no other copy is made.
             let secret = SecureBytes(count: password.count) { $0.copyMemory(from: password) }
             do throws(VaultError) {

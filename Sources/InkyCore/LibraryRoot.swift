@@ -1,0 +1,145 @@
+import Foundation
+
+/// The library folder as something whose contents may be hostile: anyone who can write into it
+/// can plant a symlink to `/etc/shadow`, a link loop, or swap a comic for a link between a
+/// listing and an open. Everything the daemon reads of the library goes through here: the root
+/// is opened once, and every path below it is walked component by component with `openat` and
+/// `O_NOFOLLOW`, so no symlink inside the library is ever followed, whatever it points at and
+/// whenever it appeared. (The root path itself may be a link: the person mounting chose it.)
+///
+/// Paths are relative to the root, "" being the root itself, without `.` or `..` components
+/// (names come from listings; a `..` would climb out and is refused).
+public final class LibraryRoot: @unchecked Sendable {
+    public let path: String
+    /// An pathOnly descriptor of the root folder; -1 when the library is one file (or gone).
+    private let fd: Int32
+    public let isFolder: Bool
+
+    public init(path: String) {
+        self.path = path
+        let opened = open(path, pathOnly | O_DIRECTORY | O_CLOEXEC)
+        fd = opened
+        isFolder = opened >= 0
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// What a listing holds: the name and its own `lstat`, never its target's.
+    public struct Entry {
+        public var name: String
+        public var info: stat
+    }
+
+    /// The `lstat` of `relative`: a symlink is reported as one.
+    public func status(_ relative: String) -> Result<stat, Errno> {
+        guard isFolder else {
+            var info = stat()
+            return stat(path, &info) == 0 ? .success(info) : .failure(.current)
+        }
+        return withParent(relative) { parent, name in
+            var info = stat()
+            return fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW | emptyPath) == 0 ? .success(info) : .failure(.current)
+        }
+    }
+
+    /// The file's identity (its own, a symlink's if it is one), as `FileIdentity.of` without following.
+    public func identity(_ relative: String) -> Result<FileIdentity, Errno> {
+        status(relative).map(FileIdentity.init)
+    }
+
+    /// A regular file opened for reading (O_RDONLY, close-on-exec); special files and symlinks
+    /// are refused before anything could block or follow (ELOOP for a link, EACCES for the rest).
+    public func openFile(_ relative: String) -> Result<Int32, Errno> {
+        guard isFolder else { return Self.openRegular(AT_FDCWD, path, follow: true) }
+        return withParent(relative) { parent, name in Self.openRegular(parent, name, follow: false) }
+    }
+
+    /// The entries of folder `relative` with their `lstat`; `.` and `..` left out.
+    public func entries(_ relative: String) -> Result<[Entry], Errno> {
+        let folder: Int32
+        switch openFolder(relative) {
+        case .success(let value): folder = value
+        case .failure(let code): return .failure(code)
+        }
+        guard let stream = fdopendir(folder) else {
+            let code = Errno.current
+            close(folder)
+            return .failure(code)
+        }
+        defer { closedir(stream) }
+        var found: [Entry] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            guard fstatat(dirfd(stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            found.append(Entry(name: name, info: info))
+        }
+        return .success(found)
+    }
+
+    /// The text of the symlink at `relative`, as stored (never resolved).
+    public func linkText(_ relative: String) -> Result<String, Errno> {
+        withParent(relative) { parent, name in
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlinkat(parent, name, &buffer, Int(PATH_MAX))
+            guard count >= 0 else { return .failure(.current) }
+            return .success(String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
+    /// The folder `relative` opened for listing (O_RDONLY | O_DIRECTORY), reached without links.
+    public func openFolder(_ relative: String) -> Result<Int32, Errno> {
+        guard isFolder else { return .failure(.ENOTDIR) }
+        return withParent(relative) { parent, name in
+            let opened = openat(parent, name.isEmpty ? "." : name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            return opened >= 0 ? .success(opened) : .failure(.current)
+        }
+    }
+
+    /// The path below the root for an absolute path that starts with it, nil otherwise.
+    public func relative(of absolute: String) -> String? {
+        if absolute == path { return "" }
+        let prefix = path.hasSuffix("/") ? path : path + "/"
+        return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : nil
+    }
+
+    /// Runs `body` with the folder that holds the last component (opened without following any
+    /// link on the way) and that component's name ("" for the root itself).
+    private func withParent<T>(_ relative: String, _ body: (Int32, String) -> Result<T, Errno>) -> Result<T, Errno> {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard !parts.contains(".."), !parts.contains(".") else { return .failure(.EACCES) }
+        guard let last = parts.last else { return body(fd, "") }
+        var current = fd
+        defer { if current != fd { close(current) } }
+        for part in parts.dropLast() {
+            let next = openat(current, part, pathOnly | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            // A link where a folder was: ENOTDIR from O_DIRECTORY|O_NOFOLLOW; said as ELOOP.
+            guard next >= 0 else { return .failure(errno == ENOTDIR ? .ELOOP : .current) }
+            if current != fd { close(current) }
+            current = next
+        }
+        return body(current, last)
+    }
+
+    /// Opens `name` under `parent` read-only if it is a regular file. O_NONBLOCK keeps a FIFO
+    /// swapped in after the listing from blocking the open; it is then refused like any special file.
+    private static func openRegular(_ parent: Int32, _ name: String, follow: Bool) -> Result<Int32, Errno> {
+        let opened = openat(parent, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
+        guard opened >= 0 else { return .failure(.current) }
+        var info = stat()
+        guard fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(opened)
+            return .failure(.EACCES)
+        }
+        _ = fcntl(opened, F_SETFL, O_RDONLY)
+        return .success(opened)
+    }
+}
+
+/// GNU flags Glibc's Swift module leaves out (Linux ABI values, the same on every architecture):
+/// O_PATH opens a place without reading it, AT_EMPTY_PATH makes "" name the descriptor itself.
+private let pathOnly: Int32 = 0o10_000_000
+private let emptyPath: Int32 = 0x1000

@@ -1,0 +1,189 @@
+/// A compact binary form of `ComicListing` for the index: a warm mount reads every comic's
+/// listing from SQLite, and decoding 20,000 listings from JSON was most of a warm `ls -lRA`.
+/// Varints, length-prefixed UTF-8, one byte per flag; version 1. Decoding checks every length
+/// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
+/// cannot read is made again.
+public enum ListingCodec {
+    static let version: UInt8 = 1
+
+    public static func encode(_ listing: ComicListing) -> [UInt8] {
+        var out = BinaryWriter()
+        out.byte(version)
+        out.string(listing.format.rawValue)
+        out.byte(listing.isSolid ? 1 : 0)
+        out.optional(listing.rendering) { out, rendering in
+            out.varint(UInt64(max(0, rendering.height)))
+            out.signed(Int64(rendering.dpi ?? -1))
+        }
+        out.optional(listing.comicInfo) { out, entry in out.entry(entry) }
+        out.varint(UInt64(listing.skipped.count))
+        for skipped in listing.skipped {
+            out.string(skipped.path)
+            out.skipReason(skipped.reason)
+        }
+        out.varint(UInt64(listing.pages.count))
+        for page in listing.pages {
+            out.string(page.name)
+            out.string(page.sourcePath)
+            out.varint(UInt64(max(0, page.entryIndex)))
+            out.signed(page.size)
+            out.optional(page.storedData) { out, stored in
+                out.signed(stored.offset)
+                out.varint(UInt64(stored.crc32))
+            }
+        }
+        return out.bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) -> ComicListing? {
+        var input = BinaryReader(bytes)
+        guard input.byte() == version, let formatName = input.string(), let format = ArchiveFormat(rawValue: formatName),
+              let solid = input.byte() else { return nil }
+        guard let rendering = input.optional({ input -> PageRendering? in
+            guard let height = input.varint(), let dpi = input.signed() else { return nil }
+            return PageRendering(height: Int(height), dpi: dpi < 0 ? nil : Int(dpi))
+        }), let comicInfo = input.optional({ $0.entry() }), let skippedCount = input.count() else { return nil }
+        var skipped: [SkippedEntry] = []
+        for _ in 0..<skippedCount {
+            guard let path = input.string(), let reason = input.skipReason() else { return nil }
+            skipped.append(SkippedEntry(path: path, reason: reason))
+        }
+        guard let pageCount = input.count() else { return nil }
+        var pages: [Page] = []
+        pages.reserveCapacity(pageCount)
+        for number in 0..<pageCount {
+            guard let name = input.string(), let source = input.string(), let entryIndex = input.varint(),
+                  let size = input.signed(), let stored = input.optional({ input -> StoredData? in
+                      guard let offset = input.signed(), let crc = input.varint(), crc <= UInt64(UInt32.max) else { return nil }
+                      return StoredData(offset: offset, crc32: UInt32(crc))
+                  }) else { return nil }
+            pages.append(Page(number: number, name: name, sourcePath: source, entryIndex: Int(truncatingIfNeeded: entryIndex),
+                              size: size, storedData: stored))
+        }
+        guard input.isAtEnd else { return nil }
+        return ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: solid == 1,
+                            rendering: rendering)
+    }
+}
+
+struct BinaryWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func varint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// Zigzag, so -1 (a size known only after rendering) is one byte.
+    mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    mutating func string(_ text: String) {
+        let utf8 = Array(text.utf8)
+        varint(UInt64(utf8.count))
+        bytes += utf8
+    }
+
+    mutating func optional<T>(_ value: T?, _ write: (inout BinaryWriter, T) -> Void) {
+        guard let value else { return byte(0) }
+        byte(1)
+        write(&self, value)
+    }
+
+    mutating func entry(_ entry: ArchiveEntry) {
+        varint(UInt64(max(0, entry.index)))
+        string(entry.path)
+        string(entry.kind.rawValue)
+        signed(entry.declaredSize ?? -1)
+        byte(entry.isEncrypted ? 1 : 0)
+    }
+
+    mutating func skipReason(_ reason: SkipReason) {
+        switch reason {
+        case .notARegularFile(let kind): byte(0); string(kind.rawValue)
+        case .hidden: byte(1)
+        case .notAnImage: byte(2)
+        case .unsafeName(let why): byte(3); string(why)
+        case .encrypted: byte(4)
+        case .unknownSize: byte(5)
+        case .emptyFile: byte(6)
+        case .tooLarge(let size): byte(7); signed(size)
+        }
+    }
+}
+
+struct BinaryReader {
+    private let bytes: [UInt8]
+    private var at = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { at == bytes.count }
+
+    mutating func byte() -> UInt8? {
+        guard at < bytes.count else { return nil }
+        defer { at += 1 }
+        return bytes[at]
+    }
+
+    mutating func varint() -> UInt64? {
+        var value: UInt64 = 0
+        for shift in stride(from: 0, to: 64, by: 7) {
+            guard let next = byte() else { return nil }
+            value |= UInt64(next & 0x7F) << UInt64(shift)
+            if next < 0x80 { return value }
+        }
+        return nil
+    }
+
+    mutating func signed() -> Int64? {
+        varint().map { Int64(bitPattern: ($0 >> 1) ^ (0 &- ($0 & 1))) }
+    }
+
+    /// A count of things that each take at least one byte: never more than the bytes left.
+    mutating func count() -> Int? {
+        guard let value = varint(), value <= UInt64(bytes.count - at) else { return nil }
+        return Int(value)
+    }
+
+    mutating func string() -> String? {
+        guard let length = count() else { return nil }
+        defer { at += length }
+        return String(validating: bytes[at..<at + length], as: UTF8.self)
+    }
+
+    /// nil when malformed; `.some(nil)` for an absent value.
+    mutating func optional<T>(_ read: (inout BinaryReader) -> T?) -> T?? {
+        switch byte() {
+        case 0: return .some(nil)
+        case 1: return read(&self).map { .some($0) }
+        default: return nil
+        }
+    }
+
+    mutating func entry() -> ArchiveEntry? {
+        guard let index = varint(), let path = string(), let kindName = string(), let kind = EntryKind(rawValue: kindName),
+              let size = signed(), let encrypted = byte() else { return nil }
+        return ArchiveEntry(index: Int(truncatingIfNeeded: index), path: path, kind: kind, declaredSize: size < 0 ? nil : size,
+                            isEncrypted: encrypted == 1)
+    }
+
+    mutating func skipReason() -> SkipReason? {
+        switch byte() {
+        case 0: return string().flatMap(EntryKind.init(rawValue:)).map { .notARegularFile($0) }
+        case 1: return .hidden
+        case 2: return .notAnImage
+        case 3: return string().map { .unsafeName($0) }
+        case 4: return .encrypted
+        case 5: return .unknownSize
+        case 6: return .emptyFile
+        case 7: return signed().map { .tooLarge($0) }
+        default: return nil
+        }
+    }
+}

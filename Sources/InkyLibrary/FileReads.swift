@@ -1,0 +1,105 @@
+import Foundation
+import InkyCore
+import InkyTree
+
+/// Opening and reading: pass-through files through a real descriptor, ERROR.txt and
+/// ComicInfo.xml from the comic's state, pages through the window cache (`PageFetching`).
+extension LibraryFilesystem {
+    public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
+        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        if node.isVault {
+            touchVault(node)
+            lock.withLock { openVaultFiles += 1 }
+        }
+        switch node {
+        case .file(let path):
+            // Relative to the root, never through a link: a file swapped for one since it was
+            // looked up is refused (ELOOP), not followed.
+            return root.openFile(path).map { OpenedFile(keepCache: false, descriptor: $0) }
+        case .page(let comic, let generation, _), .comicInfo(let comic, let generation), .errorText(let comic, let generation):
+            let opened = sameGeneration(comic, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
+            if case .failure = opened, comic.isVault { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
+            return opened
+        case .folder, .comic, .continueReading, .vaultFolder:
+            return .failure(.EISDIR)
+        case .continueLink, .link:
+            return .failure(.ELOOP)
+        }
+    }
+
+    /// Reads `size` bytes at `offset`. Calls `completion` at once on a cache hit (on the
+    /// caller's thread), later from the comic's fetch queue on a miss.
+    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+                     completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        guard let node = nodes.node(id) else { return completion(.failure(.ENOENT)) }
+        touchVault(node)
+        switch node {
+        case .file:
+            guard let descriptor else { return completion(.failure(.EBADF)) }
+            var buffer = [UInt8](repeating: 0, count: size)
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, size, off_t(offset)) }
+            completion(got < 0 ? .failure(Errno.current) : .success(buffer[0..<got]))
+        case .errorText(let comic, let generation):
+            completion(sameGeneration(comic, generation).map { snapshot in
+                Self.slice(Array((Self.errorText(snapshot.listing, path: realPath(comic)) ?? "").utf8), offset, size)
+            })
+        case .comicInfo(let comic, let generation):
+            completion(comicInfoBytes(comic, generation).map { Self.slice($0, offset, size) })
+        case .page(let comic, let generation, let index):
+            readPage(comic, generation: generation, index: index) { result in
+                completion(result.map { Self.slice($0, offset, size) })
+            }
+        case .folder, .comic, .continueReading, .continueLink, .vaultFolder, .link:
+            completion(.failure(.EISDIR))
+        }
+    }
+
+    /// A file opened with `open` was closed.
+    public func release(_ id: NodeID) {
+        guard let node = nodes.node(id), node.isVault else { return }
+        lock.withLock {
+            openVaultFiles = max(0, openVaultFiles - 1)
+            lastVaultUse = Date()
+        }
+    }
+
+    /// The target of a `Continue Reading/` link or of a link in the library (`LibraryLinks`).
+    public func readLink(_ id: NodeID) -> Result<String, Errno> {
+        if case .link(let path)? = nodes.node(id) { return libraryLinkTarget(path) }
+        guard case .continueLink(let comic)? = nodes.node(id), let target = linkTarget(comic) else { return .failure(.EINVAL) }
+        return .success(target)
+    }
+
+    public func extendedAttributes(of id: NodeID) -> [String: [UInt8]] {
+        guard let node = nodes.node(id), let comic = node.comic else { return [:] }
+        var attributes = ["user.inkyfs.archive": Array(realPath(comic).utf8)]
+        if case .page(_, let generation, let index) = node, case .success(let snapshot) = sameGeneration(comic, generation),
+           case .success(let listing) = snapshot.listing, index < listing.pages.count {
+            attributes["user.inkyfs.source"] = Array(listing.pages[index].sourcePath.utf8)
+        }
+        return attributes
+    }
+
+    private func comicInfoBytes(_ comic: ComicRef, _ generation: Int) -> Result<[UInt8], Errno> {
+        sameGeneration(comic, generation).flatMap { snapshot -> Result<[UInt8], Errno> in
+            guard let state = comicState(comic) else { return .failure(.ESTALE) }
+            if let bytes = state.comicInfo { return .success(bytes) }
+            do throws(ComicError) {
+                guard let bytes = try backend.comicInfo(state.realPath, identity: snapshot.identity, limits: options.limits) else {
+                    return .failure(.ENOENT)
+                }
+                state.comicInfo = bytes
+                return .success(bytes)
+            } catch {
+                logger("ComicInfo.xml failed: \(loggable(error, of: comic))")
+                return .failure(.EIO)
+            }
+        }
+    }
+
+    static func slice(_ bytes: [UInt8], _ offset: Int64, _ size: Int) -> ArraySlice<UInt8> {
+        guard offset < Int64(bytes.count), offset >= 0 else { return [] }
+        let start = Int(offset)
+        return bytes[start..<min(bytes.count, start + size)]
+    }
+}

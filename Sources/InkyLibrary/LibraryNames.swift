@@ -1,0 +1,265 @@
+import Foundation
+import InkyCore
+import InkyTree
+
+/// Names and attributes: what a lookup finds, what `stat` shows, what a directory lists. The
+/// root holds the library's folders and comics and the virtual folders (`Continue Reading/`,
+/// `Vault/` while unlocked); a comic directory holds its pages, or only ERROR.txt.
+extension LibraryFilesystem {
+    public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
+        guard let parentNode = nodes.node(parent) else { return .failure(.ENOENT) }
+        touchVault(parentNode)
+        switch parentNode {
+        case .folder("") where isFolderLibrary && name == options.vaultName && vaultIsUnlocked:
+            return attributes(of: nodes.id(for: .vaultFolder("")), node: .vaultFolder(""))
+        case .vaultFolder(let folder):
+            guard let child = vaultChildren(folder)?[name] else { return .failure(.ENOENT) }
+            return attributes(of: nodes.id(for: child), node: child)
+        case .folder("") where isFolderLibrary && name == options.continueReadingName:
+            return attributes(of: nodes.id(for: .continueReading), node: .continueReading)
+        case .continueReading:
+            guard let comic = continueReadingLinks().first(where: { $0.name == name })?.comic else { return .failure(.ENOENT) }
+            let node = Node.continueLink(comic: comic)
+            return attributes(of: nodes.id(for: node), node: node)
+        case .folder(let path):
+            return folderIndex(path).flatMap { index in
+                guard let child = index.nodes[name] else { return .failure(.ENOENT) }
+                return attributes(of: nodes.id(for: child), node: child)
+            }
+        case .comic(let comic):
+            return comicChild(comic, name: name).flatMap { attributes(of: nodes.id(for: $0), node: $0) }
+        default:
+            return .failure(.ENOTDIR)
+        }
+    }
+
+    public func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
+        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        return attributes(of: id, node: node)
+    }
+
+    func attributes(of id: NodeID, node: Node) -> Result<NodeAttributes, Errno> {
+        let volatile = treeTimeout
+        switch node {
+        case .folder(let path), .file(let path):
+            let isFolder = { if case .folder = node { true } else { false } }()
+            let info: stat
+            switch sourceStatus(path, type: isFolder ? S_IFDIR : S_IFREG) {
+            case .success(let value): info = value
+            case .failure(let code): return .failure(code)
+            }
+            let source = SourcePermissions(info)
+            var attributes = NodeAttributes(id: id, kind: isFolder ? .directory : .regularFile,
+                                            size: isFolder ? 0 : Int64(info.st_size), permissions: source.readOnly,
+                                            modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
+                                            entryTimeout: volatile, attributeTimeout: volatile, owner: source.owner, group: source.group)
+            // The root's link count follows the vault's lock state too: unlock and lock tell
+            // the kernel to forget the root's attributes (a zero timeout here would cost a
+            // GETATTR of the root for every path looked up through the mount).
+            if case .folder(let path) = node { attributes.linkCount = 2 + subdirectoryCount(path) }
+            return .success(attributes)
+        case .comic(let comic):
+            return currentComic(comic).map { _, snapshot in comicAttributes(id, comic, snapshot.identity) }
+        case .link(let path):
+            return linkAttributes(id, path)
+        case .page(let comic, let generation, let index):
+            return sameGeneration(comic, generation).flatMap { snapshot in
+                guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
+                let page = listing.pages[index]
+                if page.isSizeKnown { return .success(fileAttributes(id, comic, size: page.size, snapshot)) }
+                return renderedSize(comic, snapshot, listing, index).map { fileAttributes(id, comic, size: $0, snapshot) }
+            }
+        case .comicInfo(let comic, let generation):
+            return sameGeneration(comic, generation).flatMap { snapshot in
+                guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return .failure(.ENOENT) }
+                return .success(fileAttributes(id, comic, size: size, snapshot))
+            }
+        case .errorText(let comic, let generation):
+            return sameGeneration(comic, generation).flatMap { snapshot in
+                guard let text = Self.errorText(snapshot.listing, path: realPath(comic)) else { return .failure(.ENOENT) }
+                return .success(fileAttributes(id, comic, size: Int64(text.utf8.count), snapshot))
+            }
+        case .vaultFolder(let folder):
+            guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
+            // Every child of a vault folder is a folder or a comic: a directory.
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(vault: true),
+                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
+                                           entryTimeout: 0, attributeTimeout: 0, linkCount: 2 + children.count))
+        case .continueReading:
+            // The mounting user's reading history: nobody else learns what they read.
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o500,
+                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
+                                           entryTimeout: 0, attributeTimeout: 0, linkCount: 2))
+        case .continueLink(let comic):
+            guard let target = linkTarget(comic) else { return .failure(.ENOENT) }
+            return .success(NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777,
+                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
+                                           entryTimeout: 0, attributeTimeout: 0))
+        }
+    }
+
+    func comicAttributes(_ id: NodeID, _ comic: ComicRef, _ archive: FileIdentity) -> NodeAttributes {
+        let source = comicPermissions(comic)
+        return NodeAttributes(id: id, kind: .directory, size: 0, permissions: source.comicFolder,
+                              modifiedNanoseconds: archive.modifiedNanoseconds,
+                              entryTimeout: treeTimeout, attributeTimeout: treeTimeout, linkCount: 2,
+                              owner: source.owner, group: source.group)
+    }
+
+    /// A file of a comic directory. The kernel gets the whole identity hash as the entry's
+    /// generation: a changed archive whose pages' numbers happened to come out the same (the
+    /// number carries 16 bits of it) still gets fresh inodes, never the old file's cached bytes.
+    private func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
+        let source = comicPermissions(comic)
+        var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
+                                        modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
+                                        entryTimeout: pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout,
+                                        owner: source.owner, group: source.group)
+        attributes.generation = snapshot.identity.generation
+        return attributes
+    }
+
+    /// The vault's directories are the mounting user's alone unless the mount says otherwise.
+    func directoryPermissions(vault: Bool) -> UInt32 {
+        vault && !options.vaultAllowOther ? 0o500 : 0o555
+    }
+
+    /// Directories under a library folder as the mount shows them: its sub-folders and comics,
+    /// and at the root the virtual folders.
+    private func subdirectoryCount(_ path: String) -> Int {
+        guard case .success(let index) = folderIndex(path) else { return 0 }
+        var count = index.nodes.values.count { node in
+            switch node {
+            case .folder, .comic: true
+            default: false
+            }
+        }
+        if path.isEmpty, isFolderLibrary {
+            if options.continueReadingName != nil { count += 1 }
+            if options.vaultName != nil, vaultIsUnlocked { count += 1 }
+        }
+        return count
+    }
+
+    /// The directory `..` names in a listing of `id`: the root is its own parent.
+    public func parent(of id: NodeID) -> NodeID {
+        func up(_ path: String) -> String { path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "" }
+        switch nodes.node(id) {
+        case .folder(let path)?:
+            return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
+        case .comic(.library(let path))?:
+            return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
+        case .comic(.vault(let name))?:
+            guard let vault = lock.withLock({ unlockedVault }), let entry = (try? vault.entries)?.first(where: { $0.name == name }) else {
+                return nodes.id(for: .vaultFolder(""))
+            }
+            return nodes.id(for: .vaultFolder(up(entry.displayPath)))
+        case .vaultFolder(let folder)?:
+            return folder.isEmpty ? Self.rootID : nodes.id(for: .vaultFolder(up(folder)))
+        default:
+            return Self.rootID
+        }
+    }
+
+    // MARK: - Directories
+
+    public func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
+        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        touchVault(node)
+        switch node {
+        case .folder(let path):
+            return folderIndex(path).map { index in
+                nodes.prepare(index.nodes.values)
+                var entries = index.names.map { name in
+                    let child = index.nodes[name]!
+                    let kind: NodeAttributes.Kind = switch child {
+                    case .file: .regularFile
+                    case .link: .symlink
+                    default: .directory
+                    }
+                    return DirectoryEntry(name: name, id: nodes.id(for: child), kind: kind)
+                }
+                if path.isEmpty, isFolderLibrary, let name = options.continueReadingName {
+                    entries.append(DirectoryEntry(name: name, id: nodes.id(for: .continueReading), kind: .directory))
+                }
+                if path.isEmpty, isFolderLibrary, let name = options.vaultName, vaultIsUnlocked {
+                    entries.append(DirectoryEntry(name: name, id: nodes.id(for: .vaultFolder("")), kind: .directory))
+                }
+                return entries
+            }
+        case .vaultFolder(let folder):
+            guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
+            return .success(children.keys.sorted().map { name in
+                DirectoryEntry(name: name, id: nodes.id(for: children[name]!), kind: .directory)
+            })
+        case .continueReading:
+            return .success(continueReadingLinks().map { link in
+                DirectoryEntry(name: link.name, id: nodes.id(for: .continueLink(comic: link.comic)), kind: .symlink)
+            })
+        case .comic(let comic):
+            // One look at the archive for the whole listing: each page's attributes come from
+            // this snapshot, not from a check of the file per page (a 20,000-comic listing made
+            // 320,000 stat calls that way).
+            return currentComic(comic).map { _, snapshot in
+                comicChildren(comic, snapshot).map { child in
+                    let id = nodes.id(for: child.node)
+                    return DirectoryEntry(name: child.name, id: id, kind: .regularFile,
+                                          attributes: listedAttributes(id, child.node, comic, snapshot))
+                }
+            }
+        default:
+            return .failure(.ENOTDIR)
+        }
+    }
+
+    /// A comic directory's files: its pages and hidden ComicInfo.xml, or only ERROR.txt.
+    /// A comic file's attributes as its listing tells them; nil for a page whose size only a
+    /// render tells (a listing never renders).
+    private func listedAttributes(_ id: NodeID, _ node: Node, _ comic: ComicRef, _ snapshot: ComicState.Snapshot) -> NodeAttributes? {
+        switch node {
+        case .page(_, _, let index):
+            guard case .success(let listing) = snapshot.listing, let page = listing.pages[safe: index], page.isSizeKnown else { return nil }
+            return fileAttributes(id, comic, size: page.size, snapshot)
+        case .comicInfo:
+            guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return nil }
+            return fileAttributes(id, comic, size: size, snapshot)
+        case .errorText:
+            return Self.errorText(snapshot.listing, path: realPath(comic)).map { fileAttributes(id, comic, size: Int64($0.utf8.count), snapshot) }
+        default:
+            return nil
+        }
+    }
+
+    /// Every file node of a comic's current generation: its pages, ComicInfo.xml and ERROR.txt.
+    static func files(of comic: ComicRef, _ snapshot: ComicState.Snapshot) -> [Node] {
+        var files = [Node.errorText(comic: comic, generation: snapshot.generation), .comicInfo(comic: comic, generation: snapshot.generation)]
+        if case .success(let listing) = snapshot.listing {
+            files += listing.pages.map { .page(comic: comic, generation: snapshot.generation, index: $0.number) }
+        }
+        return files
+    }
+
+    private func comicChildren(_ comic: ComicRef, _ snapshot: ComicState.Snapshot) -> [(name: String, node: Node)] {
+        if Self.errorText(snapshot.listing, path: realPath(comic)) != nil {
+            return [("ERROR.txt", .errorText(comic: comic, generation: snapshot.generation))]
+        }
+        guard case .success(let listing) = snapshot.listing else { return [] }
+        var children = listing.pages.map { ($0.name, Node.page(comic: comic, generation: snapshot.generation, index: $0.number)) }
+        if listing.comicInfo != nil { children.append((".ComicInfo.xml", .comicInfo(comic: comic, generation: snapshot.generation))) }
+        return children
+    }
+
+    private func comicChild(_ comic: ComicRef, name: String) -> Result<Node, Errno> {
+        currentComic(comic).flatMap { state, snapshot in
+            if name == "ERROR.txt", Self.errorText(snapshot.listing, path: realPath(comic)) != nil {
+                return .success(.errorText(comic: comic, generation: snapshot.generation))
+            }
+            guard case .success(let listing) = snapshot.listing, !listing.pages.isEmpty else { return .failure(.ENOENT) }
+            if name == ".ComicInfo.xml", listing.comicInfo != nil {
+                return .success(.comicInfo(comic: comic, generation: snapshot.generation))
+            }
+            guard let number = state.pageNumber(named: name) else { return .failure(.ENOENT) }
+            return .success(.page(comic: comic, generation: snapshot.generation, index: number))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import InkyCore
+import InkyTree
+import InkyWorker
+
+/// Pages through the window cache: a hit is served at once; a miss claims the page and the
+/// next `--prefetch` pages and fetches them from the backend (a worker, or the daemon's own
+/// reader for stored ZIP pages) on the comic's serial queue (solid archives) or in parallel.
+extension LibraryFilesystem {
+    func readPage(_ comic: ComicRef, generation: Int, index: Int,
+                  completion: @escaping @Sendable (Result<[UInt8], Errno>) -> Void) {
+        // The state in memory, else the comic again (from the index): states are dropped when
+        // many comics are in use, while the kernel may keep a page open much longer.
+        let current = comicState(comic).flatMap { state in state.snapshot().map { (state, $0) } } ?? (try? currentComic(comic).get())
+        guard let (state, snapshot) = current, snapshot.generation == generation,
+              case .success(let listing) = snapshot.listing, index < listing.pages.count else {
+            // A page of a locked vault: the file is still open, its content is gone.
+            return completion(.failure(comic.isVault ? .EIO : .ESTALE))
+        }
+        let key = PageCache.Key(comic: comic, generation: generation, index: index)
+        let previous = state.moveTo(page: index)
+        if index != previous || !state.recordedOnce { recordReading(page: index, of: listing.pages.count, comic: state) }
+        if let bytes = cache.page(key) {
+            completion(.success(bytes))
+        } else {
+            let logger = self.logger
+            let waiter: PageCache.Waiter = { [self] result in
+                completion(result.mapError { error in
+                    logger("read failed: \(loggable(error, of: comic))")
+                    // The archive replaced or deleted since it was listed: what the kernel and
+                    // the reader expect for a file that changed or vanished, not an I/O error.
+                    switch error {
+                    case .io(_, ESTALE, _): return .ESTALE
+                    case .io(_, ENOENT, _): return .ENOENT
+                    default: return .EIO
+                    }
+                })
+            }
+            if !cache.wait(for: key, waiter) {
+                fetch(state, snapshot, listing, pages: [index], first: waiter)
+            }
+        }
+        maintainWindow(state, snapshot, listing, current: index, previous: previous)
+    }
+
+    /// Evicts pages outside twice the window and fetches the next pages ahead.
+    private func maintainWindow(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int, previous: Int) {
+        if current != previous {
+            let policy = options.window
+            cache.drop(comic: state.comic) { key in
+                key.generation != snapshot.generation || policy.shouldEvict(key.index, current: current)
+            }
+        }
+        var ahead = options.window.prefetched(after: current, pageCount: listing.pages.count)
+        if listing.isSolid, let here = listing.pages[safe: current] {
+            // In a solid stream only pages after this one are cheap; the rest wait for their turn.
+            ahead = ahead.filter { listing.pages[$0].entryIndex > here.entryIndex }
+        }
+        if !ahead.isEmpty { fetch(state, snapshot, listing, pages: ahead, first: nil) }
+    }
+
+    /// Fetches pages on the comic's queue, in stream order, and completes their waiters.
+    func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
+               pages: [Int], first waiter: PageCache.Waiter?) {
+        let keys = pages.map { PageCache.Key(comic: state.comic, generation: snapshot.generation, index: $0) }
+        let claimed = cache.claim(keys)
+        if let waiter, let firstKey = keys.first {
+            if claimed.contains(firstKey) { _ = cache.wait(for: firstKey, waiter) } else if !cache.wait(for: firstKey, waiter) {
+                waiter(.failure(.parserFailed(path: state.realPath, detail: "page vanished from the cache")))
+            }
+        }
+        guard !claimed.isEmpty else { return }
+        if listing.isSolid {
+            // One decoder, one stream: the pages in stream order, one request after another.
+            request(claimed, state, snapshot, listing, on: state.fetchQueue)
+        } else {
+            // Entries of a non-solid archive decode independently: one request per page, so the
+            // pool spreads them over its workers and the cores (a deflated CBZ reads ~2x faster).
+            for key in claimed { request([key], state, snapshot, listing, on: Self.independentFetches) }
+        }
+    }
+
+    /// Page requests of non-solid comics, several at a time (the worker pool bounds them).
+    private static let independentFetches = DispatchQueue(label: "inkyfs.fetch", attributes: .concurrent)
+
+    /// Asks the backend for the claimed pages in one request on `queue` and completes them.
+    private func request(_ claimed: [PageCache.Key], _ state: ComicState, _ snapshot: ComicState.Snapshot,
+                         _ listing: ComicListing, on queue: DispatchQueue) {
+        let byEntry = Dictionary(claimed.map { (listing.pages[$0.index].entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
+        let requests = claimed.map { key in
+            let page = listing.pages[key.index]
+            return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: page.storedData)
+        }.sorted { $0.entryIndex < $1.entryIndex }
+        let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
+        let discard = vaultPageCheck(for: state.comic, path: path)
+        queue.async { [self] in
+            var pending = Set(claimed)
+            if let locked = discard() {
+                // Locked since the claim: the object is not read at all.
+                for key in pending { cache.complete(key, .failure(locked)) }
+                return
+            }
+            do throws(ComicError) {
+                try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
+                    guard let key = byEntry[entryIndex], pending.remove(key) != nil else { return }
+                    if !listing.pages[key.index].isSizeKnown, case .success(let bytes) = result {
+                        // Known before the waiters wake, so a lookup of this page needs no render.
+                        keep([key.index: Int64(bytes.count)], of: state, generation: snapshot.generation)
+                    }
+                    cache.complete(key, result, discard: discard)
+                }
+                for key in pending { cache.complete(key, .failure(.corrupted(path: path, detail: "the page was not delivered"))) }
+            } catch {
+                // A parser that crashed or hung on this comic will do so again: show ERROR.txt.
+                if case .parserFailed = error {
+                    state.markFailed(error, generation: snapshot.generation)
+                    // The kernel keeps directory listings: it must read ERROR.txt in this one now.
+                    kernelCache?.invalidateNode(nodes.id(for: .comic(state.comic)))
+                }
+                for key in pending { cache.complete(key, .failure(error)) }
+            }
+        }
+    }
+}

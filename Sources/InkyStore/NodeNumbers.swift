@@ -1,0 +1,42 @@
+import Foundation
+import InkyCore
+
+/// The number each library path's nodes are known by: the same in every mount, so the inode
+/// numbers made from them are too (an SMB or NFS client, or a backup tool, may keep them).
+/// Numbers are handed out in the order paths are first seen and never reused.
+extension StateDatabase {
+    /// The numbers of `files`, new ones given to paths seen for the first time (in one
+    /// transaction); nil when the database cannot answer, and the caller numbers in memory.
+    public func nodeNumbers(_ files: [LibraryFile]) -> [LibraryFile: UInt32]? {
+        try? withDatabase { database throws(SQLiteError) -> [LibraryFile: UInt32] in
+            try database.immediateTransaction { () throws(SQLiteError) -> [LibraryFile: UInt32] in
+                let find = try database.prepare("SELECT number FROM node_numbers WHERE path = ?")
+                let add = try database.prepare("INSERT INTO node_numbers (path) VALUES (?) RETURNING number")
+                var numbers: [LibraryFile: UInt32] = [:]
+                for file in files where numbers[file] == nil {
+                    find.reset()
+                    try find.bind(file.path, at: 1)
+                    if try find.step() {
+                        numbers[file] = UInt32(truncatingIfNeeded: find.int64(at: 0))
+                        continue
+                    }
+                    add.reset()
+                    try add.bind(file.path, at: 1)
+                    guard try add.step() else { continue }
+                    numbers[file] = UInt32(truncatingIfNeeded: add.int64(at: 0))
+                }
+                return numbers
+            }
+        }
+    }
+
+    /// The path numbered `number`, nil when none is.
+    public func nodePath(_ number: UInt32) -> LibraryFile? {
+        try? withDatabase { database throws(SQLiteError) -> LibraryFile? in
+            let query = try database.prepare("SELECT path FROM node_numbers WHERE number = ?")
+            try query.bind(Int64(number), at: 1)
+            guard try query.step(), let path = query.text(at: 0) else { return nil }
+            return LibraryFile(path: path)
+        } ?? nil
+    }
+}

@@ -1,0 +1,50 @@
+import InkyCore
+
+/// The number the kernel knows a node by (`fuse_ino_t`). The root is always 1.
+public typealias NodeID = UInt64
+
+/// What the FUSE adapter serves: a tree of nodes it can look up, list, open and read, and
+/// nothing else. The adapter knows no library, vault, store or worker; the daemon hands it
+/// one of these (today the library with its virtual folders) and it maps requests onto it.
+///
+/// Every answer is a `Result` with a POSIX error number: the adapter replies with it as is.
+public protocol MountedFilesystem: AnyObject, Sendable {
+    /// The folder the mount shows, for `statfs` and the mount's fsname.
+    var sourcePath: String { get }
+    /// Set by the adapter while mounted, so the tree can tell the kernel what changed.
+    var kernelCache: (any KernelCacheInvalidating)? { get set }
+
+    /// Looks `name` up in `parent`; the kernel now holds one more reference to the answer's
+    /// node (returned to `forget`).
+    func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno>
+    func attributes(of id: NodeID) -> Result<NodeAttributes, Errno>
+    /// A directory's entries, without `.` and `..`.
+    func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno>
+    /// The attributes of a listed entry if they cost nothing to know (readdirplus); nil sends
+    /// the entry without, and the kernel looks it up by name. A non-nil answer counts as a
+    /// lookup only once `remember` is called for it (when it fitted in the reply).
+    func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes?
+    /// The kernel got `entry` with attributes in a readdirplus reply: one more reference.
+    func remember(_ entry: DirectoryEntry)
+    /// The directory `..` names in a listing of `id`.
+    func parent(of id: NodeID) -> NodeID
+    /// A directory was listed from its start: a hint that its children are wanted next.
+    func directoryListed(_ id: NodeID)
+
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno>
+    /// Reads `size` bytes at `offset`; `completion` runs at once or later, on any thread.
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void)
+    func release(_ id: NodeID)
+    func readLink(_ id: NodeID) -> Result<String, Errno>
+    func extendedAttributes(of id: NodeID) -> [String: [UInt8]]
+    /// The kernel dropped `count` references to `id` (FORGET, BATCH_FORGET).
+    func forget(_ id: NodeID, count: UInt64)
+}
+
+/// What the kernel may have cached and must forget when the tree changes underneath.
+/// The FUSE layer implements it with libfuse's invalidation notifications.
+public protocol KernelCacheInvalidating: Sendable {
+    func invalidateEntry(parent: NodeID, name: String)
+    func invalidateNode(_ id: NodeID)
+}

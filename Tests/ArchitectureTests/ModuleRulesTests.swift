@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+
+/// docs/architecture.md states which module may import which; this test holds the code to it,
+/// so the page stays true: an import the table does not allow, a C shim imported by a second
+/// module or not `internal`, or a file grown past 400 lines fails here.
+final class ModuleRulesTests: XCTestCase {
+    private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The platform's own modules, allowed everywhere.
+    private let system: Set<String> = ["Foundation", "Glibc", "Darwin", "Dispatch"]
+
+    /// The table's rows: module → the modules it may import.
+    private func rules() throws -> [String: Set<String>] {
+        let page = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        var rules: [String: Set<String>] = [:]
+        for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 3 else { continue }
+            let module = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let allowed = cells[cells.count - 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            rules[module] = Set(allowed)
+        }
+        return rules
+    }
+
+    /// Each Swift file's imports, by module folder.
+    private func imports() throws -> [String: [(file: String, module: String, line: String)]] {
+        let sources = root.appendingPathComponent("Sources")
+        var found: [String: [(String, String, String)]] = [:]
+        for module in try FileManager.default.contentsOfDirectory(atPath: sources.path) where module != "Shims" {
+            let folder = sources.appendingPathComponent(module)
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    let words = line.split(separator: " ").map(String.init)
+                    guard let index = words.firstIndex(of: "import"), index <= 1, words.count > index + 1 else { continue }
+                    found[module, default: []].append(("\(module)/\(file)", words[index + 1], String(line)))
+                }
+            }
+        }
+        return found
+    }
+
+    func testEveryImportIsOneTheArchitecturePageAllows() throws {
+        let rules = try rules()
+        let imports = try imports()
+        XCTAssertEqual(Set(imports.keys), Set(rules.keys), "every module of Sources/ has a row in docs/architecture.md, and no other")
+        for (module, lines) in imports {
+            let allowed = (rules[module] ?? []).union(system)
+            for (file, imported, _) in lines where !allowed.contains(imported) {
+                XCTFail("\(file) imports \(imported): docs/architecture.md allows \(module) only \(rules[module]?.sorted() ?? [])")
+            }
+        }
+    }
+
+    func testTheKernelAdapterKnowsNeitherVaultNorStoreNorWorker() throws {
+        let forbidden: Set<String> = ["InkyVault", "InkyStore", "InkyWorker", "InkyLibrary", "InkyDaemon"]
+        for (file, imported, _) in try imports()["InkyFUSE"] ?? [] {
+            XCTAssertFalse(forbidden.contains(imported), "\(file) imports \(imported)")
+        }
+    }
+
+    func testEachCLibraryIsImportedInternallyByExactlyOneModule() throws {
+        var users: [String: Set<String>] = [:]
+        for (module, lines) in try imports() {
+            for (file, imported, line) in lines where imported.first == "C" && imported.dropFirst().first?.isUppercase == true {
+                users[imported, default: []].insert(module)
+                XCTAssertTrue(line.hasPrefix("internal import"), "\(file): \(line) (C stays behind one Swift layer)")
+            }
+        }
+        for (library, modules) in users {
+            XCTAssertEqual(modules.count, 1, "\(library) is imported by \(modules.sorted())")
+        }
+    }
+
+    func testNoSourceOrScriptFileIsOver400Lines() throws {
+        for folder in ["Sources", "scripts"] {
+            let base = root.appendingPathComponent(folder)
+            guard let walk = FileManager.default.enumerator(atPath: base.path) else { continue }
+            for case let path as String in walk {
+                let url = base.appendingPathComponent(path)
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                      let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
+                XCTAssertLessThanOrEqual(lines, 400, "\(folder)/\(path) has \(lines) lines")
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import InkyCore
+import InkyTestSupport
+import XCTest
+
+/// Reading a library that may hold hostile links, FIFOs and loops without following any.
+final class LibraryRootTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = ArchiveMaker.temporaryDirectory("root")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("lib/A/B"), withIntermediateDirectories: true)
+        try Data("inside".utf8).write(to: folder.appendingPathComponent("lib/A/file.txt"))
+        try Data("outside".utf8).write(to: folder.appendingPathComponent("outside.txt"))
+        for (name, target) in [("out", "../outside.txt"), ("loop", "."), ("A/B/up", "../.."), ("A/link.txt", "file.txt"), ("Via", "A")] {
+            try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("lib/" + name).path, withDestinationPath: target)
+        }
+        XCTAssertEqual(mkfifo(folder.appendingPathComponent("lib/fifo").path, 0o644), 0)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private var root: LibraryRoot { LibraryRoot(path: folder.appendingPathComponent("lib").path) }
+
+    private func read(_ relative: String) -> Result<String, Errno> {
+        root.openFile(relative).map { fd in
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            return String(decoding: buffer[0..<max(0, Glibc.read(fd, &buffer, 64))], as: UTF8.self)
+        }
+    }
+
+    func testFilesOpenOnlyWhereNoLinkIsOnTheWay() {
+        XCTAssertEqual(read("A/file.txt"), .success("inside"))
+        XCTAssertEqual(read("out"), .failure(.ELOOP), "a link out is not followed")
+        XCTAssertEqual(read("A/link.txt"), .failure(.ELOOP), "nor a link inside")
+        XCTAssertEqual(read("Via/file.txt"), .failure(.ELOOP), "nor a linked folder on the way")
+        XCTAssertEqual(read("../outside.txt"), .failure(.EACCES), "nor a climb out")
+        XCTAssertEqual(read("fifo"), .failure(.EACCES), "a FIFO is refused without blocking")
+        XCTAssertEqual(root.status("out").map { $0.st_mode & S_IFMT }, .success(S_IFLNK))
+        XCTAssertEqual(root.linkText("A/B/up"), .success("../.."))
+    }
+
+    func testTheWalkNeverFollowsALinkNorEntersAFolderTwice() {
+        var visited: [String] = []
+        root.walk { folder, _ in
+            visited.append(folder)
+            return nil
+        }
+        XCTAssertEqual(visited.sorted(), ["", "A", "A/B"])
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import InkyCore
+import InkyTestSupport
+import XCTest
+
+/// An unmount ends the daemon promptly, after real use: workers ended, reading state written.
+final class MountExitTests: XCTestCase {
+    func testTheDaemonIsGoneWithinHalfASecondOfAnUnmountAfterHeavyUse() throws {
+        let mounted = try MountedLibrary(library: Corpus.fixtures)
+        defer { mounted.unmount() }
+        // Use as a reader would, several at once: every page of every comic, twice over.
+        _ = try ArchiveMaker.run("/usr/bin/ls", ["-lR", mounted.mountpoint.path])
+        let pages = try ArchiveMaker.run("/usr/bin/find", [mounted.mountpoint.path, "-type", "f", "-name", "0*"])
+            .split(separator: "\n").map(String.init)
+        XCTAssertGreaterThan(pages.count, 20)
+        DispatchQueue.concurrentPerform(iterations: 4) { reader in
+            for (index, page) in (pages + pages).enumerated() where index % 4 == reader { _ = FileManager.default.contents(atPath: page) }
+        }
+        let workers = mounted.workerPIDs
+        XCTAssertFalse(workers.isEmpty, "pages were parsed by workers")
+
+        let started = Date()
+        _ = try ArchiveMaker.run("/usr/bin/fusermount3", ["-u", mounted.mountpoint.path])
+        XCTAssertEqual(mounted.process.waitForExit(), 0, mounted.logText)
+        let seconds = Date().timeIntervalSince(started)
+        if !Sanitizer.isRunning {
+            XCTAssertLessThan(seconds, 0.5, "the daemon exits within 0.5 s of the unmount: took \(seconds) s")
+        }
+        // A live worker still has its command line (a zombie's is empty, a reused pid's differs).
+        let alive = workers.filter { ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").contains("__worker") }
+        XCTAssertEqual(alive, [], "the workers ended with it")
+        XCTAssertTrue(mounted.logText.contains("unmounted"), mounted.logText)
+        // What was read is in the state database: the writes were finished before the exit.
+        let database = mounted.stateHome.appendingPathComponent("inkyfs/state.sqlite").path
+        let rows = try ArchiveMaker.run("/usr/bin/sqlite3", [database, "SELECT count(*) FROM reading"])
+        XCTAssertGreaterThan(Int(rows.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 3, "reading state written")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import InkyCore
+import InkyTestSupport
+import XCTest
+
+/// Where the library watcher sees every change, the kernel keeps names, attributes and listings
+/// until the watcher says otherwise, whatever `--tree-timeout` says; where it cannot see (a
+/// library on another FUSE filesystem, as a network one would be), the timeout rules.
+final class MountKernelCacheTests: XCTestCase {
+    /// read(2) calls the daemon made so far, all threads: each FUSE request is one.
+    private func daemonReads(_ mounted: MountedLibrary) throws -> Int {
+        let io = try String(contentsOfFile: "/proc/\(mounted.process.processIdentifier)/io", encoding: .utf8)
+        let line = try XCTUnwrap(io.split(separator: "\n").first { $0.hasPrefix("syscr:") })
+        return Int(line.split(separator: " ").last ?? "") ?? 0
+    }
+
+    private func listEverything(_ mounted: MountedLibrary) throws -> String {
+        try ArchiveMaker.run("/usr/bin/ls", ["-lRA", mounted.mountpoint.path])
+    }
+
+    /// Waits until `condition` holds, at most `seconds`.
+    private func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(50_000)
+        }
+        return true
+    }
+
+    /// 8 series folders of 6 small comics each: expired, a listing costs 56 directories' requests.
+    private func smallLibrary() throws -> URL {
+        let library = ArchiveMaker.temporaryDirectory("watched")
+        for series in 1...8 {
+            try FileManager.default.createDirectory(at: library.appendingPathComponent("Series \(series)"), withIntermediateDirectories: true)
+            for issue in 1...6 {
+                try ArchiveMaker.zip(at: library.appendingPathComponent("Series \(series)/Issue \(issue).cbz"),
+                                     members: [("1.jpg", [1, 2, 3]), ("2.jpg", [4, 5])])
+            }
+        }
+        return library
+    }
+
+    func testAWatchedLibraryStaysCachedPastTheTreeTimeoutAndChangesStillShow() throws {
+        let library = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: library) }
+        let mounted = try MountedLibrary(library: library, arguments: ["-o", "tree_timeout=1", "--no-list-ahead"])
+        XCTAssertTrue(mounted.logText.contains("the library watcher sees every change"), mounted.logText)
+        let first = try listEverything(mounted)
+        usleep(1_500_000) // past the 1 s tree timeout: what is still cached now is cached until told
+        let before = try daemonReads(mounted)
+        XCTAssertEqual(try listEverything(mounted), first)
+        let requests = try daemonReads(mounted) - before
+        // Expired, each directory costs at least one request; what is left is `ls` asking the
+        // root's labels and the uncached `Continue Reading/`.
+        let directories = first.split(separator: "\n").filter { $0.hasPrefix("d") }.count
+        XCTAssertEqual(directories, 56 + 1, "the folders, the comics and Continue Reading")
+        XCTAssertLessThan(requests, directories / 2, "a second listing past the tree timeout is answered by the kernel's cache")
+
+        // A change still shows: the watcher tells the kernel to forget the folder's listing.
+        try FileManager.default.copyItem(at: library.appendingPathComponent("Series 1/Issue 1.cbz"),
+                                         to: library.appendingPathComponent("Series 1/Issue 7.cbz"))
+        XCTAssertTrue(eventually(5) { (try? FileManager.default.contentsOfDirectory(atPath: mounted.path("Series 1")))?.contains("Issue 7") == true },
+                      "the new comic shows once the watcher saw it")
+    }
+
+    func testALibraryTheWatcherCannotSeeIsCachedOnlyForTheTreeTimeout() throws {
+        let source = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: source) }
+        let unseen = try FaultFS(source: source) // a FUSE filesystem: changes behind it reach no inotify watch
+        let mounted = try MountedLibrary(library: unseen.mountpoint, arguments: ["-o", "tree_timeout=1", "--no-list-ahead"])
+        XCTAssertTrue(mounted.logText.contains("cannot see every change"), mounted.logText)
+        XCTAssertTrue(mounted.logText.contains("fuse"), "the log names the filesystem: \(mounted.logText)")
+        _ = try listEverything(mounted)
+        usleep(1_500_000)
+        let before = try daemonReads(mounted)
+        let listing = try listEverything(mounted)
+        let directories = listing.split(separator: "\n").filter { $0.hasPrefix("d") }.count
+        XCTAssertGreaterThanOrEqual(try daemonReads(mounted) - before, directories, "past the tree timeout every directory is asked again")
+
+        // Made "elsewhere": straight in the source, unseen by any watch on the FUSE mount.
+        try FileManager.default.copyItem(at: source.appendingPathComponent("Series 1/Issue 1.cbz"),
+                                         to: source.appendingPathComponent("Series 1/Issue 8.cbz"))
+        XCTAssertTrue(eventually(5) { (try? FileManager.default.contentsOfDirectory(atPath: mounted.path("Series 1")))?.contains("Issue 8") == true },
+                      "the new comic shows after the tree timeout")
+    }
+}

@@ -1,0 +1,22 @@
+"""The code of scripts/bench (what every number means: docs/bench.md).
+
+Layers, each importing only those above it:
+  common         paths, seed, units, log, page-cache eviction
+  procs          /proc: the daemon and its workers found, sampled (RSS, CPU), waited for
+  mounts         one class per thing mounted: inkyfs, the peers, the FUSE ceiling
+  measure        fresh-mount measurements, medians over runs, the daemon log watch
+  tables         cells and aligned tables
+Data, each generated once under --work:
+  pages          the big comics (1800x2700 JPEG pages; CBZ, CBT, CBR, CB7)
+  scale_library  issue 7's library of small comics (ZIP, tar, 7z)
+  cbz_library    issue 14's library of N small CBZ comics, and the same tree as plain folders
+The cases, each with its table:
+  comics         per-comic page reads, inkyfs beside every peer
+  pdf            image and rendered PDF pages
+  vault_setup    the inkyfs vault and gocryptfs folder, and their mounts
+  vault          Vault/ beside plain inkyfs and gocryptfs
+  scale          issue 7's library-scale case: whole-library listings, inkyfs and ratarmount
+  versus_folders issue 14's case (--library-scale N): inkyfs beside the extracted folders, with targets
+The run:
+  report         every case's tables; summary: issue 7's table; cli: options, the run, the JSON
+"""
