@@ -70,11 +70,17 @@ public enum MountDaemon {
         filesystem.startWatching()
         defer { filesystem.stopWatching() }
         defer { filesystem.finishStateWrites() }
-        let control = try? ControlServer(mountpoint: configuration.mountpoint, log: log) { request, password in
-            VaultControl.handle(request, password: password, filesystem: filesystem, pool: pool,
-                                vaultDirectory: configuration.vaultDirectory, mountpoint: configuration.mountpoint, log: log)
+        let opened = Result { () throws(ControlError) in
+            try ControlServer(mountpoint: configuration.mountpoint, log: log) { request, password in
+                VaultControl.handle(request, password: password, filesystem: filesystem, pool: pool,
+                                    vaultDirectory: configuration.vaultDirectory, mountpoint: configuration.mountpoint, log: log)
+            }
         }
-        if control == nil { log("no control socket: inkyfs vault unlock/lock cannot reach this mount") }
+        let control = try? opened.get()
+        if case .failure(let problem) = opened {
+            log("no control socket: inkyfs vault unlock/lock cannot reach this mount: \(problem)")
+            if configuration.vaultDirectory != nil { warn("inkyfs: warning: the vault cannot be unlocked on this mount: \(problem)") }
+        }
         let idleLock = VaultIdleLock(after: configuration.vaultIdleSeconds, filesystem: filesystem, pool: pool, log: log)
         idleLock?.start()
         defer { idleLock?.stop() }

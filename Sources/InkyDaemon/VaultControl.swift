@@ -15,7 +15,7 @@ enum VaultControl {
         switch request {
         case .debug:
             let wiped = filesystem.wipedVaultPages
-            return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount)"
+            return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount) keysInWorkers=\(pool.workersHoldingKeys)"
                          + " pagesDecryptedInDaemon=\(pool.vaultPagesDecryptedHere) wipedVaultPages=\(wiped.inPlace) wipedVaultPagesShared=\(wiped.shared)")
         case .status:
             return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
@@ -23,7 +23,7 @@ enum VaultControl {
             let wasUnlocked = lock(filesystem, pool)
             if wasUnlocked { log("vault locked") }
             return reply(.ok, wasUnlocked ? "vault locked" : "the vault was already locked")
-        case .unlock:
+        case .unlock, .unlockAcceptingRollback:
             if filesystem.vaultIsUnlocked { return reply(.ok, "the vault is already unlocked") }
             guard let password else { return reply(.failed, "no password") }
             // Before any vault byte passes through the heap: freed buffers are overwritten.
@@ -31,14 +31,18 @@ enum VaultControl {
             // Straight from the receive buffer into locked memory: no other copy is made.
             let secret = SecureBytes(count: password.count) { $0.copyMemory(from: password) }
             do throws(VaultError) {
-                let vault = try Vault.unlock(at: vaultDirectory, password: secret)
+                let vault = try Vault.unlock(at: vaultDirectory, password: secret,
+                                             acceptRollback: request == .unlockAcceptingRollback)
                 // Keys first: a lookup between the two would list an object without its key
                 // and show that comic's ERROR.txt ("not a comic archive") until the next lock.
                 pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
                 filesystem.unlockVault(vault)
                 log("vault unlocked")
                 let count = (try? vault.entries.count) ?? 0
-                return reply(.ok, "vault unlocked: \(count) comic\(count == 1 ? "" : "s")")
+                // Counts and random object names only: the log never learns a comic's name.
+                let report = vault.unlockReport.lines
+                for line in report { log("vault: \(line)") }
+                return reply(.ok, (["vault unlocked: \(count) comic\(count == 1 ? "" : "s")"] + report).joined(separator: "\n"))
             } catch .wrongPassword {
                 return reply(.wrongPassword, "wrong password")
             } catch {

@@ -66,8 +66,8 @@ extension LibraryFilesystem {
                 state.store(.success(listing), for: listedIdentity)
                 if let (file, database) = indexed { database.storeListing(file, identity: listedIdentity, .success(listing)) }
             } catch {
-                // Vault object paths are random hex: the log never learns a vault comic's name.
-                logger("cannot open \(real): \(error.message)")
+                // Vault object paths are random hex, and a vault comic's error details stay out.
+                logger("cannot open \(loggable(error, of: comic))")
                 state.store(.failure(error), for: identity)
                 if let (file, database) = indexed { database.storeListing(file, identity: identity, .failure(error)) }
             }

@@ -6,7 +6,7 @@ import InkyTree
 /// ComicInfo.xml from the comic's state, pages through the window cache (`PageFetching`).
 extension LibraryFilesystem {
     public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
-        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        guard let node = nodes.node(id) else { return .failure(nodes.isVaultFile(id) ? .EIO : .ENOENT) }
         if node.isVault {
             touchVault(node)
             lock.withLock { openVaultFiles += 1 }
@@ -31,7 +31,7 @@ extension LibraryFilesystem {
     /// caller's thread), later from the comic's fetch queue on a miss.
     public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
                      completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
-        guard let node = nodes.node(id) else { return completion(.failure(.ENOENT)) }
+        guard let node = nodes.node(id) else { return completion(.failure(nodes.isVaultFile(id) ? .EIO : .ENOENT)) }
         touchVault(node)
         switch node {
         case .file:
@@ -91,7 +91,7 @@ extension LibraryFilesystem {
                 state.comicInfo = bytes
                 return .success(bytes)
             } catch {
-                logger("ComicInfo.xml failed: \(error.message)")
+                logger("ComicInfo.xml failed: \(loggable(error, of: comic))")
                 return .failure(error.errno)
             }
         }

@@ -104,6 +104,14 @@ final class NodeTable: @unchecked Sendable {
         }
     }
 
+    /// Whether `id` numbers a file of a vault comic, known or not: once the vault is locked its
+    /// numbers decode to nothing, but a reader holding such a file open gets EIO (the content
+    /// is gone), not ENOENT (which says the name went away).
+    func isVaultFile(_ id: NodeID) -> Bool {
+        guard let kind = Kind(rawValue: id >> 60) else { return false }
+        return [.vaultPage, .vaultComicInfo, .vaultErrorText].contains(kind)
+    }
+
     /// The kernel got a counted reference (readdirplus). Numbers are computed, so there is
     /// nothing to keep; the call is where a table of held nodes would count.
     func remember(_ id: NodeID) {}

@@ -24,9 +24,9 @@ extension LibraryFilesystem {
             completion(.success(bytes))
         } else {
             let logger = self.logger
-            let waiter: PageCache.Waiter = { result in
+            let waiter: PageCache.Waiter = { [self] result in
                 completion(result.mapError { error in
-                    logger("read failed: \(error.message)")
+                    logger("read failed: \(loggable(error, of: comic))")
                     return error.errno
                 })
             }

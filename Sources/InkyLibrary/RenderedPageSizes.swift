@@ -18,7 +18,7 @@ extension LibraryFilesystem {
             fetch(state, snapshot, listing, pages: [index] + ahead, first: waiter)
         }
         return outcome.wait().mapError { error in
-            logger("cannot render \(state.realPath) page \(index + 1): \(error.message)")
+            logger("cannot render page \(index + 1): \(loggable(error, of: comic))")
             return error.errno
         }
     }

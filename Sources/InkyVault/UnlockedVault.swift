@@ -21,7 +21,7 @@ public final class UnlockedVault: Sendable {
     /// What unlocking found and repaired.
     public let unlockReport: VaultUnlockReport
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var keys: VaultKeys?
         var entries: [VaultEntry]
         var generation: UInt64
@@ -30,14 +30,18 @@ public final class UnlockedVault: Sendable {
         var directoryLock: VaultDirectoryLock?
     }
 
-    private let paths: VaultPaths
-    private let environment: VaultEnvironment
-    private let state: Locked<State>
+    let paths: VaultPaths
+    let environment: VaultEnvironment
+    let state: Locked<State>
     private let changes = SerialSection()
 
+    /// The name of this vault's record of the newest manifest (the rollback check).
+    private let rollbackRecordID: String
+
     init(paths: VaultPaths, keys: VaultKeys, keyFileImage: [UInt8], loaded: VaultManifestStore.Loaded,
-         report: VaultUnlockReport, lock: VaultDirectoryLock, environment: VaultEnvironment) {
+         report: VaultUnlockReport, lock: VaultDirectoryLock, environment: VaultEnvironment, rollbackRecordID: String) {
         self.paths = paths
+        self.rollbackRecordID = rollbackRecordID
         directory = paths.root
         unlockReport = report
         self.environment = environment
@@ -110,15 +114,7 @@ public final class UnlockedVault: Sendable {
                 throw .invalidDisplayPath(originalName, reason: "source file name is not usable")
             }
             let randomness = environment.randomness
-            let name: String, fileID: VaultFileID
-            do throws(CryptoError) {
-                name = HexEncoding.encode(try randomness.bytes(count: VaultEntry.nameLength))
-                fileID = try VaultFileID.random(randomness)
-            } catch {
-                throw .crypto(error)
-            }
-            let objectKey = try keys.objectKey(fileID: fileID)
-            let objectPath = paths.object(named: name)
+            let (name, fileID, objectKey, objectPath) = try newObject(keys: keys)
             let (size, sourceDigest) = try Self.encrypt(path, to: objectPath, key: objectKey, fileID: fileID,
                                                         randomness: randomness)
             CrashPoint.reach("add.object-published")
@@ -134,7 +130,7 @@ public final class UnlockedVault: Sendable {
             }
             CrashPoint.reach("add.verified")
             let dateAdded = Date(timeIntervalSince1970: environment.now().timeIntervalSince1970.rounded(.down))
-            return try state.withLock { (state) throws(VaultError) -> VaultEntry in
+            let added = try state.withLock { (state) throws(VaultError) -> VaultEntry in
                 guard let keys = state.keys else { throw .locked }
                 let displayPath = try Self.uniqueDisplayPath(requested, among: state.entries)
                 let entry = VaultEntry(name: name, fileID: fileID, size: size, sha256: HexEncoding.encode(sourceDigest),
@@ -143,6 +139,10 @@ public final class UnlockedVault: Sendable {
                 CrashPoint.reach("add.manifest-saved")
                 return entry
             }
+            // The add is done; an object left in an older format now gets its turn (a failure
+            // here leaves it as it was, and the next change tries again).
+            try? migrateOldObjects(keys: keys)
+            return added
         }
     }
 
@@ -181,6 +181,7 @@ public final class UnlockedVault: Sendable {
             // orphans/ and reports it. The removal itself has already succeeded.
             if unlink(objectPath) == 0 { try? DurableFiles.syncDirectory(paths.objects) }
             CrashPoint.reach("remove.object-deleted")
+            try? migrateOldObjects(keys: keys)
             return destination
         }
     }
@@ -189,11 +190,14 @@ public final class UnlockedVault: Sendable {
 
     /// Re-wraps the master key under `new` (no object or manifest is re-encrypted).
     /// `old` must be the current password (one derivation to check it, one for `new`).
-    /// `kdf` nil keeps the current KDF and cost; pass `.default` (or more) to raise it.
+    /// `kdf` nil re-derives with today's default cost, or the current one if stronger (an
+    /// older, weaker cost is never carried forward).
     /// The key file that worked until now is first written as `vault.key.prev`, then the
-    /// new `vault.key` replaces the old; a crash in between leaves both opening with `old`.
+    /// new `vault.key` replaces the old, then `.prev` becomes a copy of the new one: a crash
+    /// in between leaves a file that opens, and once done the old password opens nothing here.
     /// Note: this is not revocation. The master key is unchanged, so a copy of an old key
-    /// file still opens with the old password; a compromised password calls for a new vault.
+    /// file taken elsewhere still opens with the old password; a compromised password calls
+    /// for a new vault.
     public func changePassword(old: SecureBytes, new: SecureBytes, kdf: VaultKDF? = nil) throws(VaultError) {
         try changes.run { () throws(VaultError) in
             let (keys, image) = try state.withLock { (state) throws(VaultError) -> (VaultKeys, [UInt8]) in
@@ -207,7 +211,8 @@ public final class UnlockedVault: Sendable {
             guard checked.constantTimeEquals(keys.masterKey) else {
                 throw .damagedKeyFile(path: paths.keyFile, detail: "unwraps to a different master key")
             }
-            let replacement = try VaultKeyFile.wrap(masterKey: keys.masterKey, password: new, kdf: kdf ?? current.kdf,
+            let replacement = try VaultKeyFile.wrap(masterKey: keys.masterKey, password: new,
+                                                    kdf: kdf ?? current.kdf.raisedToDefault,
                                                     randomness: environment.randomness)
             let written = try VaultKeyFileStore.write(replacement, previous: image, paths: paths)
             state.withLock { $0.keyFileImage = written }
@@ -231,7 +236,20 @@ public final class UnlockedVault: Sendable {
 
     // MARK: Steps
 
-    private func save(entries: [VaultEntry], state: inout State, keys: VaultKeys) throws(VaultError) {
+    /// A new object's random name and file id (in that order from the random stream: the
+    /// known-answer fixture depends on it), its key and its path.
+    func newObject(keys: VaultKeys) throws(VaultError) -> (name: String, fileID: VaultFileID, key: SecureBytes, path: String) {
+        let name: String, fileID: VaultFileID
+        do throws(CryptoError) {
+            name = HexEncoding.encode(try environment.randomness.bytes(count: VaultEntry.nameLength))
+            fileID = try VaultFileID.random(environment.randomness)
+        } catch {
+            throw .crypto(error)
+        }
+        return (name, fileID, try keys.objectKey(fileID: fileID), paths.object(named: name))
+    }
+
+    func save(entries: [VaultEntry], state: inout State, keys: VaultKeys) throws(VaultError) {
         let manifest = VaultManifest(entries: entries)
         let image = try VaultManifestStore.save(manifest, generation: state.generation + 1, current: state.generation,
                                                 currentImage: state.manifestImage, paths: paths,
@@ -239,9 +257,14 @@ public final class UnlockedVault: Sendable {
         state.entries = entries
         state.generation += 1
         state.manifestImage = image
+        // After the manifest is durable; a record left behind (a crash here) is only older,
+        // which the next unlock moves forward. Failing to write it must not fail the save.
+        if let record = try? VaultRollbackRecord(generation: state.generation, manifest: image) {
+            try? environment.rollbackRecords.store(record, id: rollbackRecordID)
+        }
     }
 
-    private static let copyBufferSize = 1 << 20
+    static let copyBufferSize = 1 << 20
 
     /// Streams `source` into a new object at `objectPath`; returns its size and SHA-256.
     private static func encrypt(
@@ -275,12 +298,12 @@ public final class UnlockedVault: Sendable {
     }
 
     /// Decrypts all of `reader` sequentially; returns the byte count and SHA-256.
-    private static func digest(of reader: VaultObjectReader) throws(VaultError) -> (UInt64, [UInt8]) {
+    static func digest(of reader: VaultObjectReader) throws(VaultError) -> (UInt64, [UInt8]) {
         try decrypt(reader) { _ throws(VaultError) in }
     }
 
     /// Feeds the whole plaintext to `sink` in order, hashing it on the way.
-    private static func decrypt(
+    static func decrypt(
         _ reader: VaultObjectReader, into sink: (UnsafeRawBufferPointer) throws(VaultError) -> Void
     ) throws(VaultError) -> (UInt64, [UInt8]) {
         let hasher: SHA256Hasher
@@ -336,7 +359,7 @@ public final class UnlockedVault: Sendable {
         }
     }
 
-    private static func openReader(for entry: VaultEntry, keys: VaultKeys, path: String) throws(VaultError) -> VaultObjectReader {
+    static func openReader(for entry: VaultEntry, keys: VaultKeys, path: String) throws(VaultError) -> VaultObjectReader {
         let reader = try VaultObjectReader(path: path, key: try keys.objectKey(fileID: entry.fileID))
         guard reader.header.fileID == entry.fileID, reader.size == entry.size else {
             throw .objectDoesNotMatchManifest(name: entry.name, detail:

@@ -25,8 +25,13 @@ public enum Vault {
     /// `vault.key.prev` / `manifest.bin.prev` when the main files are damaged; moves
     /// objects the manifest does not know into `orphans/`. The result holds an exclusive
     /// lock on the directory until `lock()` or until it is released.
-    public static func unlock(at directory: String, password: SecureBytes) throws(VaultError) -> UnlockedVault {
-        try unlock(at: directory, password: password, environment: .system)
+    ///
+    /// A manifest older than the newest one this user has seen of this vault (recorded under
+    /// `$XDG_STATE_HOME/inkyfs/vaults`) is refused with `.manifestRolledBack`, touching
+    /// nothing, unless `acceptRollback` (a backup restored on purpose): then the report says so.
+    public static func unlock(at directory: String, password: SecureBytes,
+                              acceptRollback: Bool = false) throws(VaultError) -> UnlockedVault {
+        try unlock(at: directory, password: password, environment: .system, acceptRollback: acceptRollback)
     }
 
     static func create(
@@ -66,7 +71,7 @@ public enum Vault {
     }
 
     static func unlock(
-        at directory: String, password: SecureBytes, environment: VaultEnvironment
+        at directory: String, password: SecureBytes, environment: VaultEnvironment, acceptRollback: Bool = false
     ) throws(VaultError) -> UnlockedVault {
         guard DurableFiles.isDirectory(directory) else { throw .notAVault(path: directory) }
         let paths = VaultPaths(root: directory)
@@ -74,15 +79,42 @@ public enum Vault {
         let unlocked = try VaultKeyFileStore.unlock(paths, password: password)
         let keys = try VaultKeys(masterKey: unlocked.masterKey)
         let loaded = try VaultManifestStore.load(paths, key: keys.manifestKey)
+        // Before anything is moved: a refused rollback leaves the vault exactly as found.
+        let rollback = try RollbackCheck(paths, loaded: loaded, keys: keys, records: environment.rollbackRecords,
+                                         accept: acceptRollback)
+        if unlocked.fallbackReason == nil { try VaultKeyFileStore.retireStalePrevious(paths, current: unlocked.image) }
         try DurableFiles.makeDirectory(paths.objects)
         try DurableFiles.makeDirectory(paths.orphans)
         let moved = try sweepOrphans(paths, known: Set(loaded.manifest.entries.map(\.name)))
         let missing = loaded.manifest.entries.map(\.name).filter { !DurableFiles.exists(paths.object(named: $0)) }
         let report = VaultUnlockReport(keyFileFallbackReason: unlocked.fallbackReason,
                                        manifestFallbackReason: loaded.fallbackReason,
-                                       movedToOrphans: moved, missingObjects: missing)
+                                       movedToOrphans: moved, missingObjects: missing,
+                                       acceptedRollback: rollback.accepted, rollbackRecordProblem: rollback.recordProblem)
         return UnlockedVault(paths: paths, keys: keys, keyFileImage: unlocked.image, loaded: loaded,
-                             report: report, lock: lock, environment: environment)
+                             report: report, lock: lock, environment: environment, rollbackRecordID: rollback.id)
+    }
+
+    /// The manifest just loaded against the newest one recorded outside the vault: refused if
+    /// older (unless accepted), and recorded when newer, so the record only moves forward.
+    private struct RollbackCheck {
+        let id: String
+        var accepted: String?
+        var recordProblem: String?
+
+        init(_ paths: VaultPaths, loaded: VaultManifestStore.Loaded, keys: VaultKeys, records: VaultRollbackRecords,
+             accept: Bool) throws(VaultError) {
+            id = try keys.rollbackRecordID()
+            let found = try VaultRollbackRecord(generation: loaded.generation, manifest: loaded.image)
+            let seen = records.load(id: id)
+            if let seen, let refusal = seen.refusal(of: found) {
+                let detail = loaded.fallbackReason.map { refusal + " (manifest.bin could not be used: \($0))" } ?? refusal
+                guard accept else { throw .manifestRolledBack(path: paths.manifest, detail: detail) }
+                accepted = detail
+            }
+            guard seen != found else { return }
+            do throws(VaultError) { try records.store(found, id: id) } catch { recordProblem = "\(error)" }
+        }
     }
 
     /// Moves everything in `objects/` that the manifest does not list into `orphans/`,

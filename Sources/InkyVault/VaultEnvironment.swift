@@ -6,6 +6,10 @@ import Foundation
 struct VaultEnvironment: Sendable {
     var randomness: RandomSource
     var now: @Sendable () -> Date
+    /// Where the newest manifest seen of each vault is recorded (the rollback check).
+    var rollbackRecords = VaultRollbackRecords(directory: nil)
 
-    static let system = VaultEnvironment(randomness: .system, now: { Date() })
+    static var system: VaultEnvironment {
+        VaultEnvironment(randomness: .system, now: { Date() }, rollbackRecords: .standard)
+    }
 }

@@ -41,6 +41,10 @@ public enum VaultError: Error, Equatable, Sendable {
     case verificationFailed(path: String, detail: String)
     /// An object's header does not belong to the manifest entry that names it.
     case objectDoesNotMatchManifest(name: String, detail: String)
+    /// The manifest is older than the newest one this user has seen of this vault (recorded
+    /// outside it): an old copy put back, or a damaged manifest whose `.prev` is older.
+    /// Nothing was changed; `acceptRollback` opens it anyway.
+    case manifestRolledBack(path: String, detail: String)
     /// A manifest save would not move the generation counter forward (a bug, never data).
     case generationNotIncreasing(current: UInt64, attempted: UInt64)
     /// The operating system refused a file operation.
@@ -86,6 +90,10 @@ extension VaultError: CustomStringConvertible {
             "\(path): verification failed: \(detail)"
         case .objectDoesNotMatchManifest(let name, let detail):
             "object \(name) does not match its manifest entry: \(detail)"
+        case .manifestRolledBack(let path, let detail):
+            "\(path): refusing an older vault: \(detail). Someone may have put back an old copy of the vault,"
+                + " hiding the comics added since. Nothing was changed. If you restored a backup on purpose,"
+                + " accept it with --accept-rollback (comics added since then are kept in orphans/)"
         case .generationNotIncreasing(let current, let attempted):
             "manifest generation would go from \(current) to \(attempted)"
         case .io(let path, let operation, let errno):

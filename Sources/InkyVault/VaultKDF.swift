@@ -65,6 +65,20 @@ public enum VaultKDF: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// The KDF a password change re-derives with when none is asked for: today's default,
+    /// unless this one already costs more (a PBKDF2 with more iterations, an scrypt of at
+    /// least 2^15·8 work). A vault made years ago never carries its weaker cost forward.
+    var raisedToDefault: VaultKDF {
+        switch (self, Self.default) {
+        case (.pbkdf2SHA256(let iterations), .pbkdf2SHA256(let floor)):
+            return iterations >= floor ? self : .default
+        case (.scrypt(let n, let r, let p), _):
+            return n * UInt64(r) * UInt64(p) >= 1 << 18 ? self : .default
+        default:
+            return .default
+        }
+    }
+
     // MARK: Wire form
 
     /// The KDF id and three UInt64 parameter fields of the key file. Three fields cover

@@ -63,8 +63,10 @@ enum VaultKeyFileStore {
     }
 
     /// Replaces `vault.key` durably, first saving `previous` (the bytes that are known to
-    /// work) as `vault.key.prev`, so at every instant at least one of the two opens.
-    /// Returns the bytes written.
+    /// work) as `vault.key.prev`, so at every instant at least one of the two opens; then,
+    /// once the new `vault.key` is durable, `.prev` becomes a copy of it too, so the old
+    /// password's wrapping is gone from the vault (a damaged `vault.key` must not let the
+    /// old password back in through `.prev`). Returns the bytes written.
     @discardableResult
     static func write(_ file: VaultKeyFile, previous: [UInt8], paths: VaultPaths) throws(VaultError) -> [UInt8] {
         let bytes = try file.encoded()
@@ -72,7 +74,18 @@ enum VaultKeyFileStore {
         CrashPoint.reach("passwd.previous-written")
         try DurableFiles.replace(paths.keyFile, with: bytes)
         CrashPoint.reach("passwd.key-written")
+        try DurableFiles.replace(paths.previousKeyFile, with: bytes)
+        CrashPoint.reach("passwd.previous-retired")
         return bytes
+    }
+
+    /// After an unlock through an intact `vault.key`: a `.prev` that differs from it is the
+    /// old wrapping of a password change killed before it retired it; replaced by the
+    /// current file, so the old password stops working there too.
+    static func retireStalePrevious(_ paths: VaultPaths, current image: [UInt8]) throws(VaultError) {
+        let previous = try? DurableFiles.read(paths.previousKeyFile, limit: VaultKeyFile.readLimit)
+        guard previous != image else { return }
+        try DurableFiles.replace(paths.previousKeyFile, with: image)
     }
 
     private static func load(_ path: String) throws(VaultError) -> Loaded {

@@ -16,6 +16,7 @@ public final class VaultKeys: Sendable {
     static let manifestLabel = Array("inkyfs vault v1: manifest key".utf8)
     static let contentLabel = Array("inkyfs vault v1: content key".utf8)
     static let objectLabel = Array("inkyfs vault v1: object key".utf8)
+    static let rollbackRecordLabel = Array("inkyfs vault: rollback record id".utf8)
 
     let masterKey: SecureBytes
     let manifestKey: SecureBytes
@@ -27,6 +28,17 @@ public final class VaultKeys: Sendable {
         do {
             manifestKey = try HKDFSHA256.deriveKey(inputKey: masterKey, info: Self.manifestLabel)
             contentKey = try HKDFSHA256.deriveKey(inputKey: masterKey, info: Self.contentLabel)
+        } catch {
+            throw .crypto(error)
+        }
+    }
+
+    /// The file name of this vault's rollback record (`VaultRollbackRecords`): 32 hex digits
+    /// from the master key, stable wherever the vault is moved, meaningless without the key.
+    func rollbackRecordID() throws(VaultError) -> String {
+        do {
+            let id = try HKDFSHA256.deriveKey(inputKey: masterKey, info: Self.rollbackRecordLabel, length: 16)
+            return id.withUnsafeBytes { HexEncoding.encode($0) }
         } catch {
             throw .crypto(error)
         }

@@ -2,22 +2,27 @@ import Foundation
 
 /// `manifest.bin`: the manifest payload, encrypted under the manifest key.
 ///
+/// Version 2 (written):
+///
 ///     offset size field
 ///          0    8 magic "INKYVMAN"
-///          8    2 format version, UInt16 BE = 1
+///          8    2 format version, UInt16 BE = 2
 ///         10    2 algorithm id, UInt16 BE (1 = AES-256-GCM)
-///         12    8 generation, UInt64 BE (1 at creation, +1 on every save)
-///         20   12 GCM nonce (random per save)
-///         32    n ciphertext of the JSON payload   ← bytes 0..<32 are the header, all AAD
-///       32+n   16 GCM tag
+///         12   12 GCM nonce (random per save)
+///         24    n ciphertext of: generation (UInt64 BE) ‖ JSON payload ‖ spaces  ← 0..<24 is the AAD
+///       24+n   16 GCM tag
 ///
-/// The generation is authenticated, so it cannot be edited; it lets a loader prefer the
-/// newer of two good copies and lets saving refuse to go backwards.
+/// n is `VaultPadding.manifestPlaintextSize` (at least 4 KiB, then Padmé buckets), so the file
+/// size tells neither the names' lengths nor, with the generation inside, how many saves there
+/// were. Version 1 (still read) had the generation in the clear header at 12..<20 and the nonce
+/// at 20..<32, and no padding. The generation lets saving refuse to go backwards; its record
+/// outside the vault (`VaultRollbackRecords`) lets unlock refuse an older copy put back.
 enum VaultManifestFile {
     static let magic = Array("INKYVMAN".utf8)
-    static let formatVersion: UInt16 = 1
+    static let formatVersion: UInt16 = 2
     static let aesGCM: UInt16 = 1
-    static let headerLength = 32
+    static let headerLength = 24
+    static let versionOneHeaderLength = 32
     /// Ten thousand comics are well under 5 MiB of JSON; refuse absurd files unread.
     static let readLimit = 64 << 20
 
@@ -29,31 +34,36 @@ enum VaultManifestFile {
         do { json = try VaultManifest.encoder().encode(manifest) } catch {
             throw .damagedManifest(path: "(new manifest)", detail: "cannot encode: \(error)")
         }
-        // The JSON holds every name in the vault; wipe it once it has been encrypted.
+        // The JSON holds every name in the vault; the plaintext lives in locked memory, and the
+        // encoder's Data is wiped once copied there.
         defer { Wipe.data(&json) }
+        let length = Int(VaultPadding.manifestPlaintextSize(UInt64(8 + json.count)))
+        let plaintext = SecureBytes(count: length) { buffer in
+            var prefix: [UInt8] = []
+            prefix.appendBigEndian(generation)
+            buffer.copyBytes(from: prefix)
+            json.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[8..<8 + json.count]).copyMemory(from: $0) }
+            // JSON allows trailing whitespace: the padding is spaces, so the payload still parses as it is.
+            UnsafeMutableRawBufferPointer(rebasing: buffer[(8 + json.count)...]).initializeMemory(as: UInt8.self, repeating: 0x20)
+        }
         do throws(CryptoError) {
             var file = magic
             file.appendBigEndian(formatVersion)
             file.appendBigEndian(aesGCM)
-            file.appendBigEndian(generation)
             file += try randomness.bytes(count: AESGCM.nonceLength)
             let header = file
-            file += [UInt8](repeating: 0, count: json.count + AESGCM.tagLength)
+            file += [UInt8](repeating: 0, count: length + AESGCM.tagLength)
             try header.withBytes { (header) throws(CryptoError) in
                 try file.withMutableBytes { (output) throws(CryptoError) in
-                    let ciphertextEnd = headerLength + json.count
-                    // Data.withUnsafeBytes is rethrows; Result carries the typed error across.
-                    try json.withUnsafeBytes { plaintext in
-                        Result { () throws(CryptoError) in
-                            try AESGCM.seal(
-                                plaintext: plaintext,
-                                into: UnsafeMutableRawBufferPointer(rebasing: output[headerLength..<ciphertextEnd]),
-                                tag: UnsafeMutableRawBufferPointer(rebasing: output[ciphertextEnd...]),
-                                key: key,
-                                nonce: UnsafeRawBufferPointer(rebasing: header[20..<headerLength]),
-                                aad: header)
-                        }
-                    }.get()
+                    try plaintext.withUnsafeBytes { (plaintext) throws(CryptoError) in
+                        try AESGCM.seal(
+                            plaintext: plaintext,
+                            into: UnsafeMutableRawBufferPointer(rebasing: output[headerLength..<headerLength + length]),
+                            tag: UnsafeMutableRawBufferPointer(rebasing: output[(headerLength + length)...]),
+                            key: key,
+                            nonce: UnsafeRawBufferPointer(rebasing: header[12..<headerLength]),
+                            aad: header)
+                    }
                 }
             }
             return file
@@ -67,7 +77,7 @@ enum VaultManifestFile {
     static func open(
         _ bytes: [UInt8], key: SecureBytes, path: String
     ) throws(VaultError) -> (manifest: VaultManifest, generation: UInt64) {
-        guard bytes.count >= headerLength + AESGCM.tagLength else {
+        guard bytes.count >= versionOneHeaderLength + AESGCM.tagLength else {
             throw .damagedManifest(path: path, detail: "\(bytes.count) bytes is too short")
         }
         var reader = ByteReader(bytes)
@@ -75,11 +85,17 @@ enum VaultManifestFile {
             throw .damagedManifest(path: path, detail: "not an inkyfs vault manifest")
         }
         let version = reader.readBigEndian(UInt16.self)!
-        guard version == formatVersion else { throw .unsupportedFormatVersion(path: path, version: version) }
+        guard version == 1 || version == formatVersion else { throw .unsupportedFormatVersion(path: path, version: version) }
         let algorithm = reader.readBigEndian(UInt16.self)!
         guard algorithm == aesGCM else { throw .damagedManifest(path: path, detail: "unknown algorithm \(algorithm)") }
-        let generation = reader.readBigEndian(UInt64.self)!
+        // Version 1: the generation in the clear header; version 2: the first 8 plaintext bytes.
+        let clearGeneration = version == 1 ? reader.readBigEndian(UInt64.self)! : nil
+        let headerLength = version == 1 ? versionOneHeaderLength : Self.headerLength
+        let nonceStart = headerLength - AESGCM.nonceLength
         let plaintextLength = bytes.count - headerLength - AESGCM.tagLength
+        guard version == 1 || plaintextLength >= 8 else {
+            throw .damagedManifest(path: path, detail: "\(bytes.count) bytes is too short")
+        }
         let plaintext: SecureBytes
         do {
             plaintext = try bytes.withBytes { (file) throws(CryptoError) in
@@ -88,7 +104,7 @@ enum VaultManifestFile {
                         ciphertext: UnsafeRawBufferPointer(rebasing: file[headerLength..<headerLength + plaintextLength]),
                         tag: UnsafeRawBufferPointer(rebasing: file[(headerLength + plaintextLength)...]),
                         into: output, key: key,
-                        nonce: UnsafeRawBufferPointer(rebasing: file[20..<headerLength]),
+                        nonce: UnsafeRawBufferPointer(rebasing: file[nonceStart..<headerLength]),
                         aad: UnsafeRawBufferPointer(rebasing: file[0..<headerLength]))
                 }
             }
@@ -97,12 +113,15 @@ enum VaultManifestFile {
         } catch {
             throw .crypto(error)
         }
+        let generation = clearGeneration ?? plaintext.withUnsafeBytes { $0.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        let jsonStart = clearGeneration == nil ? 8 : 0
         let manifest: VaultManifest
         do {
-            manifest = try plaintext.withUnsafeBytes { json in
+            manifest = try plaintext.withUnsafeBytes { plaintext in
                 // No copy: the decoder reads the locked buffer itself, which is wiped when
                 // `plaintext` is released at the end of this function.
-                let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: json.baseAddress!),
+                let json = UnsafeRawBufferPointer(rebasing: plaintext[jsonStart...])
+                let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: json.baseAddress ?? plaintext.baseAddress!),
                                 count: json.count, deallocator: .none)
                 return try VaultManifest.decoder().decode(VaultManifest.self, from: data)
             }

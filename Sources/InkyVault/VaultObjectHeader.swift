@@ -8,13 +8,17 @@ import Darwin
 ///
 ///     offset size field
 ///          0    8 magic "INKYVOBJ"
-///          8    2 format version, UInt16 BE = 1
+///          8    2 format version, UInt16 BE = 2 (1 is still read)
 ///         10    2 algorithm id, UInt16 BE (1 = AES-256-GCM, 12-byte random nonce per
 ///               chunk, 16-byte tag, per-object key from HKDF-SHA256)
 ///         12    4 chunk size, UInt32 BE: plaintext bytes per chunk (65,536)
 ///         16   32 file id
-///         48    8 plaintext size, UInt64 BE
+///         48    8 stream size, UInt64 BE: the bytes the chunks decrypt to
 ///         56      end; chunks follow
+///
+/// Version 2 pads: the stream is the comic ‖ zeros ‖ the comic's size (UInt64 BE), its length
+/// `VaultPadding.objectStreamSize`, so the file size tells only a Padmé bucket. In version 1
+/// the stream is the comic itself.
 ///
 /// The whole header is part of every chunk's AAD, so none of it can be altered (size
 /// shortened, id swapped, header moved onto another object's body) without every chunk
@@ -22,7 +26,8 @@ import Darwin
 public struct VaultObjectHeader: Sendable, Equatable {
     public static let length = 56
     static let magic = Array("INKYVOBJ".utf8)
-    static let formatVersion: UInt16 = 1
+    static let formatVersion: UInt16 = 2
+    static let readableVersions: ClosedRange<UInt16> = 1...2
     static let aesGCMChunks: UInt16 = 1
     /// 64 KiB: large enough that the 28 bytes of nonce and tag cost 0.04 % and one AES-GCM
     /// call amortises its setup, small enough that a random 4 KiB read decrypts little.
@@ -30,11 +35,16 @@ public struct VaultObjectHeader: Sendable, Equatable {
     /// What a reader accepts, so a hostile header cannot make it allocate a huge buffer.
     static let chunkSizeRange = 4096...(1 << 20)
 
+    public let version: UInt16
     public let chunkSize: Int
     public let fileID: VaultFileID
+    /// What the chunks decrypt to: the comic itself in version 1, padded in version 2.
     public let plaintextSize: UInt64
+    /// Whether the stream ends with padding and the comic's size (version 2).
+    var isPadded: Bool { version >= 2 }
 
-    init(chunkSize: Int, fileID: VaultFileID, plaintextSize: UInt64) {
+    init(version: UInt16 = formatVersion, chunkSize: Int, fileID: VaultFileID, plaintextSize: UInt64) {
+        self.version = version
         self.chunkSize = chunkSize
         self.fileID = fileID
         self.plaintextSize = plaintextSize
@@ -42,7 +52,7 @@ public struct VaultObjectHeader: Sendable, Equatable {
 
     public var bytes: [UInt8] {
         var bytes = Self.magic
-        bytes.appendBigEndian(Self.formatVersion)
+        bytes.appendBigEndian(version)
         bytes.appendBigEndian(Self.aesGCMChunks)
         bytes.appendBigEndian(UInt32(chunkSize))
         bytes += fileID.bytes
@@ -70,7 +80,7 @@ public struct VaultObjectHeader: Sendable, Equatable {
             throw .damagedObject(path: path, detail: "not an inkyfs vault object")
         }
         let version = reader.readBigEndian(UInt16.self)!
-        guard version == formatVersion else { throw .unsupportedFormatVersion(path: path, version: version) }
+        guard readableVersions.contains(version) else { throw .unsupportedFormatVersion(path: path, version: version) }
         let algorithm = reader.readBigEndian(UInt16.self)!
         guard algorithm == aesGCMChunks else {
             throw .damagedObject(path: path, detail: "unknown algorithm id \(algorithm)")
@@ -81,6 +91,6 @@ public struct VaultObjectHeader: Sendable, Equatable {
         }
         let fileID = VaultFileID(bytes: reader.read(VaultFileID.length)!)!
         let plaintextSize = reader.readBigEndian(UInt64.self)!
-        return VaultObjectHeader(chunkSize: chunkSize, fileID: fileID, plaintextSize: plaintextSize)
+        return VaultObjectHeader(version: version, chunkSize: chunkSize, fileID: fileID, plaintextSize: plaintextSize)
     }
 }

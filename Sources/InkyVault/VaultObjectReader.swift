@@ -25,8 +25,9 @@ public final class VaultObjectReader {
     /// Authenticated by the successful open.
     public let header: VaultObjectHeader
     public let layout: VaultChunkLayout
-    /// Plaintext size in bytes.
-    public var size: UInt64 { layout.plaintextSize }
+    /// The comic's size in bytes: the stream less its padding and trailer in format version 2
+    /// (read from the authenticated trailer at open), the whole stream in version 1.
+    public private(set) var size: UInt64
 
     private let file: FileDescriptor
     private let key: SecureBytes
@@ -68,11 +69,46 @@ public final class VaultObjectReader {
                 "file is \(info.st_size) bytes, its header implies \(layout.fileSize) (truncated or extended)")
         }
         self.layout = layout
+        size = layout.plaintextSize
         // The AAD is built from the very bytes just parsed, so what authenticates is what we use.
         aad = ChunkAAD(header: headerBytes)
         sealed = .allocate(byteCount: header.chunkSize + VaultChunkLayout.overheadPerChunk, alignment: 16)
         cache = .allocate(byteCount: header.chunkSize, alignment: 16)
         try loadChunk(0)
+        if header.isPadded { size = try paddedContentSize() }
+    }
+
+    /// The comic's size from the last 8 bytes of the stream (authenticated like every chunk);
+    /// one that leaves no room for itself is damage.
+    private func paddedContentSize() throws(VaultError) -> UInt64 {
+        let trailer = VaultPadding.objectTrailerLength
+        guard layout.plaintextSize >= trailer else {
+            throw .damagedObject(path: path, detail: "a padded stream of \(layout.plaintextSize) bytes has no room for its size")
+        }
+        // Decrypted aside, not through the cache: chunk 0, decrypted at open, stays there for
+        // the first read, which is nearly always at the start.
+        var content: UInt64 = 0
+        var end = layout.plaintextSize
+        while end > layout.plaintextSize - trailer {
+            let index = layout.chunkIndex(containing: end - 1)
+            let range = layout.plaintextRange(ofChunk: index)
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, range.count), alignment: 16)
+            defer {
+                Wipe.memory(chunk)
+                chunk.deallocate()
+            }
+            try decrypt(chunk: index, into: UnsafeMutableRawBufferPointer(rebasing: chunk[0..<range.count]))
+            // The trailer's bytes in this chunk, most significant first (it may span two chunks).
+            let first = max(range.lowerBound, layout.plaintextSize - trailer)
+            var value: UInt64 = 0
+            for offset in first..<end { value = value << 8 | UInt64(chunk[Int(offset - range.lowerBound)]) }
+            content |= value << (8 * (layout.plaintextSize - end))
+            end = first
+        }
+        guard content <= layout.plaintextSize - trailer else {
+            throw .damagedObject(path: path, detail: "its padded stream claims \(content) bytes of comic in \(layout.plaintextSize)")
+        }
+        return content
     }
 
     deinit {
@@ -99,6 +135,13 @@ public final class VaultObjectReader {
     /// A chunk the range covers whole is decrypted straight into `buffer` (libarchive's
     /// 256 KiB blocks hold several): no pass through the cache and no copy out of it.
     public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
+        guard offset < size else { return 0 }
+        let count = Int(min(UInt64(buffer.count), size - offset))
+        return try streamRead(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+    }
+
+    /// `read(at:into:)` over the whole stream, padding and trailer included.
+    private func streamRead(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
         let chunks = layout.chunks(coveringOffset: offset, count: buffer.count)
         var written = 0
         do throws(VaultError) {

@@ -7,9 +7,9 @@ import Darwin
 /// Encrypts one object (one comic's original bytes) to a new file, streaming: feed the
 /// plaintext in pieces of any size with `write`, then `finish`.
 ///
-/// The plaintext size must be known up front because it is part of the header, and the
-/// header is part of every chunk's AAD; `finish` refuses if a different number of bytes
-/// arrived. Crash safety: the ciphertext goes to a temporary file created with O_EXCL in
+/// The plaintext size must be known up front because the padded stream's size is part of the
+/// header, and the header is part of every chunk's AAD; `finish` refuses if a different number
+/// of bytes arrived, then appends the padding and the comic's size (format version 2). Crash safety: the ciphertext goes to a temporary file created with O_EXCL in
 /// the destination's directory; `finish` fsyncs it, gives it its final name without ever
 /// replacing an existing file (objects are write-once), and fsyncs the directory. Until
 /// `finish` returns, the final name does not exist; a writer dropped unfinished, or one
@@ -27,7 +27,10 @@ public final class VaultObjectWriter {
     private var buffered = 0
     private var sealed: [UInt8]
     private var nextChunk: UInt64 = 0
+    /// Comic bytes received, and stream bytes (comic, then padding and trailer) fed to chunks.
     private var received: UInt64 = 0
+    private var streamed: UInt64 = 0
+    private let contentSize: UInt64
     private var finished = false
 
     /// Starts writing an object of exactly `plaintextSize` bytes to `path`, with 64 KiB
@@ -38,20 +41,23 @@ public final class VaultObjectWriter {
                       chunkSize: VaultObjectHeader.defaultChunkSize, randomness: .system)
     }
 
+    /// `version` 1 writes the unpadded format, for tests of how old vaults still read.
     init(
         path: String, key: SecureBytes, fileID: VaultFileID, plaintextSize: UInt64,
-        chunkSize: Int, randomness: RandomSource
+        chunkSize: Int, randomness: RandomSource, version: UInt16 = VaultObjectHeader.formatVersion
     ) throws(VaultError) {
         guard key.count == AESGCM.keyLength else { throw .crypto(.invalidKeyLength) }
-        guard VaultObjectHeader.chunkSizeRange.contains(chunkSize),
-              let layout = VaultChunkLayout(plaintextSize: plaintextSize, chunkSize: chunkSize) else {
+        let streamSize = version >= 2 ? VaultPadding.objectStreamSize(contentSize: plaintextSize) : plaintextSize
+        guard VaultObjectHeader.chunkSizeRange.contains(chunkSize), plaintextSize < UInt64(Int64.max) / 2,
+              let layout = VaultChunkLayout(plaintextSize: streamSize, chunkSize: chunkSize) else {
             throw .plaintextSizeMismatch(expected: plaintextSize, actual: 0)
         }
         self.path = path
         self.key = key
         self.randomness = randomness
         self.layout = layout
-        header = VaultObjectHeader(chunkSize: chunkSize, fileID: fileID, plaintextSize: plaintextSize)
+        contentSize = plaintextSize
+        header = VaultObjectHeader(version: version, chunkSize: chunkSize, fileID: fileID, plaintextSize: streamSize)
         aad = ChunkAAD(header: header.bytes)
         plaintext = [UInt8](repeating: 0, count: chunkSize)
         sealed = [UInt8](repeating: 0, count: chunkSize + VaultChunkLayout.overheadPerChunk)
@@ -77,10 +83,16 @@ public final class VaultObjectWriter {
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
         guard file != nil, !finished else { throw .io(path: path, operation: "write after finish or failure", errno: .init(EBADF)) }
-        guard UInt64(bytes.count) <= layout.plaintextSize - received else {
+        guard UInt64(bytes.count) <= contentSize - received else {
             abandon()
-            throw .plaintextSizeMismatch(expected: layout.plaintextSize, actual: received + UInt64(bytes.count))
+            throw .plaintextSizeMismatch(expected: contentSize, actual: received + UInt64(bytes.count))
         }
+        try feed(bytes)
+        received += UInt64(bytes.count)
+    }
+
+    /// Appends stream bytes, sealing each chunk as it fills.
+    private func feed(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
         var consumed = 0
         while consumed < bytes.count {
             let wanted = layout.plaintextLength(ofChunk: nextChunk) - buffered
@@ -91,7 +103,7 @@ public final class VaultObjectWriter {
             }
             buffered += take
             consumed += take
-            received += UInt64(take)
+            streamed += UInt64(take)
             if buffered == layout.plaintextLength(ofChunk: nextChunk) {
                 try sealChunk()
             }
@@ -102,10 +114,11 @@ public final class VaultObjectWriter {
     /// under `path` (never replacing an existing file), fsync the directory.
     public func finish() throws(VaultError) {
         guard let file, !finished else { throw .io(path: path, operation: "finish twice", errno: .init(EBADF)) }
-        guard received == layout.plaintextSize else {
+        guard received == contentSize else {
             abandon()
-            throw .plaintextSizeMismatch(expected: layout.plaintextSize, actual: received)
+            throw .plaintextSizeMismatch(expected: contentSize, actual: received)
         }
+        if header.isPadded { try feedPadding() }
         if nextChunk < layout.chunkCount { try sealChunk() }  // only the empty object's chunk is left
         do throws(VaultError) {
             precondition(nextChunk == layout.chunkCount, "every chunk must have been written")
@@ -152,6 +165,20 @@ public final class VaultObjectWriter {
         }
         buffered = 0
         nextChunk += 1
+    }
+
+    /// Zeros up to the trailer, then the comic's size: the rest of a version 2 stream.
+    private func feedPadding() throws(VaultError) {
+        let zeros = [UInt8](repeating: 0, count: 65_536)
+        var left = layout.plaintextSize - streamed - VaultPadding.objectTrailerLength
+        while left > 0 {
+            let piece = Int(min(left, UInt64(zeros.count)))
+            try zeros.withBytes { (zeros) throws(VaultError) in try feed(UnsafeRawBufferPointer(rebasing: zeros[0..<piece])) }
+            left -= UInt64(piece)
+        }
+        var trailer: [UInt8] = []
+        trailer.appendBigEndian(contentSize)
+        try trailer.withBytes { (trailer) throws(VaultError) in try feed(trailer) }
     }
 
     /// Forgets the temporary file; the final name was never created.

@@ -11,8 +11,33 @@ public struct VaultUnlockReport: Sendable, Equatable {
     public let movedToOrphans: [String]
     /// Object names the manifest lists but `objects/` lacks.
     public let missingObjects: [String]
+    /// Set when an older manifest than the newest one recorded was accepted on request
+    /// (`acceptRollback`): what was accepted.
+    public internal(set) var acceptedRollback: String? = nil
+    /// Set when the newest-manifest record outside the vault could not be written: the
+    /// rollback check then has nothing to compare with next time.
+    public internal(set) var rollbackRecordProblem: String? = nil
 
     public var isClean: Bool {
         keyFileFallbackReason == nil && manifestFallbackReason == nil && movedToOrphans.isEmpty && missingObjects.isEmpty
+            && acceptedRollback == nil && rollbackRecordProblem == nil
+    }
+
+    /// One line per finding, for a person: what happened and where the comics are.
+    public var lines: [String] {
+        var lines: [String] = []
+        if let reason = keyFileFallbackReason { lines.append("vault.key.prev was used: \(reason)") }
+        if let reason = manifestFallbackReason { lines.append("manifest.bin.prev was used: \(reason)") }
+        if let accepted = acceptedRollback { lines.append("accepted an older vault: \(accepted)") }
+        if !movedToOrphans.isEmpty {
+            lines.append("\(movedToOrphans.count) object\(movedToOrphans.count == 1 ? "" : "s") the manifest does not list"
+                         + " moved to orphans/ (kept, never deleted): \(movedToOrphans.joined(separator: ", "))")
+        }
+        if !missingObjects.isEmpty {
+            lines.append("\(missingObjects.count) comic\(missingObjects.count == 1 ? "" : "s") without an object in objects/:"
+                         + " \(missingObjects.joined(separator: ", "))")
+        }
+        if let problem = rollbackRecordProblem { lines.append("cannot record the manifest seen (rollback check): \(problem)") }
+        return lines
     }
 }

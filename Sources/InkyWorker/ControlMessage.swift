@@ -6,10 +6,15 @@ import Foundation
 public enum ControlRequest: Codable, Sendable, Equatable {
     case status
     case unlock
+    /// `unlock`, accepting a manifest older than the newest one recorded (a restored backup).
+    case unlockAcceptingRollback
     case lock
     /// What the daemon holds of the vault (cached pages, live key buffers), for tests that
     /// prove a lock left nothing behind. Says nothing about content.
     case debug
+
+    /// The requests a password frame follows.
+    public var carriesPassword: Bool { self == .unlock || self == .unlockAcceptingRollback }
 }
 
 /// The daemon's answer: whether it worked, and a line for the person who asked.

@@ -18,6 +18,10 @@ public final class ControlServer: @unchecked Sendable {
     public typealias Handler = @Sendable (ControlRequest, UnsafeRawBufferPointer?) -> ControlReply
 
     public let path: String
+    /// The checked runtime folder, open for the server's life: the socket is bound and removed
+    /// through it, never through a path someone could have swapped.
+    private let folder: ControlPaths.Folder
+    private let socketName: String
     private let mountpoint: String
     private let listener: Int32
     private let handler: Handler
@@ -31,21 +35,25 @@ public final class ControlServer: @unchecked Sendable {
     /// How long a refused or malformed connection is read (and dropped) after its reply.
     static let drainSeconds = 1.0
 
-    public init(mountpoint: String, log: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler) throws(Errno) {
-        path = try ControlPaths.socket(for: mountpoint, create: true)
-        unlink(path)
+    public init(mountpoint: String, log: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler) throws(ControlError) {
+        folder = try ControlPaths.folder(create: true)
+        socketName = ControlPaths.socketName(for: mountpoint)
+        path = folder.path + "/" + socketName
+        let local = folder.through(socketName)
+        unlink(local)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Errno.current }
-        var address = try ControlPaths.address(path)
+        guard fd >= 0 else { throw .system(Errno.current) }
+        var address: sockaddr_un
+        do throws(Errno) { address = try ControlPaths.address(local) } catch { throw .system(error) }
         let previous = umask(0o177) // the socket is created 0600
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         umask(previous)
-        guard bound == 0, chmod(path, 0o600) == 0, listen(fd, 8) == 0 else {
+        guard bound == 0, chmod(local, 0o600) == 0, listen(fd, 8) == 0 else {
             let error = Errno.current
             close(fd)
-            throw error
+            throw .system(error)
         }
         listener = fd
         self.mountpoint = mountpoint
@@ -61,7 +69,7 @@ public final class ControlServer: @unchecked Sendable {
         lock.withLock { stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
-        unlink(path)
+        unlink(folder.through(socketName))
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
@@ -100,7 +108,7 @@ public final class ControlServer: @unchecked Sendable {
             log("control socket: dropped a malformed or incomplete request from pid \(peer.pid)")
             return refuse(.failed, "malformed request")
         }
-        guard request == .unlock else {
+        guard request.carriesPassword else {
             _ = try? channel.send(WorkerFrame.encode(handler(request, nil)))
             return
         }
@@ -115,7 +123,7 @@ public final class ControlServer: @unchecked Sendable {
         guard wait == 0 else {
             return answer(.throttled, "too many wrong passwords: try again in \(String(format: "%.1f", wait)) s", retryAfter: wait)
         }
-        var reply = password.withUnsafeBytes { handler(.unlock, $0) }
+        var reply = password.withUnsafeBytes { handler(request, $0) }
         switch reply.outcome {
         case .wrongPassword:
             reply.retryAfter = throttle.failed(now: Self.now())
@@ -145,31 +153,50 @@ public final class ControlServer: @unchecked Sendable {
 /// The command line's end: finds the running mounts and asks one of them.
 public enum ControlClient {
     /// Sends `request` (with `password` for `.unlock`) to the mount at `mountpoint`.
-    public static func send(_ request: ControlRequest, to mountpoint: String, password: UnsafeRawBufferPointer? = nil) throws(Errno) -> ControlReply {
-        try send(request, socket: ControlPaths.socket(for: mountpoint, create: false), password: password)
+    public static func send(_ request: ControlRequest, to mountpoint: String, password: UnsafeRawBufferPointer? = nil) throws(ControlError) -> ControlReply {
+        try send(request, in: ControlPaths.folder(create: false), name: ControlPaths.socketName(for: mountpoint), password: password)
     }
 
-    static func send(_ request: ControlRequest, socket path: String, password: UnsafeRawBufferPointer?) throws(Errno) -> ControlReply {
+    /// Dials through the checked folder's descriptor, and says nothing, password or request,
+    /// before SO_PEERCRED shows the listener is this user's: a socket planted by someone else
+    /// (should a folder check ever be beaten) hears not a byte.
+    static func send(_ request: ControlRequest, in folder: ControlPaths.Folder, name: String,
+                     password: UnsafeRawBufferPointer?) throws(ControlError) -> ControlReply {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Errno.current }
+        guard fd >= 0 else { throw .system(Errno.current) }
         let channel = FrameChannel(fd: fd)
-        var address = try ControlPaths.address(path)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        var address: sockaddr_un
+        do throws(Errno) { address = try ControlPaths.address(folder.through(name)) } catch { throw .system(error) }
+        let connected = withExtendedLifetime(folder) {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
         }
-        guard connected == 0 else { throw Errno.current }
+        guard connected == 0 else { throw .system(Errno.current) }
+        guard let peer = ControlServer.peer(fd), peer.uid == getuid() else {
+            throw .impostor("\(folder.path)/\(name) is served by uid \(ControlServer.peer(fd).map { String($0.uid) } ?? "?"),"
+                            + " not by you (uid \(getuid())): nothing was sent to it")
+        }
         do throws(FrameChannel.Failure) {
             try channel.send(WorkerFrame.encode(request))
-            if let password {
-                var frame = WorkerFrame.encodeData(password)
-                defer { _ = frame.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-                try channel.send(frame)
-            }
+            if let password { try channel.sendData(password) }
             guard case .message(let json) = try channel.receive(timeout: 30),
                   let reply = try? JSONDecoder().decode(ControlReply.self, from: json) else { throw .malformed }
             return reply
         } catch {
-            throw Errno.EIO
+            throw .system(.EIO)
+        }
+    }
+
+    /// Why no control socket can be used at all (the runtime folder is not private), nil if one can.
+    public static func folderProblem() -> String? {
+        do throws(ControlError) {
+            _ = try ControlPaths.folder(create: false)
+            return nil
+        } catch .system(let code) where code.code == ENOENT {
+            return nil
+        } catch {
+            return "\(error)"
         }
     }
 
@@ -179,45 +206,9 @@ public enum ControlClient {
     /// The `status` answer of every running mount of this user.
     public static func statuses() -> [ControlReply] {
         guard let folder = try? ControlPaths.folder(create: false),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.through("")) else { return [] }
         return names.filter { $0.hasSuffix(".sock") }.sorted().compactMap { name in
-            try? send(.status, socket: folder + "/" + name, password: nil)
+            try? send(.status, in: folder, name: name, password: nil)
         }
-    }
-}
-
-/// Where control sockets live.
-enum ControlPaths {
-    static func folder(create: Bool) throws(Errno) -> String {
-        let folder = XDGDirectories.runtime
-        if create {
-            mkdir((folder as NSString).deletingLastPathComponent, 0o700)
-            mkdir(folder, 0o700)
-            guard chmod(folder, 0o700) == 0 else { throw Errno.current }
-        }
-        var info = stat()
-        guard stat(folder, &info) == 0 else { throw Errno.current }
-        // Someone else's folder, or one others can write into: refuse rather than talk through it.
-        guard info.st_uid == getuid(), info.st_mode & 0o077 == 0 else { throw Errno.EACCES }
-        return folder
-    }
-
-    /// Socket paths must fit sockaddr_un (108 bytes): named by a hash of the mountpoint.
-    static func socket(for mountpoint: String, create: Bool) throws(Errno) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in mountpoint.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return try folder(create: create) + "/" + String(hash, radix: 16) + ".sock"
-    }
-
-    static func address(_ path: String) throws(Errno) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Errno(ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return address
     }
 }

@@ -63,10 +63,6 @@ public enum WorkerFrame: Equatable {
         return header(length: json.count, kind: 1) + Array(json)
     }
 
-    public static func encodeData(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        header(length: bytes.count, kind: 2) + Array(bytes)
-    }
-
     static func header(length: Int, kind: UInt8) -> [UInt8] {
         let value = UInt32(length)
         return [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 24), kind]

@@ -44,6 +44,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var epoch = 0
     private var epochs: [pid_t: Int] = [:]
     private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
+    /// Workers that were sent a vault object's key and are still running.
+    private var keyedWorkers: Set<pid_t> = []
     private let storedPages: StoredPageReader
     private let vaultPages = VaultStoredPageReader()
 
@@ -57,6 +59,10 @@ public final class WorkerPool: @unchecked Sendable {
             vaultPages.dropAll()
         }
     }
+
+    /// Worker processes holding a vault object's key right now (each holds one): the copies of
+    /// keys outside the daemon's own memory, for `inkyfs vault debug`. 0 after a lock.
+    public var workersHoldingKeys: Int { condition.withLock { keyedWorkers.count } }
 
     /// Stored pages of vault comics decrypted here, without a worker, since the start.
     public var vaultPagesDecryptedHere: Int { vaultPages.pagesServed }
@@ -72,6 +78,7 @@ public final class WorkerPool: @unchecked Sendable {
             idle.removeAll()
             running -= workers.count
             lastWorker.removeAll()
+            workers.forEach(forget)
             return workers
         }
         for worker in stopped { worker.terminate() }
@@ -149,16 +156,17 @@ public final class WorkerPool: @unchecked Sendable {
     /// which the worker cannot be trusted and is stopped. Worker failures become `.parserFailed`.
     private func exchange(path: String, request: WorkerRequest,
                           handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
-        let worker = try checkOut(for: path)
+        let key = keyProvider?(path)
+        let worker = try checkOut(for: path, vault: key != nil)
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
         do throws(FrameChannel.Failure) {
-            if let key = keyProvider?(path) {
+            if let key {
+                keyed(worker, path)
                 try worker.send(.useKey(path: path))
-                var frame = key.withUnsafeBytes { WorkerFrame.encodeData($0) }
-                defer { _ = frame.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-                try worker.send(frame: frame)
+                // Straight from locked memory: no frame is built around a copy of the key.
+                try key.withUnsafeBytes { (raw) throws(FrameChannel.Failure) in try worker.send(data: raw) }
             }
             try worker.send(request)
             var finished = false
@@ -204,18 +212,33 @@ public final class WorkerPool: @unchecked Sendable {
         throw violation ?? .parserFailed(path: path, detail: "the worker broke the protocol")
     }
 
-    private func checkOut(for path: String) throws(ComicError) -> WorkerProcess {
+    /// A worker for `path`: never one that was given another vault object's key (a compromised
+    /// worker keeps what it was sent, so it must never be sent a second comic's key, nor see a
+    /// library comic after a vault one); such a worker is stopped when room is needed. A vault
+    /// object gets a worker whose stderr goes nowhere: a decoder's message may quote a name from
+    /// inside the comic, and the daemon's log is a plaintext file.
+    private func checkOut(for path: String, vault: Bool) throws(ComicError) -> WorkerProcess {
         condition.lock()
         defer { condition.unlock() }
+        let quiet = configuration.discardWorkerOutput || (vault && Self.vaultWorkersAreQuiet)
+        let fits = { (worker: WorkerProcess) in
+            worker.vaultObject == path || (worker.vaultObject == nil && (!vault || worker.isQuiet == quiet))
+        }
         while true {
-            if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred }) {
+            if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred && fits($0) }) {
                 return idle.remove(at: index)
             }
-            if let worker = idle.popLast() { return worker }
+            if let index = idle.lastIndex(where: fits) { return idle.remove(at: index) }
+            if running == configuration.maxWorkers, let index = idle.firstIndex(where: { !fits($0) }) {
+                let other = idle.remove(at: index)
+                running -= 1
+                forget(other)
+                other.terminate()
+            }
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: configuration.discardWorkerOutput)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: quiet)
                     epochs[worker.pid] = epoch
                     return worker
                 } catch {
@@ -227,10 +250,34 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Vault workers' stderr goes to /dev/null, except under the debug-build compromised-worker
+    /// hook, whose report is that stderr.
+    private static var vaultWorkersAreQuiet: Bool {
+        #if DEBUG
+        return !CompromisedWorkerProbe.isEnabled
+        #else
+        return true
+        #endif
+    }
+
+    /// Counts `worker` among those holding a vault key (`workersHoldingKeys`) from now on.
+    private func keyed(_ worker: WorkerProcess, _ path: String) {
+        condition.withLock {
+            worker.vaultObject = path
+            keyedWorkers.insert(worker.pid)
+        }
+    }
+
+    /// A worker that is being stopped (the caller holds the lock).
+    private func forget(_ worker: WorkerProcess) {
+        epochs[worker.pid] = nil
+        keyedWorkers.remove(worker.pid)
+    }
+
     private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String?) {
         condition.lock()
         let current = epochs[worker.pid] == epoch
-        if !current || !healthy { epochs[worker.pid] = nil }
+        if !current || !healthy { forget(worker) }
         if healthy && !current {
             running -= 1
             condition.signal()
@@ -280,6 +327,7 @@ public final class WorkerPool: @unchecked Sendable {
         let workers = idle
         idle.removeAll()
         running -= workers.count
+        workers.forEach(forget)
         condition.unlock()
         for worker in workers { worker.terminate() }
     }

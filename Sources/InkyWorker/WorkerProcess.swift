@@ -8,6 +8,10 @@ import InkyCore
 /// reached over a socketpair, killed and reaped when it misbehaves.
 final class WorkerProcess {
     let pid: pid_t
+    /// Its stderr goes to /dev/null (not the daemon's log).
+    let isQuiet: Bool
+    /// The vault object whose key this worker was given: from then on it serves that object only.
+    var vaultObject: String?
     private let channel: FrameChannel
     private var reaped = false
 
@@ -35,6 +39,7 @@ final class WorkerProcess {
         }
         close(pair[1])
         pid = child
+        isQuiet = quiet
         channel = FrameChannel(fd: pair[0])
     }
 
@@ -44,8 +49,9 @@ final class WorkerProcess {
         try channel.send(WorkerFrame.encode(request))
     }
 
-    func send(frame: [UInt8]) throws(FrameChannel.Failure) {
-        try channel.send(frame)
+    /// A data frame straight from `payload` (a key in locked memory: no copy of it is made).
+    func send(data payload: UnsafeRawBufferPointer) throws(FrameChannel.Failure) {
+        try channel.sendData(payload)
     }
 
     /// The next frame, lent to `body` (data points into the channel's buffer).

@@ -38,9 +38,11 @@ public enum WorkerServer {
             guard case .message(let json) = frame,
                   let request = try? JSONDecoder().decode(WorkerRequest.self, from: json) else { exit(2) }
             if case .useKey(let path) = request {
-                guard case .data(var key)? = try? channel.receive(timeout: 5), key.count == 32 else { exit(2) }
-                session.keys[path] = SecureBytes(copying: key)
-                _ = key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                guard let key = receiveKey(on: channel) else { exit(2) }
+                session.keys[path] = key
+                #if DEBUG
+                CompromisedWorkerProbe.kept(key, for: path, holding: session.keys.count)
+                #endif
                 continue
             }
             do throws(FrameChannel.Failure) {
@@ -48,6 +50,8 @@ public enum WorkerServer {
             } catch {
                 exit(0)
             }
+            // A key serves the one request it came with: the next brings its own.
+            session.dropKeys()
             // CPU time is a lifetime limit: retire before reaching it so no request dies of it.
             if limits.cpuSecondsUsed() > limits.cpuSeconds / 2 { exit(0) }
         }
@@ -55,6 +59,17 @@ public enum WorkerServer {
 }
 
 extension WorkerServer {
+    /// The 32-byte key frame, copied from the channel's buffer into locked memory and wiped there.
+    static func receiveKey(on channel: FrameChannel) -> SecureBytes? {
+        var key: SecureBytes?
+        try? channel.receive(timeout: 5) { frame in
+            guard case .data(let bytes) = frame else { return }
+            if bytes.count == 32 { key = SecureBytes(count: 32) { $0.copyMemory(from: bytes) } }
+            UnsafeMutableRawBufferPointer(mutating: bytes).initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        return key
+    }
+
     /// Exits as soon as the daemon is gone, even while a decoder spins. PR_SET_PDEATHSIG is
     /// no use here: it fires when the *thread* that spawned us ends, and workers are spawned
     /// from short-lived threads (a dispatch queue's, a FUSE thread beyond the idle count).
@@ -111,8 +126,16 @@ struct WorkerSession {
     private var readers: [(path: String, identity: FileIdentity, reader: any ComicReader)] = []
     /// The library the daemon mounts, when it said so: comics are opened beneath it only.
     let root: LibraryRoot?
-    /// Keys of vault objects this worker was given, by object path.
+    /// Keys of vault objects this worker was given for the current request, by object path.
     var keys: [String: SecureBytes] = [:]
+
+    /// Forgets the keys and every reader opened with one (a vault reader holds its key): a solid
+    /// vault archive's next request starts its decoder again, the price of keeping no key between.
+    mutating func dropKeys() {
+        guard !keys.isEmpty else { return }
+        readers.removeAll { keys[$0.path] != nil }
+        keys.removeAll()
+    }
     private static let keptReaders = 4
     /// Where progress frames go during the current request.
     private let heartbeatTarget = HeartbeatTarget()

@@ -32,6 +32,9 @@ struct VaultOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Read the password from this file (first line) instead of the terminal.", valueName: "file"))
     var passwordFile: String?
 
+    @Flag(help: "Open the vault even if its manifest is older than the newest one seen here (a backup restored on purpose).")
+    var acceptRollback = false
+
     var directory: String { Self.directory(vault) }
 
     /// `--vault DIR`, or `$XDG_DATA_HOME/inkyfs/vault`.
@@ -48,7 +51,9 @@ struct VaultOptions: ParsableArguments {
     func unlock(with password: SecureBytes) throws -> UnlockedVault {
         ProcessHardening.makeNonDumpable()
         do throws(VaultError) {
-            return try Vault.unlock(at: directory, password: password)
+            let vault = try Vault.unlock(at: directory, password: password, acceptRollback: acceptRollback)
+            for line in vault.unlockReport.lines { FileHandle.standardError.write(Data("inkyfs: vault: \(line)\n".utf8)) }
+            return vault
         } catch .wrongPassword {
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
             throw ExitCode(2)
@@ -90,6 +95,7 @@ struct VaultAdd: ParsableCommand {
     @Flag(help: "Keep the originals.")
     var keep = false
     @OptionGroup var options: VaultOptions
+    @OptionGroup var state: StateOptions
 
     func validate() throws {
         if comics.isEmpty { throw ValidationError("name at least one comic") }
@@ -102,14 +108,18 @@ struct VaultAdd: ParsableCommand {
         var failed = false
         let progress = ProgressLine(total: comics.count, evenForOne: true)
         defer { progress.clear() }
+        var moved: [String] = []
+        defer { VaultAddCleanup.forget(moved, in: state) }
         for (done, comic) in comics.enumerated() {
             let name = (comic as NSString).lastPathComponent
             let size = (try? FileManager.default.attributesOfItem(atPath: comic)[.size] as? Int) ?? 0
             progress.update(done: done, current: "encrypting \(name) (\(ByteCountText.format(Int64(size))))")
             let display = into.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + name } ?? name
             do throws(VaultError) {
+                let paths = VaultAddCleanup.keys(of: comic)
                 let entry = try vault.add(file: absolutePath(comic), displayPath: display)
                 if !keep {
+                    moved += paths
                     try? FileManager.default.removeItem(atPath: comic)
                     CrashPoint.reach("add.source-deleted")
                 }
@@ -259,6 +269,8 @@ struct VaultStatus: ParsableCommand {
 
 /// The mount a vault command talks to: the one named, or the only one running.
 private func runningMount(_ named: String?) throws -> String {
+    // A runtime folder someone else could control: say so, before any password is asked for.
+    if let problem = ControlClient.folderProblem() { throw ValidationError(problem) }
     if let named { return absolutePath(named) }
     let mounts = ControlClient.runningMounts()
     guard mounts.count == 1 else {
@@ -283,14 +295,17 @@ struct VaultUnlock: ParsableCommand {
     var mountpoint: String?
     @Option(help: ArgumentHelp("Read the password from this file (first line) instead of the terminal.", valueName: "file"))
     var passwordFile: String?
+    @Flag(help: "Open the vault even if its manifest is older than the newest one seen here (a backup restored on purpose).")
+    var acceptRollback = false
 
     func run() throws {
         let mount = try runningMount(mountpoint)
         let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
+        let request: ControlRequest = acceptRollback ? .unlockAcceptingRollback : .unlock
         var reply: ControlReply
         repeat {
-            do throws(Errno) {
-                reply = try password.withUnsafeBytes { (raw) throws(Errno) in try ControlClient.send(.unlock, to: mount, password: raw) }
+            do throws(ControlError) {
+                reply = try password.withUnsafeBytes { (raw) throws(ControlError) in try ControlClient.send(request, to: mount, password: raw) }
             } catch {
                 throw ValidationError("cannot reach the mount at \(mount): \(error)")
             }
@@ -323,7 +338,7 @@ struct VaultLock: ParsableCommand {
     func run() throws {
         let mount = try runningMount(mountpoint)
         let reply: ControlReply
-        do throws(Errno) {
+        do throws(ControlError) {
             reply = try ControlClient.send(.lock, to: mount)
         } catch {
             throw ValidationError("cannot reach the mount at \(mount): \(error)")
@@ -343,7 +358,7 @@ struct VaultDebug: ParsableCommand {
 
     func run() throws {
         let mount = try runningMount(mountpoint)
-        do throws(Errno) { print(try ControlClient.send(.debug, to: mount).message) } catch {
+        do throws(ControlError) { print(try ControlClient.send(.debug, to: mount).message) } catch {
             throw ValidationError("cannot reach the mount at \(mount): \(error)")
         }
     }

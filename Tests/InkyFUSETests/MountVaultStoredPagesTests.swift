@@ -1,6 +1,7 @@
 import Foundation
 import InkyArchive
 import InkyTestSupport
+import InkyVault
 import XCTest
 
 /// A stored CBZ in the vault is served by the daemon decrypting each page's byte range of the
@@ -50,6 +51,17 @@ final class MountVaultStoredPagesTests: XCTestCase {
         })
     }
 
+    /// Where the vault keeps the comic shown at `displayPath` (the vault must be locked).
+    private func objectPath(of displayPath: String) throws -> String {
+        // Its rollback record goes to this test's folder, not to the machine's state folder.
+        let previous = ProcessInfo.processInfo.environment["XDG_STATE_HOME"]
+        setenv("XDG_STATE_HOME", folder.appendingPathComponent("state-home").path, 1)
+        defer { if let previous { setenv("XDG_STATE_HOME", previous, 1) } else { unsetenv("XDG_STATE_HOME") } }
+        let unlocked = try Vault.unlock(at: vault, password: SecureBytes(copying: Array("sesame".utf8)))
+        defer { unlocked.lock() }
+        return unlocked.objectPath(for: try XCTUnwrap(try unlocked.entries.first { $0.displayPath == displayPath }))
+    }
+
     private func mount(_ extra: [String: String] = [:]) throws -> MountedLibrary {
         try MountedLibrary(library: folder.appendingPathComponent("library"),
                            arguments: ["--vault", vault, "--state", folder.appendingPathComponent("state").path],
@@ -84,13 +96,9 @@ final class MountVaultStoredPagesTests: XCTestCase {
         XCTAssertEqual(locked["wipedVaultPagesShared"], "0", "no reply was sending one")
 
         // One ciphertext byte of the stored comic's object flipped, in the middle of a chunk.
-        let objects = URL(fileURLWithPath: vault).appendingPathComponent("objects")
-        let storedSize = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: try XCTUnwrap(comics["stored"]).path)[.size] as? Int)
-        let chunks = (storedSize + 65_535) / 65_536
-        let object = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: objects.path).first { name in
-            (try? FileManager.default.attributesOfItem(atPath: objects.appendingPathComponent(name).path)[.size] as? Int) == 56 + 28 * chunks + storedSize
-        })
-        let handle = try FileHandle(forUpdating: objects.appendingPathComponent(object))
+        // Padded, both objects may be the same size: the manifest says which is the stored one.
+        let object = try objectPath(of: "Private/stored.cbz")
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: object))
         let damaged: UInt64 = 56 + 12 * (65_536 + 28) + 12 + 30_000   // chunk 12's ciphertext
         try handle.seek(toOffset: damaged)
         let byte = try XCTUnwrap(handle.read(upToCount: 1)).first!

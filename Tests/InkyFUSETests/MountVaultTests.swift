@@ -73,7 +73,7 @@ final class MountVaultTests: XCTestCase {
         // pages read before zeroed when lock dropped them (a 7z and a RAR: none decrypted by
         // the daemon itself).
         let report = try control(["debug"]).stdout
-        XCTAssertTrue(report.hasPrefix("unlocked=false cachedVaultPages=0 liveKeyBuffers=0 pagesDecryptedInDaemon=0 wipedVaultPages="), report)
+        XCTAssertTrue(report.hasPrefix("unlocked=false cachedVaultPages=0 liveKeyBuffers=0 keysInWorkers=0 pagesDecryptedInDaemon=0 wipedVaultPages="), report)
         XCTAssertTrue(report.hasSuffix(" wipedVaultPagesShared=0\n"), report)
         XCTAssertFalse(report.contains("wipedVaultPages=0 "), "the pages read were cached, and wiped at lock: \(report)")
 

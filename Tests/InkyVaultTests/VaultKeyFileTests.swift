@@ -184,24 +184,50 @@ final class VaultKeyFileTests: XCTestCase {
         }
     }
 
-    func testAfterAPasswordChangeTheBackupStillNeedsTheOldPassword() throws {
+    func testAfterAPasswordChangeTheOldPasswordOpensNothing() throws {
         try Vault.create(at: vault, password: password("old"), kdf: fastKDF)
         let unlocked = try Vault.unlock(at: vault, password: password("old"))
-        let oldFile = try readBytes(paths.keyFile)
         try unlocked.changePassword(old: password("old"), new: password("new"))
         unlocked.lock()
-        XCTAssertEqual(try readBytes(paths.previousKeyFile), oldFile, ".prev is the file that worked until now")
+        XCTAssertEqual(try readBytes(paths.previousKeyFile), try readBytes(paths.keyFile),
+                       "once the new vault.key is durable, .prev holds it too: the old wrapping is gone")
         XCTAssertNoThrow(try unlockKey("new"))
         XCTAssertThrowsError(try unlockKey("old")) { XCTAssertEqual($0 as? VaultError, .wrongPassword) }
 
         var damaged = try readBytes(paths.keyFile)
         damaged[0] ^= 1
         try writeBytes(damaged, to: paths.keyFile)
-        XCTAssertThrowsError(try unlockKey("new"), "the backup holds the old password") { error in
-            guard case .damagedKeyFile(_, let detail)? = error as? VaultError else { return XCTFail("\(error)") }
-            XCTAssertTrue(detail.contains("previous password"), detail)
+        XCTAssertThrowsError(try unlockKey("old"), "a damaged vault.key lets no old password in") { error in
+            guard case .damagedKeyFile? = error as? VaultError else { return XCTFail("\(error)") }
         }
-        XCTAssertNoThrow(try unlockKey("old"), "never locked out: the old password opens the backup")
+        XCTAssertNoThrow(try unlockKey("new"), "never locked out: the new password opens the backup")
+    }
+
+    func testAnUnlockRetiresTheOldWrappingAKilledPasswordChangeLeftInPrev() throws {
+        try Vault.create(at: vault, password: password("old"), kdf: fastKDF)
+        let oldFile = try readBytes(paths.keyFile)
+        let unlocked = try Vault.unlock(at: vault, password: password("old"))
+        try unlocked.changePassword(old: password("old"), new: password("new"))
+        unlocked.lock()
+        try writeBytes(oldFile, to: paths.previousKeyFile)  // as if killed before .prev was retired
+        try Vault.unlock(at: vault, password: password("new")).lock()
+        XCTAssertEqual(try readBytes(paths.previousKeyFile), try readBytes(paths.keyFile))
+        var damaged = try readBytes(paths.keyFile)
+        damaged[0] ^= 1
+        try writeBytes(damaged, to: paths.keyFile)
+        XCTAssertThrowsError(try unlockKey("old"))
+    }
+
+    func testAPasswordChangeNeverCarriesAWeakerCostForward() throws {
+        try Vault.create(at: vault, password: password("old"), kdf: fastKDF)
+        let unlocked = try Vault.unlock(at: vault, password: password("old"))
+        defer { unlocked.lock() }
+        try unlocked.changePassword(old: password("old"), new: password("new"))
+        guard case .success(let file) = VaultKeyFile.parse(try readBytes(paths.keyFile)) else { return XCTFail() }
+        XCTAssertEqual(file.kdf, .default, "1,000 iterations become today's default")
+        XCTAssertEqual(VaultKDF.pbkdf2SHA256(iterations: 2_000_000).raisedToDefault, .pbkdf2SHA256(iterations: 2_000_000),
+                       "a stronger cost is kept")
+        XCTAssertEqual(VaultKDF.scrypt(n: 1 << 12, r: 8, p: 1).raisedToDefault, .default)
     }
 
     // MARK: Other KDFs

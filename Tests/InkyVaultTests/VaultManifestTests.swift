@@ -16,8 +16,9 @@ final class VaultManifestTests: XCTestCase {
         return path
     }
 
-    private func generation(of path: String) throws -> UInt64 {
-        try readBytes(path)[12..<20].reduce(0) { $0 << 8 | UInt64($1) }
+    /// The generation is inside the encryption (format version 2): only the key reads it.
+    private func generation(of path: String, _ vault: UnlockedVault) throws -> UInt64 {
+        try VaultManifestFile.open(readBytes(path), key: vault.keys().manifestKey, path: path).generation
     }
 
     func testFlippingAnyBitOfTheManifestIsRefused() throws {
@@ -58,8 +59,15 @@ final class VaultManifestTests: XCTestCase {
         var bytes = try readBytes(paths.manifest)
         bytes[bytes.count - 1] ^= 0x01  // the tag
         try writeBytes(bytes, to: paths.manifest)
-        let recovered = try Vault.unlock(at: vault, password: password("pw"))
+        // .prev is one generation older than the manifest last saved: a rollback, refused
+        // untouched unless accepted (a damaged manifest.bin is also how an attacker would force it).
+        XCTAssertThrowsError(try Vault.unlock(at: vault, password: password("pw"))) { error in
+            guard case .manifestRolledBack? = error as? VaultError else { return XCTFail("\(error)") }
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: paths.object(named: second.name)), "a refusal moves nothing")
+        let recovered = try Vault.unlock(at: vault, password: password("pw"), acceptRollback: true)
         defer { recovered.lock() }
+        XCTAssertNotNil(recovered.unlockReport.acceptedRollback)
         XCTAssertNotNil(recovered.unlockReport.manifestFallbackReason)
         XCTAssertEqual(try recovered.entries, [first], "the previous manifest predates the second add")
         XCTAssertEqual(recovered.unlockReport.movedToOrphans, [second.name], "its object is kept, as an orphan")
@@ -68,20 +76,20 @@ final class VaultManifestTests: XCTestCase {
 
         // The next save starts from the good copy and repairs the main file.
         let third = try recovered.add(file: makeSource("c.cbz", [3]), displayPath: "c.cbz")
-        XCTAssertEqual(try generation(of: paths.manifest), try generation(of: paths.previousManifest) + 1)
+        XCTAssertEqual(try generation(of: paths.manifest, recovered), try generation(of: paths.previousManifest, recovered) + 1)
         XCTAssertEqual(try recovered.entries, [first, third])
     }
 
     func testGenerationCountsUpAndNeverBack() throws {
         try Vault.create(at: vault, password: password("pw"), kdf: fastKDF)
-        XCTAssertEqual(try generation(of: paths.manifest), 1)
         let unlocked = try Vault.unlock(at: vault, password: password("pw"))
+        XCTAssertEqual(try generation(of: paths.manifest, unlocked), 1)
         let entry = try unlocked.add(file: makeSource("a.cbz", [1]), displayPath: "a.cbz")
-        XCTAssertEqual(try generation(of: paths.manifest), 2)
-        XCTAssertEqual(try generation(of: paths.previousManifest), 1)
+        XCTAssertEqual(try generation(of: paths.manifest, unlocked), 2)
+        XCTAssertEqual(try generation(of: paths.previousManifest, unlocked), 1)
         try unlocked.remove(name: entry.name, to: directory.path)
-        XCTAssertEqual(try generation(of: paths.manifest), 3)
-        XCTAssertEqual(try generation(of: paths.previousManifest), 2)
+        XCTAssertEqual(try generation(of: paths.manifest, unlocked), 3)
+        XCTAssertEqual(try generation(of: paths.previousManifest, unlocked), 2)
         let key = try unlocked.keys().manifestKey
         unlocked.lock()
 
@@ -104,9 +112,13 @@ final class VaultManifestTests: XCTestCase {
         let entry = try unlocked.add(file: makeSource("Issue 1.cbz", Array("hello".utf8)), displayPath: "S/Issue 1.cbz")
         let image = try readBytes(paths.manifest)
         let key = try unlocked.keys().manifestKey
-        let json = try AESGCM.open(ciphertext: Array(image[32..<(image.count - 16)]), tag: Array(image.suffix(16)),
-                                   key: key, nonce: Array(image[20..<32]), aad: Array(image[0..<32]))
-        let object = try JSONSerialization.jsonObject(with: Data(json)) as! [String: Any]
+        XCTAssertEqual(Array(image[0..<12]), Array("INKYVMAN".utf8) + [0, 2, 0, 1], "format version 2, AES-256-GCM")
+        let plaintext = try AESGCM.open(ciphertext: Array(image[24..<(image.count - 16)]), tag: Array(image.suffix(16)),
+                                        key: key, nonce: Array(image[12..<24]), aad: Array(image[0..<24]))
+        XCTAssertEqual(plaintext.count, 4096, "padded to the 4 KiB minimum")
+        XCTAssertEqual(Array(plaintext[0..<8]), [0, 0, 0, 0, 0, 0, 0, 2], "the generation, inside the encryption")
+        XCTAssertEqual(Set(plaintext.reversed().prefix(100)), [0x20], "padded with spaces after the JSON")
+        let object = try JSONSerialization.jsonObject(with: Data(plaintext.dropFirst(8))) as! [String: Any]
         XCTAssertEqual(object["version"] as? Int, 1)
         let entries = object["entries"] as! [[String: Any]]
         XCTAssertEqual(Set(entries[0].keys), ["name", "fileID", "size", "sha256", "displayPath",

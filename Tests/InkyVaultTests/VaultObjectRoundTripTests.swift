@@ -13,8 +13,8 @@ final class VaultObjectRoundTripTests: XCTestCase {
             let fileID = try randomFileID()
             let path = directory.child("object-\(size)")
             let header = try writeObject(plaintext, to: path, key: key, fileID: fileID)
-            let layout = VaultChunkLayout(plaintextSize: UInt64(size), chunkSize: 65_536)!
-            XCTAssertEqual(try readBytes(path).count, Int(layout.fileSize), "file size for \(size)")
+            let layout = VaultChunkLayout(plaintextSize: VaultPadding.objectStreamSize(contentSize: UInt64(size)), chunkSize: 65_536)!
+            XCTAssertEqual(try readBytes(path).count, Int(layout.fileSize), "file size for \(size): padded")
             XCTAssertEqual(try VaultObjectHeader.read(path: path), header)
 
             let reader = try VaultObjectReader(path: path, key: key)

@@ -20,7 +20,8 @@ final class VaultObjectTamperTests: XCTestCase {
         let key = try randomObjectKey()
         let path = directory.child("object")
         try writeObject(plaintext, to: path, key: key, fileID: try randomFileID())
-        let layout = VaultChunkLayout(plaintextSize: UInt64(size), chunkSize: 65_536)!
+        // Every byte of the padded stream too: padding and the size trailer are authenticated alike.
+        let layout = VaultChunkLayout(plaintextSize: VaultPadding.objectStreamSize(contentSize: UInt64(size)), chunkSize: 65_536)!
         let original = try readBytes(path)
         XCTAssertEqual(original.count, Int(layout.fileSize))
         let file = open(path, O_RDWR)

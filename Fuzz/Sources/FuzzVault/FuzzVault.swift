@@ -69,7 +69,7 @@ private func manifestFile(_ bytes: [UInt8]) {
 /// only run after the tag verifies.
 private func manifestPayload(_ json: [UInt8]) {
     var file = VaultManifestFile.magic
-    file.appendBigEndian(VaultManifestFile.formatVersion)
+    file.appendBigEndian(UInt16(1))  // format version 1 (still read): the generation in the clear header
     file.appendBigEndian(VaultManifestFile.aesGCM)
     file.appendBigEndian(UInt64(1))
     file += [UInt8](repeating: 7, count: AESGCM.nonceLength)
