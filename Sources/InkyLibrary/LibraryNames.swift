@@ -102,9 +102,13 @@ extension LibraryFilesystem {
         let source = comicPermissions(comic)
         return NodeAttributes(id: id, kind: .directory, size: 0, permissions: source.comicFolder,
                               modifiedNanoseconds: archive.modifiedNanoseconds,
-                              entryTimeout: treeTimeout, attributeTimeout: treeTimeout, linkCount: 2,
+                              entryTimeout: timeout(comic), attributeTimeout: timeout(comic), linkCount: 2,
                               owner: source.owner, group: source.group)
     }
+
+    /// A vault comic's names change with no watcher to tell (vault add, remove, lock): the
+    /// mount's tree timeout, never "until told".
+    private func timeout(_ comic: ComicRef) -> Double { comic.isVault ? options.treeTimeout : treeTimeout }
 
     /// A file of a comic directory. The kernel gets the whole identity hash as the entry's
     /// generation: a changed archive whose pages' numbers happened to come out the same (the
@@ -113,7 +117,8 @@ extension LibraryFilesystem {
         let source = comicPermissions(comic)
         var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
                                         modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                                        entryTimeout: pageEntryTimeout, attributeTimeout: options.pageAttributeTimeout,
+                                        entryTimeout: comic.isVault ? options.pageEntryTimeout : pageEntryTimeout,
+                                        attributeTimeout: options.pageAttributeTimeout,
                                         owner: source.owner, group: source.group)
         attributes.generation = snapshot.identity.generation
         return attributes

@@ -120,13 +120,17 @@ final class NodeTable: @unchecked Sendable {
     func forget(_ id: NodeID, count: UInt64) {}
 
     /// Every vault number handed out since the last lock, then none: lock tells the kernel to
-    /// forget them and the names behind them go.
+    /// forget them and the names behind them go. The numbers are never handed out again in
+    /// this daemon: a name the kernel still held from before the lock (a lookup racing it)
+    /// must not lead to another comic that happens to get its number after the next unlock.
     func dropVault() -> [NodeID] {
         lock.withLock {
-            let ids = vaultNumbers.all.flatMap { number, _ in
+            let numbered = vaultNumbers.all
+            let ids = numbered.flatMap { number, _ in
                 [Kind.vaultFolder, .vaultComic].map { Self.pack($0, number) }
             }
-            vaultNumbers = PathNumbers(store: MemoryPathNumbering())
+            let next = (numbered.map(\.0).max() ?? 0) + 1
+            vaultNumbers = PathNumbers(store: MemoryPathNumbering(first: max(next, vaultNumbers.first)))
             return ids
         }
     }
@@ -160,7 +164,7 @@ final class MemoryPathNumbering: PathNumbering, @unchecked Sendable {
     private let lock = NSLock()
     private var numbers: [String: UInt32] = [:]
     private var paths: [String] = []
-    private let first: UInt32
+    let first: UInt32
 
     init(first: UInt32 = 1) { self.first = first }
 
@@ -222,6 +226,9 @@ private struct PathNumbers {
 
     /// Every number handed out (the vault's: forgotten at lock).
     var all: [(UInt32, String)] { (store as? MemoryPathNumbering)?.all ?? paths.map { ($0.key, $0.value) } }
+
+    /// The first number the store hands out (memory numbering).
+    var first: UInt32 { (store as? MemoryPathNumbering)?.first ?? 1 }
 }
 
 /// Library paths numbered by the state database: the same numbers in every mount. A path the
