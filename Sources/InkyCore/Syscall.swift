@@ -16,6 +16,31 @@ public enum Syscall {
         }
     }
 
+    /// Writes all of `bytes` with `write` (short writes continued); nil, or the errno of a
+    /// failed write.
+    public static func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Errno? {
+        var done = 0
+        while done < bytes.count {
+            let wrote = retrying { write(descriptor, bytes.baseAddress! + done, bytes.count - done) }
+            if wrote < 0 { return .current }
+            done += wrote
+        }
+        return nil
+    }
+
+    /// Reads with `read` until `count` bytes arrived or the input ends; the number read, or the
+    /// errno of a failed read.
+    public static func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, count: Int) -> Swift.Result<Int, Errno> {
+        var done = 0
+        while done < count {
+            let got = retrying { read(descriptor, buffer + done, count - done) }
+            if got < 0 { return .failure(.current) }
+            if got == 0 { break }
+            done += got
+        }
+        return .success(done)
+    }
+
     /// Reads up to `count` bytes at `offset` until that many arrived or the file ends; the
     /// number read, or the errno of a failed read.
     public static func preadFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, count: Int,

@@ -5,15 +5,15 @@ import Darwin
 #endif
 import InkyCore
 
-/// Sole owner of one open file descriptor: closed in deinit on every path, retried on
-/// EINTR, and every failure becomes `VaultError.io` naming the path and the call.
+/// Sole owner of one open file descriptor: closed in deinit on every path, its calls made
+/// through `Syscall` (retried on EINTR, short reads and writes continued), and every failure
+/// becomes `VaultError.io` naming the path and the call.
 final class FileDescriptor {
     let raw: Int32
     let path: String
 
     init(path: String, flags: Int32, mode: mode_t = 0o600) throws(VaultError) {
-        var descriptor: Int32
-        repeat { descriptor = open(path, flags | O_CLOEXEC, mode) } while descriptor < 0 && errno == EINTR
+        let descriptor = Syscall.retrying { open(path, flags | O_CLOEXEC, mode) }
         guard descriptor >= 0 else { throw .io(path: path, operation: "open", errno: .current) }
         raw = descriptor
         self.path = path
@@ -29,44 +29,25 @@ final class FileDescriptor {
 
     /// Reads until `buffer` is full or the file ends; returns how many bytes were read.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(VaultError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let result = pread(raw, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, operation: "pread", errno: .current)
-            }
-            if result == 0 { break }
-            done += result
+        guard buffer.count > 0 else { return 0 }
+        switch Syscall.preadFully(raw, buffer.baseAddress!, count: buffer.count, at: Int64(offset)) {
+        case .success(let done): return done
+        case .failure(let code): throw .io(path: path, operation: "pread", errno: code)
         }
-        return done
     }
 
     /// Sequential read from the current position (for sources that may be pipes one day).
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let result = systemRead(raw, buffer.baseAddress! + done, buffer.count - done)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, operation: "read", errno: .current)
-            }
-            if result == 0 { break }
-            done += result
+        guard buffer.count > 0 else { return 0 }
+        switch Syscall.readFully(raw, buffer.baseAddress!, count: buffer.count) {
+        case .success(let done): return done
+        case .failure(let code): throw .io(path: path, operation: "read", errno: code)
         }
-        return done
     }
 
     func writeAll(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
-        var done = 0
-        while done < bytes.count {
-            let result = write(raw, bytes.baseAddress! + done, bytes.count - done)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, operation: "write", errno: .current)
-            }
-            done += result
-        }
+        guard bytes.count > 0 else { return }
+        if let code = Syscall.writeFully(raw, bytes) { throw .io(path: path, operation: "write", errno: code) }
     }
 
     func writeAll(_ bytes: [UInt8]) throws(VaultError) {
@@ -75,13 +56,7 @@ final class FileDescriptor {
 
     /// Data and metadata to stable storage: the step that makes a following rename safe.
     func sync() throws(VaultError) {
-        var result: Int32
-        repeat { result = fsync(raw) } while result != 0 && errno == EINTR
+        let result = Syscall.retrying { fsync(raw) }
         guard result == 0 else { throw .io(path: path, operation: "fsync", errno: .current) }
     }
-}
-
-/// `read(2)`, reachable by this name inside a type that has its own `read` methods.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }

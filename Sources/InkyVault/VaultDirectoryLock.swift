@@ -16,8 +16,7 @@ final class VaultDirectoryLock: Sendable {
     init(directory: String) throws(VaultError) {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .io(path: directory, operation: "open", errno: .current) }
-        var result: Int32
-        repeat { result = flock(descriptor, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+        let result = Syscall.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
         guard result == 0 else {
             let failure = errno
             close(descriptor)

@@ -76,11 +76,8 @@ public final class ControlServer: @unchecked Sendable {
 
     private func serve() {
         while !isStopped {
-            let connection = inky_accept_cloexec(listener)
-            if connection < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            let connection = Syscall.retrying { inky_accept_cloexec(listener) }
+            if connection < 0 { return }
             handle(FrameChannel(fd: connection))
         }
     }

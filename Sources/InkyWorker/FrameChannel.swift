@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,10 +50,9 @@ final class FrameChannel {
                     vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: payload.baseAddress! + bodySent),
                                          iov_len: payload.count - bodySent))
                 }
-                return writev(fd, vectors, Int32(vectors.count))
+                return Syscall.retrying { writev(fd, vectors, Int32(vectors.count)) }
             }
             if result < 0 {
-                if errno == EINTR { continue }
                 throw errno == EPIPE || errno == ECONNRESET ? .closed : .io(errno)
             }
             sent += result
@@ -80,10 +80,9 @@ final class FrameChannel {
         var sent = 0
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+                Syscall.retrying { Glibc.send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL)) }
             }
             if result < 0 {
-                if errno == EINTR { continue }
                 throw errno == EPIPE || errno == ECONNRESET ? .closed : .io(errno)
             }
             sent += result
@@ -138,17 +137,13 @@ final class FrameChannel {
             }
             if let timeout = wait, mustWait {
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, Int32(max(1, timeout * 1000)))
+                let ready = Syscall.retrying { poll(&poller, 1, Int32(max(1, timeout * 1000))) }
                 if ready == 0 { throw .timedOut }
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    throw .io(errno)
-                }
+                if ready < 0 { throw .io(errno) }
             }
-            let got = recv(fd, buffer.baseAddress! + filled, count - filled, wait == nil ? 0 : Int32(MSG_DONTWAIT))
+            let got = Syscall.retrying { recv(fd, buffer.baseAddress! + filled, count - filled, wait == nil ? 0 : Int32(MSG_DONTWAIT)) }
             if got == 0 { throw .closed }
             if got < 0 {
-                if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
                     mustWait = true
                     continue
