@@ -9,7 +9,9 @@ enum VaultControl {
     static func handle(_ request: ControlRequest, password: UnsafeRawBufferPointer?, filesystem: LibraryFilesystem,
                        pool: WorkerPool, vaultDirectory: String?, mountpoint: String, log: @Sendable (String) -> Void) -> ControlReply {
         func reply(_ outcome: ControlReply.Outcome, _ message: String) -> ControlReply {
-            ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, library: filesystem.libraryPath)
+            var reply = ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, library: filesystem.libraryPath)
+            reply.vaultUnlocked = filesystem.vaultIsUnlocked
+            return reply
         }
         guard let vaultDirectory else { return reply(request == .status ? .ok : .failed, "this mount has no vault") }
         switch request {

@@ -33,6 +33,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var library: String?
     /// For `wrongPassword` and `throttled`: seconds before the next unlock attempt is heard.
     public var retryAfter: Double?
+    /// Whether the mount's vault is unlocked after this request, for the daemon's own replies
+    /// (the socket's refusals cannot tell): what `vault status` and `add` read, not the message.
+    public var vaultUnlocked: Bool?
 
     public init(outcome: Outcome, message: String, mountpoint: String, library: String? = nil, retryAfter: Double? = nil) {
         self.outcome = outcome

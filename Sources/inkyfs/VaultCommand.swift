@@ -58,7 +58,7 @@ struct VaultOptions: ParsableArguments {
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
             throw ExitCode(2)
         } catch .vaultBusy {
-            let holders = ControlClient.statuses().filter { $0.message == "vault unlocked" }.map(\.mountpoint)
+            let holders = ControlClient.statuses().filter { $0.vaultUnlocked == true }.map(\.mountpoint)
             throw ValidationError("the vault is unlocked by " + (holders.isEmpty ? "another process" : "the mount at \(holders.joined(separator: ", "))")
                                   + "; lock it first: inkyfs vault lock")
         } catch {
@@ -117,12 +117,8 @@ struct VaultAdd: ParsableCommand {
             let display = into.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + name } ?? name
             do throws(VaultError) {
                 let paths = VaultAddCleanup.keys(of: comic)
-                let entry = try vault.add(file: absolutePath(comic), displayPath: display)
-                if !keep {
-                    moved += paths
-                    try? FileManager.default.removeItem(atPath: comic)
-                    CrashPoint.reach("add.source-deleted")
-                }
+                let entry = try vault.moveIn(file: absolutePath(comic), displayPath: display, keepOriginal: keep)
+                if !keep { moved += paths }
                 progress.clear()
                 print("added \(entry.displayPath) (\(entry.size) bytes)\(keep ? "" : "; original deleted")")
             } catch {
@@ -254,7 +250,7 @@ struct VaultStatus: ParsableCommand {
         let mounts = exists ? ControlClient.statuses() : []
         if json {
             try JSONOutput.print(Status(vault: directory, exists: exists, objects: objects, orphans: orphans, mounts: mounts.map {
-                Status.Mount(mountpoint: $0.mountpoint, library: $0.library, unlocked: $0.message == "vault unlocked")
+                Status.Mount(mountpoint: $0.mountpoint, library: $0.library, unlocked: $0.vaultUnlocked == true)
             }))
             return
         }
@@ -280,11 +276,6 @@ private func runningMount(_ named: String?) throws -> String {
     return mounts[0]
 }
 
-/// How long `vault unlock` waits on its own for the daemon's throttle before giving up.
-enum PasswordWait {
-    static let longest = 60.0
-}
-
 struct VaultUnlock: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
@@ -301,22 +292,16 @@ struct VaultUnlock: ParsableCommand {
     func run() throws {
         let mount = try runningMount(mountpoint)
         let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
-        let request: ControlRequest = acceptRollback ? .unlockAcceptingRollback : .unlock
-        var reply: ControlReply
-        repeat {
-            do throws(ControlError) {
-                reply = try password.withUnsafeBytes { (raw) throws(ControlError) in try ControlClient.send(request, to: mount, password: raw) }
-            } catch {
-                throw ValidationError("cannot reach the mount at \(mount): \(error)")
+        let reply: ControlReply
+        do throws(ControlError) {
+            reply = try password.withUnsafeBytes { (raw) throws(ControlError) in
+                try ControlClient.unlock(mount, password: raw, acceptingRollback: acceptRollback) { wait in
+                    FileHandle.standardError.write(Data("inkyfs: after wrong passwords, waiting \(String(format: "%.1f", wait)) s\n".utf8))
+                }
             }
-            // The daemon hears no password for a while after a wrong one: wait it out, as a login does.
-            if reply.outcome == .throttled, let wait = reply.retryAfter, wait <= PasswordWait.longest {
-                FileHandle.standardError.write(Data("inkyfs: after wrong passwords, waiting \(String(format: "%.1f", wait)) s\n".utf8))
-                Thread.sleep(forTimeInterval: wait + 0.05)
-                continue
-            }
-            break
-        } while true
+        } catch {
+            throw ValidationError("cannot reach the mount at \(mount): \(error)")
+        }
         switch reply.outcome {
         case .ok: print(reply.message)
         case .wrongPassword:
