@@ -22,30 +22,44 @@ public enum LibraryIndexer {
         }
     }
 
-    /// Indexes `paths`; `progress` gets every outcome in order, one call at a time.
+    /// Comics listed between two writes to the index: up to 32, fewer for a small library so
+    /// every core still gets comics to list.
+    static func batchSize(for count: Int) -> Int {
+        max(1, min(32, count / max(1, ProcessInfo.processInfo.activeProcessorCount * 8)))
+    }
+
+    /// Indexes `paths`; `progress` gets every outcome in order, one call at a time, each once
+    /// its listing is stored.
     public static func index(_ paths: [String], state: StateDatabase, pool: WorkerPool, limits: ComicLimits,
                              progress: @escaping @Sendable (Int, Outcome) -> Void) {
         let emitter = OrderedDelivery<Outcome>(count: paths.count, deliver: progress)
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            let path = paths[index]
-            guard case .success(let identity) = FileIdentity.of(path) else {
-                emitter.store(index, Outcome(path: path, result: .failure(.io(path: path, errno: ENOENT, detail: "vanished"))))
-                return
+        let batch = batchSize(for: paths.count)
+        let batches = (paths.count + batch - 1) / batch
+        DispatchQueue.concurrentPerform(iterations: batches) { number in
+            let indices = number * batch ..< min(paths.count, (number + 1) * batch)
+            var outcomes: [(Int, Outcome)] = []
+            var listed: [(file: LibraryFile, identity: FileIdentity, result: Result<ComicListing, ComicError>)] = []
+            for index in indices {
+                let path = paths[index], file = LibraryFile(path: path)
+                guard case .success(let identity) = FileIdentity.of(path) else {
+                    outcomes.append((index, Outcome(path: path, result: .failure(.io(path: path, errno: ENOENT, detail: "vanished")))))
+                    continue
+                }
+                if let indexed = state.indexedListing(file, identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
+                    outcomes.append((index, Outcome(path: path, result: nil)))
+                    continue
+                }
+                do throws(ComicError) {
+                    let (listing, listedIdentity) = try pool.list(path, limits: limits)
+                    listed.append((file, listedIdentity, .success(listing)))
+                    outcomes.append((index, Outcome(path: path, result: .success(listing.pages.count))))
+                } catch {
+                    listed.append((file, identity, .failure(error)))
+                    outcomes.append((index, Outcome(path: path, result: .failure(error))))
+                }
             }
-            if let indexed = state.indexedListing(LibraryFile(path: path), identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
-                emitter.store(index, Outcome(path: path, result: nil))
-                return
-            }
-            let result: Result<ComicListing, ComicError>
-            do throws(ComicError) {
-                let (listing, listedIdentity) = try pool.list(path, limits: limits)
-                result = .success(listing)
-                state.storeListing(LibraryFile(path: path), identity: listedIdentity, result)
-            } catch {
-                result = .failure(error)
-                state.storeListing(LibraryFile(path: path), identity: identity, result)
-            }
-            emitter.store(index, Outcome(path: path, result: result.map(\.pages.count)))
+            state.storeListings(listed)
+            for (index, outcome) in outcomes { emitter.store(index, outcome) }
         }
     }
 }
