@@ -113,8 +113,9 @@ extension LibraryFilesystem {
     /// A file of a comic directory. The kernel gets the whole identity hash as the entry's
     /// generation: a changed archive whose pages' numbers happened to come out the same (the
     /// number carries 16 bits of it) still gets fresh inodes, never the old file's cached bytes.
-    private func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot) -> NodeAttributes {
-        let source = comicPermissions(comic)
+    private func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot,
+                                source known: SourcePermissions? = nil) -> NodeAttributes {
+        let source = known ?? comicPermissions(comic)
         var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
                                         modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
                                         entryTimeout: comic.isVault ? options.pageEntryTimeout : pageEntryTimeout,
@@ -203,13 +204,14 @@ extension LibraryFilesystem {
             })
         case .comic(let comic):
             // One look at the archive for the whole listing: each page's attributes come from
-            // this snapshot, not from a check of the file per page (a 20,000-comic listing made
-            // 320,000 stat calls that way).
+            // this snapshot and the archive's modes read once, not from a check of the file per
+            // page (a 20,000-comic listing made 320,000 walks of the path that way).
             return currentComic(comic).map { _, snapshot in
-                comicChildren(comic, snapshot).map { child in
+                let source = comicPermissions(comic)
+                return comicChildren(comic, snapshot).map { child in
                     let id = nodes.id(for: child.node)
                     return DirectoryEntry(name: child.name, id: id, kind: .regularFile,
-                                          attributes: listedAttributes(id, child.node, comic, snapshot))
+                                          attributes: listedAttributes(id, child.node, comic, snapshot, source))
                 }
             }
         default:
@@ -220,16 +222,19 @@ extension LibraryFilesystem {
     /// A comic directory's files: its pages and hidden ComicInfo.xml, or only ERROR.txt.
     /// A comic file's attributes as its listing tells them; nil for a page whose size only a
     /// render tells (a listing never renders).
-    private func listedAttributes(_ id: NodeID, _ node: Node, _ comic: ComicRef, _ snapshot: ComicState.Snapshot) -> NodeAttributes? {
+    private func listedAttributes(_ id: NodeID, _ node: Node, _ comic: ComicRef, _ snapshot: ComicState.Snapshot,
+                                  _ source: SourcePermissions) -> NodeAttributes? {
         switch node {
         case .page(_, _, let index):
             guard case .success(let listing) = snapshot.listing, let page = listing.pages[safe: index], page.isSizeKnown else { return nil }
-            return fileAttributes(id, comic, size: page.size, snapshot)
+            return fileAttributes(id, comic, size: page.size, snapshot, source: source)
         case .comicInfo:
             guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return nil }
-            return fileAttributes(id, comic, size: size, snapshot)
+            return fileAttributes(id, comic, size: size, snapshot, source: source)
         case .errorText:
-            return Self.errorText(snapshot.listing, path: realPath(comic)).map { fileAttributes(id, comic, size: Int64($0.utf8.count), snapshot) }
+            return Self.errorText(snapshot.listing, path: realPath(comic)).map {
+                fileAttributes(id, comic, size: Int64($0.utf8.count), snapshot, source: source)
+            }
         default:
             return nil
         }
