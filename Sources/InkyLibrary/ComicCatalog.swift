@@ -114,8 +114,6 @@ struct WeightedLRU<Key: Hashable, Value> {
         self.pinned = pinned
     }
 
-    var count: Int { entries.count }
-
     subscript(key: Key) -> Value? {
         mutating get {
             guard let entry = entries[key] else { return nil }

@@ -58,7 +58,7 @@ final class LibraryWatcher: @unchecked Sendable {
     /// Whether every change to the library reaches this watcher: inotify works, every folder
     /// is watched (the watch limit was not reached, no events were lost) and none lies on a
     /// filesystem other machines change. Only then may the kernel keep names until told.
-    var seesEverything: Bool { lock.withLock { fd >= 0 && !degraded && unseen == nil } }
+    var seesEverything: Bool { blindSpot == nil }
 
     /// Why it does not see everything, in words for the log and `doctor`; nil when it does.
     var blindSpot: String? {

@@ -104,7 +104,7 @@ extension LibraryFilesystem {
     /// Whether the index already has this comic as it is on disk: then listing it ahead would
     /// only decode what a lookup decodes anyway (and push comics in use out of memory).
     private func isIndexed(_ comic: ComicRef) -> Bool {
-        guard let file = libraryFile(comic), let state, case .success(let identity) = FileIdentity.of(file.path) else { return false }
+        guard let file = libraryFile(comic), let state, case .success(let identity) = comicIdentity(comic) else { return false }
         return state.isIndexed(file, identity: identity)
     }
 

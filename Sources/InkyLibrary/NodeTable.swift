@@ -135,9 +135,6 @@ final class NodeTable: @unchecked Sendable {
         }
     }
 
-    /// A generation as the inode number carries it: the low 16 bits.
-    static func numberedGeneration(_ generation: Int) -> Int { generation & 0xFFFF }
-
     private func pagePack(_ comic: ComicRef, _ libraryKind: Kind, _ vaultKind: Kind, _ generation: Int, _ index: Int) -> NodeID {
         let (kind, number) = switch comic {
         case .library(let path): (libraryKind, libraryNumbers.number(path))
