@@ -35,13 +35,21 @@ let package = Package(
                                          "libfreetype-dev", "libharfbuzz-dev", "libgumbo-dev", "libmujs-dev", "zlib1g-dev"])]),
         // Header only (no library): ZIP's CRC-32 folded with PCLMULQDQ, for stored pages the daemon reads itself.
         .systemLibrary(name: "CCRC32", path: "Sources/Shims/CCRC32"),
+        // libvips: every page format comics carry, decoded at the scale needed (shrink-on-load).
+        .systemLibrary(name: "CVips", path: "Sources/Shims/CVips", pkgConfig: "vips",
+                       providers: [.apt(["libvips-dev"])]),
+        // libjxl's decoder alone gives back the JPEG a JPEG XL was made from, bit-exact.
+        .systemLibrary(name: "CJxl", path: "Sources/Shims/CJxl", pkgConfig: "libjxl",
+                       providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/Shims/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "InkyCore"),
         .target(name: "InkyPDF", dependencies: ["InkyCore", "CMuPDF"]),
         .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr"]),
-        .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "CLinux", "CCRC32"]),
+        // Page images: decoding, fitting, grayscale, JPEG/PNG encoding, pixel limits.
+        .target(name: "InkyImage", dependencies: ["CVips", "CJxl"]),
+        .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "InkyImage", "CLinux", "CCRC32"]),
         // What the FUSE adapter serves: the tree protocol, node attributes. No FUSE, no library.
         .target(name: "InkyTree", dependencies: ["InkyCore"]),
         .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyTree", "InkyArchive", "InkyWorker", "InkyStore", "InkyVault"]),
@@ -65,6 +73,7 @@ let package = Package(
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
+        .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),
         .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).

@@ -1,0 +1,129 @@
+internal import CVips
+
+/// What a page becomes: at most `fit` (width, height) pixels, shrunk on load and never enlarged,
+/// in grayscale if asked, encoded as JPEG, or as PNG where JPEG would hurt (transparency, or a
+/// palette image: line art, flat colours).
+public struct ImageConversion: Sendable, Equatable {
+    public var fit: ImageSize?
+    public var grayscale: Bool
+    public var jpegQuality: Int
+    /// Refused on the header, before decoding: a decompression bomb declares its size there.
+    public var maxPixels: Int64
+    /// Refused after encoding (the per-page limit).
+    public var maxBytes: Int
+
+    public init(fit: ImageSize? = nil, grayscale: Bool = false, jpegQuality: Int = 85,
+                maxPixels: Int64 = 100_000_000, maxBytes: Int = 128 << 20) {
+        self.fit = fit
+        self.grayscale = grayscale
+        self.jpegQuality = jpegQuality
+        self.maxPixels = maxPixels
+        self.maxBytes = maxBytes
+    }
+}
+
+public struct ImageSize: Sendable, Equatable, Hashable, Codable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// The encoded result.
+public struct ConvertedImage: Sendable, Equatable {
+    public enum Format: String, Sendable { case jpeg, png }
+    public var bytes: [UInt8]
+    public var format: Format
+    public var size: ImageSize
+}
+
+/// What a header says, read without decoding pixels.
+public struct ImageHeader: Sendable, Equatable {
+    public var size: ImageSize
+    public var bands: Int
+    public var hasAlpha: Bool
+    /// libvips' loader ("jpegload_buffer", "pngload_buffer"...).
+    public var loader: String
+}
+
+public enum ImageConverter {
+    /// Starts the image library; a worker calls it before its seccomp filter (modules load here).
+    public static func start() throws(ImageError) { try VipsRuntime.start() }
+
+    public static func header(of bytes: [UInt8]) throws(ImageError) -> ImageHeader {
+        try start()
+        let read = { () throws(ImageError) -> ImageHeader in
+            try bytes.withBytes { raw throws(ImageError) -> ImageHeader in
+                let image = try load(raw)
+                return ImageHeader(size: ImageSize(width: image.width, height: image.height), bands: image.bands,
+                                   hasAlpha: image.hasAlpha, loader: image.loader)
+            }
+        }
+        return isBMP(bytes) ? try VipsRuntime.withMagick(read) : try read()
+    }
+
+    /// Converts one image. A JPEG XL made from a JPEG gives back that JPEG, bit-exact, when it
+    /// needs neither resizing nor grayscale.
+    public static func convert(_ bytes: [UInt8], _ conversion: ImageConversion) throws(ImageError) -> ConvertedImage {
+        try start()
+        if JPEGReconstruction.isJPEGXL(bytes), let jpeg = try JPEGReconstruction.jpeg(from: bytes, maxPixels: conversion.maxPixels,
+                                                                                     maxBytes: conversion.maxBytes) {
+            let header = try Self.header(of: jpeg)
+            if conversion.fit.map({ header.size.width <= $0.width && header.size.height <= $0.height }) ?? true,
+               !conversion.grayscale {
+                return ConvertedImage(bytes: jpeg, format: .jpeg, size: header.size)
+            }
+            return try convert(jpeg, conversion)
+        }
+        return try bytes.withBytes { raw throws(ImageError) -> ConvertedImage in
+            try convert(raw, isBMP: isBMP(bytes), conversion)
+        }
+    }
+
+    private static func convert(_ raw: UnsafeRawBufferPointer, isBMP: Bool, _ conversion: ImageConversion) throws(ImageError) -> ConvertedImage {
+        let work = { () throws(ImageError) -> ConvertedImage in
+            // libvips reads the header only here: the limit is checked before any pixel is decoded.
+            let source = try load(raw)
+            let pixels = Int64(source.width) * Int64(source.height)
+            guard pixels <= conversion.maxPixels else {
+                throw .tooManyPixels(width: source.width, height: source.height, limit: conversion.maxPixels)
+            }
+            let target = conversion.fit ?? ImageSize(width: source.width, height: source.height)
+            var image = try VipsImageHandle.make(ImageError.undecodable) { out in
+                source.loader.hasPrefix("jp2kload")
+                    ? inky_vips_thumbnail_image(source.pointer, Int32(target.width), Int32(target.height), out)
+                    : inky_vips_thumbnail(raw.baseAddress, raw.count, Int32(target.width), Int32(target.height), out)
+            }
+            if conversion.grayscale {
+                let colour = image
+                image = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_grayscale(colour.pointer, $0) }
+            }
+            let keepsPNG = image.hasAlpha || source.hasPalette || source.loader.hasPrefix("gifload")
+            if keepsPNG {
+                let png = try image.encode { inky_vips_png($0, $1, $2) }
+                return try checked(ConvertedImage(bytes: png, format: .png, size: ImageSize(width: image.width, height: image.height)), conversion)
+            }
+            let quality = Int32(conversion.jpegQuality)
+            let jpeg = try image.encode { inky_vips_jpeg($0, quality, $1, $2) }
+            return try checked(ConvertedImage(bytes: jpeg, format: .jpeg, size: ImageSize(width: image.width, height: image.height)), conversion)
+        }
+        return isBMP ? try VipsRuntime.withMagick(work) : try work()
+    }
+
+    /// libvips reads BMP only through ImageMagick, which stays blocked for everything else.
+    private static func isBMP(_ bytes: [UInt8]) -> Bool { bytes.starts(with: [0x42, 0x4D]) }
+
+    private static func load(_ raw: UnsafeRawBufferPointer) throws(ImageError) -> VipsImageHandle {
+        guard raw.count > 0 else { throw .undecodable("no bytes") }
+        return try VipsImageHandle.make(ImageError.undecodable) { inky_vips_header(raw.baseAddress, raw.count, $0) }
+    }
+
+    private static func checked(_ image: ConvertedImage, _ conversion: ImageConversion) throws(ImageError) -> ConvertedImage {
+        guard image.bytes.count <= conversion.maxBytes else {
+            throw .unencodable("\(image.bytes.count) bytes, more than the limit of \(conversion.maxBytes)")
+        }
+        return image
+    }
+}

@@ -1,0 +1,71 @@
+internal import CVips
+import Foundation
+
+/// Owns one `VipsImage` reference: dropped in `deinit`, so no path leaks one.
+final class VipsImageHandle {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }
+
+    deinit { inky_vips_unref(pointer) }
+
+    var width: Int { Int(vips_image_get_width(pointer)) }
+    var height: Int { Int(vips_image_get_height(pointer)) }
+    var bands: Int { Int(vips_image_get_bands(pointer)) }
+    var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    /// The loader libvips chose ("jpegload_buffer", "gifload_buffer"...).
+    var loader: String { String(cString: inky_vips_loader(pointer)) }
+    var hasPalette: Bool { inky_vips_has_palette(pointer) != 0 }
+
+    /// Runs an operation that makes a new image; its failure carries libvips' message.
+    static func make(_ wrap: (String) -> ImageError,
+                     _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImageError) -> VipsImageHandle {
+        var out: UnsafeMutablePointer<VipsImage>?
+        let status = operation(&out)
+        guard status == 0, let out else {
+            if let out { inky_vips_unref(out) }
+            throw wrap(VipsRuntime.takeError())
+        }
+        return VipsImageHandle(out)
+    }
+
+    /// Encodes with a libvips saver; the buffer it allocates is copied and freed here.
+    func encode(_ save: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+                         UnsafeMutablePointer<Int>) -> Int32) throws(ImageError) -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status = save(pointer, &buffer, &length)
+        defer { g_free(buffer) }
+        guard status == 0, let buffer else { throw .unencodable(VipsRuntime.takeError()) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+}
+
+/// libvips started once per process: `VIPS_INIT` loads its format modules, so a worker starts
+/// it before its seccomp filter, and every later call finds it ready.
+enum VipsRuntime {
+    private static let started: Result<Void, ImageError> = {
+        inky_vips_start() == 0 ? .success(()) : .failure(.unavailable(takeError()))
+    }()
+    private static let magickLock = NSLock()
+
+    static func start() throws(ImageError) { try started.get() }
+
+    /// libvips' error buffer is process-wide text that grows until cleared: taken and cleared.
+    static func takeError() -> String {
+        let text = String(cString: vips_error_buffer()).trimmingCharacters(in: .whitespacesAndNewlines)
+        vips_error_clear()
+        return text.isEmpty ? "libvips gave no reason" : text
+    }
+
+    /// Runs `body` with ImageMagick allowed (a BMP: libvips has no loader of its own for it).
+    static func withMagick<T>(_ body: () throws(ImageError) -> T) throws(ImageError) -> T {
+        magickLock.lock()
+        inky_vips_allow_magick(1)
+        defer {
+            inky_vips_allow_magick(0)
+            magickLock.unlock()
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,76 @@
+#ifndef INKY_CVIPS_SHIM_H
+#define INKY_CVIPS_SHIM_H
+#include <vips/vips.h>
+
+/* libvips takes its options as NULL-terminated varargs, which Swift cannot call: each
+ * operation InkyImage uses gets a fixed-argument wrapper here. Every function returns 0 on
+ * success and -1 with the reason in vips_error_buffer(). */
+
+/* Starts libvips once, before the worker's seccomp filter (it loads its format modules).
+ * One thread per pipeline, no operation cache, and only the loaders of page formats: every
+ * other one (ImageMagick, SVG, PDF, FITS, Matlab, OpenSlide, CSV, raw...) is blocked. libvips
+ * calls JPEG 2000 and JPEG XL "untrusted" too, so its own switch would refuse pages we need. */
+static inline int inky_vips_start(void) {
+    if (VIPS_INIT("inkyfs") != 0) return -1;
+    vips_concurrency_set(1);
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    static const char *const pages[] = {
+        "VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp", "VipsForeignLoadTiff",
+        "VipsForeignLoadNsgif", "VipsForeignLoadJp2k", "VipsForeignLoadJxl", "VipsForeignLoadHeif",
+    };
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) vips_operation_block_set(pages[i], FALSE);
+    return 0;
+}
+
+/* Only a BMP (which libvips reads through ImageMagick alone) may use ImageMagick, for one call. */
+static inline void inky_vips_allow_magick(int allowed) {
+    vips_operation_block_set("VipsForeignLoadMagick", allowed ? FALSE : TRUE);
+}
+
+/* Reads only the header: width, height and bands are known without decoding a pixel. */
+static inline int inky_vips_header(const void *bytes, size_t length, VipsImage **out) {
+    *out = vips_image_new_from_buffer(bytes, length, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                      "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    return *out ? 0 : -1;
+}
+
+/* Decodes at the smallest scale the loader offers for a result within width x height
+ * (shrink-on-load), then resizes down only; never enlarges. */
+static inline int inky_vips_thumbnail(const void *bytes, size_t length, int width, int height, VipsImage **out) {
+    return vips_thumbnail_buffer((void *)bytes, length, out, width, "height", height,
+                                 "size", VIPS_SIZE_DOWN, "option_string", "fail_on=error", NULL);
+}
+
+/* The same from an image already loaded, for loaders whose shrink-on-load is wrong: libvips
+ * 8.14.1 thumbnails JPEG 2000 at a sixteenth of the size asked. */
+static inline int inky_vips_thumbnail_image(VipsImage *in, int width, int height, VipsImage **out) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+}
+
+static inline int inky_vips_grayscale(VipsImage *in, VipsImage **out) {
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
+}
+
+static inline int inky_vips_jpeg(VipsImage *in, int quality, void **bytes, size_t *length) {
+    return vips_jpegsave_buffer(in, bytes, length, "Q", quality, "strip", TRUE, NULL);
+}
+
+static inline int inky_vips_png(VipsImage *in, void **bytes, size_t *length) {
+    return vips_pngsave_buffer(in, bytes, length, "compression", 6, "strip", TRUE, NULL);
+}
+
+static inline const char *inky_vips_loader(VipsImage *image) {
+    const char *name = NULL;
+    if (vips_image_get_typeof(image, "vips-loader") && vips_image_get_string(image, "vips-loader", &name) == 0) return name;
+    return "";
+}
+
+static inline int inky_vips_has_palette(VipsImage *image) {
+    return vips_image_get_typeof(image, "palette-bit-depth") != 0;
+}
+
+static inline void inky_vips_unref(VipsImage *image) { g_object_unref(image); }
+#endif
