@@ -11,7 +11,7 @@ public struct ComicListing: Sendable, Equatable, Codable {
     /// forward is cheap, going back restarts the decoder.
     public var isSolid: Bool
     /// The settings rendered pages (`Page.sizeAfterRendering`) are rendered with; nil when no
-    /// page is rendered. Sizes learned by rendering are only true for these settings.
+    /// page is rendered and none converted. Sizes learned by rendering are only true for these settings.
     public var rendering: PageRendering?
 
     public init(format: ArchiveFormat, pages: [Page], comicInfo: ArchiveEntry?, skipped: [SkippedEntry], isSolid: Bool,
@@ -41,9 +41,12 @@ public struct ComicListing: Sendable, Equatable, Codable {
         return copy
     }
 
-    /// True when a listing can serve under `rendering`: its learned sizes were measured with it.
+    /// True when a listing can serve under `rendering`: its learned sizes were measured with it,
+    /// and its names and sizes are the converted ones exactly when pages are converted (a
+    /// converting listing always records its settings, whether or not a page needed them).
     public func fits(_ rendering: PageRendering) -> Bool {
-        self.rendering == nil || self.rendering == rendering
+        guard let own = self.rendering else { return !rendering.conversion.isActive }
+        return own == rendering
     }
 
     public func page(named name: String) -> Page? { pages.first { $0.name == name } }

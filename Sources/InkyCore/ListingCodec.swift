@@ -1,10 +1,11 @@
 /// A compact binary form of `ComicListing` for the index: a warm mount reads every comic's
 /// listing from SQLite, and decoding 20,000 listings from JSON was most of a warm `ls -lRA`.
-/// Varints, length-prefixed UTF-8, one byte per flag; version 1. Decoding checks every length
+/// Varints, length-prefixed UTF-8, one byte per flag; version 2 (1 had no page conversion, and
+/// still reads). Decoding checks every length
 /// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
 /// cannot read is made again.
 public enum ListingCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     public static func encode(_ listing: ComicListing) -> [UInt8] {
         var out = BinaryWriter()
@@ -14,6 +15,11 @@ public enum ListingCodec {
         out.optional(listing.rendering) { out, rendering in
             out.varint(UInt64(max(0, rendering.height)))
             out.signed(Int64(rendering.dpi ?? -1))
+            let conversion = rendering.conversion
+            out.byte(conversion.format == .jpeg ? 1 : 0)
+            out.signed(Int64(conversion.fitWidth ?? -1))
+            out.signed(Int64(conversion.fitHeight ?? -1))
+            out.byte(conversion.grayscale ? 1 : 0)
         }
         out.optional(listing.comicInfo) { out, entry in out.entry(entry) }
         out.varint(UInt64(listing.skipped.count))
@@ -37,11 +43,18 @@ public enum ListingCodec {
 
     public static func decode(_ bytes: [UInt8]) -> ComicListing? {
         var input = BinaryReader(bytes)
-        guard input.byte() == version, let formatName = input.string(), let format = ArchiveFormat(rawValue: formatName),
-              let solid = input.byte() else { return nil }
+        guard let written = input.byte(), written == 1 || written == version, let formatName = input.string(),
+              let format = ArchiveFormat(rawValue: formatName), let solid = input.byte() else { return nil }
         guard let rendering = input.optional({ input -> PageRendering? in
             guard let height = input.varint(), let dpi = input.signed() else { return nil }
-            return PageRendering(height: Int(height), dpi: dpi < 0 ? nil : Int(dpi))
+            var rendering = PageRendering(height: Int(height), dpi: dpi < 0 ? nil : Int(dpi))
+            if written >= 2 {
+                guard let format = input.byte(), format <= 1, let width = input.signed(), let height = input.signed(),
+                      let gray = input.byte(), gray <= 1 else { return nil }
+                rendering.conversion = PageConversion(format: format == 1 ? .jpeg : .original, fitWidth: width < 0 ? nil : Int(width),
+                                                      fitHeight: height < 0 ? nil : Int(height), grayscale: gray == 1)
+            }
+            return rendering
         }), let comicInfo = input.optional({ $0.entry() }), let skippedCount = input.count() else { return nil }
         var skipped: [SkippedEntry] = []
         for _ in 0..<skippedCount {

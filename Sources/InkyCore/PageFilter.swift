@@ -2,7 +2,7 @@
 /// skipped (with the reason, so `inkyfs pages` can explain a missing page).
 public enum PageFilter {
     public static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "png", "gif", "webp", "avif", "jxl", "bmp", "tif", "tiff", "heic",
+        "jpg", "jpeg", "png", "gif", "webp", "avif", "jxl", "bmp", "tif", "tiff", "heic", "heif", "jp2", "j2k",
     ]
 
     public enum Verdict: Equatable, Sendable {

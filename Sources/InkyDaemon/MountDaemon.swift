@@ -55,6 +55,7 @@ public enum MountDaemon {
         ProcessHardening.releaseLargeBuffersEagerly()
         var workers = configuration.workers
         workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
+        if configuration.mount.limits.rendering.conversion.isActive { workers.arguments.append("--images") }
         let pool = WorkerPool(workers)
         defer { pool.shutdown() }
         pool.warmUp(2)

@@ -6,16 +6,20 @@ internal import CVips
 public struct ImageConversion: Sendable, Equatable {
     public var fit: ImageSize?
     public var grayscale: Bool
+    /// The format to write whatever the image is (its name already says it); nil chooses.
+    /// A transparent image written as JPEG is laid on white.
+    public var output: ConvertedImage.Format?
     public var jpegQuality: Int
     /// Refused on the header, before decoding: a decompression bomb declares its size there.
     public var maxPixels: Int64
     /// Refused after encoding (the per-page limit).
     public var maxBytes: Int
 
-    public init(fit: ImageSize? = nil, grayscale: Bool = false, jpegQuality: Int = 85,
+    public init(fit: ImageSize? = nil, grayscale: Bool = false, output: ConvertedImage.Format? = nil, jpegQuality: Int = 85,
                 maxPixels: Int64 = 100_000_000, maxBytes: Int = 128 << 20) {
         self.fit = fit
         self.grayscale = grayscale
+        self.output = output
         self.jpegQuality = jpegQuality
         self.maxPixels = maxPixels
         self.maxBytes = maxBytes
@@ -68,7 +72,7 @@ public enum ImageConverter {
     /// needs neither resizing nor grayscale.
     public static func convert(_ bytes: [UInt8], _ conversion: ImageConversion) throws(ImageError) -> ConvertedImage {
         try start()
-        if JPEGReconstruction.isJPEGXL(bytes), let jpeg = try JPEGReconstruction.jpeg(from: bytes, maxPixels: conversion.maxPixels,
+        if conversion.output != .png, JPEGReconstruction.isJPEGXL(bytes), let jpeg = try JPEGReconstruction.jpeg(from: bytes, maxPixels: conversion.maxPixels,
                                                                                      maxBytes: conversion.maxBytes) {
             let header = try Self.header(of: jpeg)
             if conversion.fit.map({ header.size.width <= $0.width && header.size.height <= $0.height }) ?? true,
@@ -100,10 +104,15 @@ public enum ImageConverter {
                 let colour = image
                 image = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_grayscale(colour.pointer, $0) }
             }
-            let keepsPNG = image.hasAlpha || source.hasPalette || source.loader.hasPrefix("gifload")
+            let keepsPNG = conversion.output.map { $0 == .png }
+                ?? (image.hasAlpha || source.hasPalette || source.loader.hasPrefix("gifload"))
             if keepsPNG {
                 let png = try image.encode { inky_vips_png($0, $1, $2) }
                 return try checked(ConvertedImage(bytes: png, format: .png, size: ImageSize(width: image.width, height: image.height)), conversion)
+            }
+            if image.hasAlpha {
+                let transparent = image
+                image = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_flatten_white(transparent.pointer, $0) }
             }
             let quality = Int32(conversion.jpegQuality)
             let jpeg = try image.encode { inky_vips_jpeg($0, quality, $1, $2) }

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import InkyArchive
 import InkyCore
+import InkyImage
 import InkyVault
 
 /// The loop of a worker process (`inkyfs __worker`): reads requests from fd 3, parses archives
@@ -13,7 +14,10 @@ public enum WorkerServer {
     /// Applies the worker's resource limits, then serves until the daemon closes the socket.
     /// With `library`, every comic is opened beneath that folder without following a link
     /// (`LibraryRoot`), and a path outside it is refused: the daemon's mount passes it.
-    public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits(), library: String? = nil) -> Never {
+    /// With `images`, the image library starts before the filter (it loads its format modules,
+    /// which the filter's world may not reach): a mount that converts pages passes it.
+    public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits(), library: String? = nil,
+                           images: Bool = false) -> Never {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.forbidNewPrivileges()
         ProcessHardening.releaseLargeBuffersEagerly()
@@ -23,6 +27,11 @@ public enum WorkerServer {
         let channel = FrameChannel(fd: socket)
         // Opened before the filter, which still allows openat beneath it.
         let root = library.map(LibraryRoot.init(path:))
+        if images {
+            do throws(ImageError) { try ImageConverter.start() } catch {
+                FileHandle.standardError.write(Data("inkyfs worker: \(error); pages are served as they are\n".utf8))
+            }
+        }
         // Last: from here on the worker can only decode (SeccompFilter says what that leaves).
         if !SeccompFilter.install() {
             FileHandle.standardError.write(Data("inkyfs worker: no seccomp filter on this system; running without\n".utf8))
@@ -270,7 +279,7 @@ struct WorkerSession {
             return (current, kept.reader)
         }
         readers.removeAll { $0.path == path }
-        let reader: any ComicReader
+        var reader: any ComicReader
         if let key = keys[path] {
             // A vault object: parsed from chunks decrypted on demand, named only by its object
             // path (random hex) in any message, never by the comic's name.
@@ -286,6 +295,9 @@ struct WorkerSession {
             reader = try ComicOpener.open(descriptor: opened.descriptor, label: path, limits: limits)
         } else {
             reader = try ComicOpener.open(path, limits: limits)
+        }
+        if limits.rendering.conversion.isActive {
+            reader = ConvertingComicReader(reader, limits: limits, isPrivate: keys[path] != nil)
         }
         readers.append((path, current, reader))
         reader.onProgress = heartbeat

@@ -42,7 +42,8 @@ struct MountCommand: ParsableCommand {
 
     @Option(name: .customShort("o"), help: ArgumentHelp(
         "Mount options, comma-separated: FUSE ones (allow_other, nonempty, ...) and inkyfs settings "
-            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15), as /etc/fstab passes them.",
+            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15, pages=jpeg, fit=1264x1680, grayscale=1), "
+            + "as /etc/fstab passes them.",
         valueName: "options"))
     var fuseOptions: [String] = []
 
@@ -101,6 +102,7 @@ struct MountCommand: ParsableCommand {
 
     @OptionGroup var stateOptions: StateOptions
     @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var pageOptions: PageOptions
 
     @Option(help: .hidden)
     var readyFd: Int32?
@@ -120,6 +122,7 @@ struct MountCommand: ParsableCommand {
             guard value == "0" || value == "1" else { throw ValidationError("-o list_ahead=\(value): 0 or 1") }
             noListAhead = value == "0"
         }
+        try pageOptions.apply(list.settings)
         try limitOptions.validate()
         guard window >= 0, prefetch >= 0 else { throw ValidationError("--window and --prefetch must be 0 or more") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
@@ -156,7 +159,9 @@ struct MountCommand: ParsableCommand {
         let unfit = MountDaemon.prepareProcess()
         let logger = Logger(label: "inkyfs")
         if let unfit { logger.warning("\(unfit)") }
-        var mountOptions = MountOptions(limits: limitOptions.limits, window: WindowPolicy(window: window, prefetch: prefetch),
+        var limits = limitOptions.limits
+        limits.rendering.conversion = pageOptions.conversion
+        var mountOptions = MountOptions(limits: limits, window: WindowPolicy(window: window, prefetch: prefetch),
                                         cacheBytes: Int(cacheSize))
         mountOptions.recordProgress = !noProgress
         mountOptions.continueReadingName = noContinue ? nil : continueName

@@ -8,7 +8,10 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "The mounted library: comics are opened beneath it only, never through a link.")
     var library: String?
 
+    @Flag(help: "Start the image library before the sandbox: the mount converts pages.")
+    var images = false
+
     func run() throws {
-        WorkerServer.run(library: library)
+        WorkerServer.run(library: library, images: images)
     }
 }

@@ -39,8 +39,8 @@ final class CorpusTests: XCTestCase {
                 outcomes["pdf", default: 0] += 1
             case ("empty", .success(let listing)), ("error_or_empty", .success(let listing)):
                 // Test archives hold text and binaries; a few hold images the manifest's reference
-                // rule leaves out (.tif and friends, which we accept as pages). None may pass otherwise.
-                let extra = listing.pages.filter { !["tif", "tiff", "heic"].contains(EntryPath.lowercasedExtension(of: $0.sourcePath)) }
+                // rule leaves out (.tif, .jp2 and friends, which we accept as pages). None may pass otherwise.
+                let extra = listing.pages.filter { !["tif", "tiff", "heic", "heif", "jp2", "j2k"].contains(EntryPath.lowercasedExtension(of: $0.sourcePath)) }
                 XCTAssertEqual(extra.map(\.sourcePath), [], "\(file.path) should have no pages")
                 outcomes["empty", default: 0] += 1
             case ("empty", .failure(.notAComicArchive)) where file.libarchiveFormat == nil:

@@ -23,6 +23,22 @@ final class ListingCodecTests: XCTestCase {
         plain.rendering = nil
         plain.format = .sevenZip
         XCTAssertEqual(ListingCodec.decode(ListingCodec.encode(plain)), plain)
+        var converted = listing
+        converted.rendering?.conversion = PageConversion(format: .jpeg, fitWidth: 1_264, fitHeight: 1_680, grayscale: true)
+        XCTAssertEqual(ListingCodec.decode(ListingCodec.encode(converted)), converted)
+        converted.rendering?.conversion = PageConversion(format: .jpeg)
+        XCTAssertEqual(ListingCodec.decode(ListingCodec.encode(converted)), converted)
+    }
+
+    func testVersionOneListingsInTheIndexStillRead() {
+        // Version 1 wrote a rendering's height and dpi only, nothing of conversion.
+        var bytes = ListingCodec.encode(listing)
+        bytes[0] = 1
+        // version, "pdf" (length and 3 bytes), solid, rendering present, height 2700 and dpi 150
+        // (two varint bytes each), then the 4 conversion fields, one byte each when unset.
+        let start = 1 + 1 + 3 + 1 + 1 + 2 + 2
+        bytes.removeSubrange(start..<start + 4)
+        XCTAssertEqual(ListingCodec.decode(bytes), listing)
     }
 
     func testItIsSmallerThanJSON() throws {

@@ -54,6 +54,14 @@ static inline int inky_vips_grayscale(VipsImage *in, VipsImage **out) {
     return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
 }
 
+/* JPEG has no alpha: a transparent image is laid on white first. */
+static inline int inky_vips_flatten_white(VipsImage *in, VipsImage **out) {
+    VipsArrayDouble *white = vips_array_double_newv(1, 255.0);
+    int status = vips_flatten(in, out, "background", white, NULL);
+    vips_area_unref(VIPS_AREA(white));
+    return status;
+}
+
 static inline int inky_vips_jpeg(VipsImage *in, int quality, void **bytes, size_t *length) {
     return vips_jpegsave_buffer(in, bytes, length, "Q", quality, "strip", TRUE, NULL);
 }
