@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
         .executableTarget(name: "inkyfs", dependencies: [
-            "InkyCore", "InkyArchive", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore",
+            "InkyCore", "InkyArchive", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyImage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -123,6 +123,7 @@ struct MountCommand: ParsableCommand {
             noListAhead = value == "0"
         }
         try pageOptions.apply(list.settings)
+        try pageOptions.validate()
         try limitOptions.validate()
         guard window >= 0, prefetch >= 0 else { throw ValidationError("--window and --prefetch must be 0 or more") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }

@@ -16,6 +16,19 @@ struct PageOptions: ParsableArguments {
     @Flag(help: "Serve every page in grayscale (JPEG, or PNG for PNG and GIF pages); -o grayscale=1.")
     var grayscale = false
 
+    @Option(help: ArgumentHelp("Pages for an e-reader's screen: its --fit, in grayscale (an explicit --fit wins). "
+                               + "One of: \(PageOptions.devices.keys.sorted().joined(separator: ", ")); -o device=.",
+                               valueName: "name"))
+    var device: String?
+
+    /// Portrait screens in pixels, all e-ink in gray.
+    static let devices: [String: Box] = [
+        "kobo-libra-2": Box(width: 1264, height: 1680), "kobo-clara": Box(width: 1072, height: 1448),
+        "kindle-paperwhite": Box(width: 1236, height: 1648), "kindle-scribe": Box(width: 1860, height: 2480),
+        "remarkable-2": Box(width: 1404, height: 1872), "pocketbook-era": Box(width: 1264, height: 1680),
+        "boox-note-air": Box(width: 1404, height: 1872),
+    ]
+
     struct Box: Equatable {
         var width: Int
         var height: Int
@@ -28,14 +41,22 @@ struct PageOptions: ParsableArguments {
             pages = format
         }
         if let value = settings["fit"] { fit = try parseBox(value) }
+        if let value = settings["device"] { device = value }
         if let value = settings["grayscale"] {
             guard value == "0" || value == "1" else { throw ValidationError("-o grayscale=\(value): 0 or 1") }
             grayscale = value == "1"
         }
     }
 
+    func validate() throws {
+        if let device, Self.devices[device] == nil {
+            throw ValidationError("--device \(device): not a known reader; one of \(Self.devices.keys.sorted().joined(separator: ", "))")
+        }
+    }
+
     var conversion: PageConversion {
-        PageConversion(format: pages, fitWidth: fit?.width, fitHeight: fit?.height, grayscale: grayscale)
+        let screen = fit ?? device.flatMap { Self.devices[$0] }
+        return PageConversion(format: pages, fitWidth: screen?.width, fitHeight: screen?.height, grayscale: grayscale || device != nil)
     }
 }
 

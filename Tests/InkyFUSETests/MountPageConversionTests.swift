@@ -123,4 +123,19 @@ final class MountPageConversionTests: XCTestCase {
         XCTAssertTrue(mount.isDaemonAlive)
         XCTAssertEqual(mount.unmount(), 0)
     }
+
+    func testADeviceNameSetsItsScreenInGrayAndAnUnknownOneIsRefused() throws {
+        try ArchiveMaker.zip(at: library.appendingPathComponent("Kobo.cbz"),
+                             members: [("1.jpg", try PageImages.make(.jpeg, width: 1_800, height: 2_700))])
+        let mount = try MountedLibrary(library: library, arguments: ["-o", "device=kobo-clara"])
+        let page = try PageImages.inspect(readFile(mount.path("Kobo/001.jpg")))
+        XCTAssertEqual([page.width, page.height], [965, 1_448], "\(page)")
+        XCTAssertTrue(page.isGray, "\(page)")
+        XCTAssertEqual(mount.unmount(), 0)
+
+        let refused = try CommandRunner.inkyfs(["mount", "--device", "kobo-nope", library.path, scratch.path])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("not a known reader"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("kobo-libra-2"), refused.stderr)
+    }
 }

@@ -3,6 +3,7 @@
 
 from .comics import table_rows
 from .common import MB
+from .convert import print_convert_report
 from .mounts import PEERS, TOOLS, peer_binary
 from .pdf import print_pdf_report
 from .scale import print_library_report
@@ -29,6 +30,8 @@ def print_report(comics, results, think_ms):
         print_table("", ["", "time", "speed"], floor_rows)
     if results.get("pdf"):
         print_pdf_report(results["pdf"])
+    if results.get("convert"):
+        print_convert_report(results["convert"])
     if results.get("vault"):
         print_vault_report(comics, results["vault"])
     if results.get("library_scale"):
