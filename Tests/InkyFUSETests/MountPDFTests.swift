@@ -19,11 +19,6 @@ final class MountPDFTests: XCTestCase {
         try? FileManager.default.removeItem(at: scratch)
     }
 
-    private func size(_ path: String) -> Int64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
-    }
-
     func testImagePDFPagesAreTheOriginalImageFiles() throws {
         let images = try PDFMaker.pageImages(in: scratch, kinds: ["jpeg-rgb", "png-rgb", "png-gray", "jpeg-gray", "jpeg-rgb"])
         try PDFMaker.imagePDF(at: library.appendingPathComponent("Issue 7.pdf"), images: images)
@@ -33,7 +28,7 @@ final class MountPDFTests: XCTestCase {
         XCTAssertEqual(names, ["001.jpg", "002.png", "003.png", "004.jpg", "005.jpg"])
         for (name, image) in zip(names, images) {
             let original = try readFile(image.path)
-            XCTAssertEqual(size(mount.path("Issue 7/\(name)")), Int64(original.count), "\(name): exact size before the read")
+            XCTAssertEqual(statSize(mount.path("Issue 7/\(name)")), Int64(original.count), "\(name): exact size before the read")
             XCTAssertEqual(Digest.sha256Hex(try readFile(mount.path("Issue 7/\(name)"))), Digest.sha256Hex(original), name)
         }
         XCTAssertEqual(mount.unmount(), 0)
@@ -58,14 +53,14 @@ final class MountPDFTests: XCTestCase {
 
         mount = try MountedLibrary(library: library, arguments: ["--state", state.path, "--prefetch", "2"])
         let started = Date()
-        let firstSize = try XCTUnwrap(size(mount.path("Vector/004.png")), "stat renders the page")
+        let firstSize = try XCTUnwrap(statSize(mount.path("Vector/004.png")), "stat renders the page")
         print("first lookup of a rendered page: \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         let bytes = try readFile(mount.path("Vector/004.png"))
         XCTAssertEqual(Int64(bytes.count), firstSize)
         let file = scratch.appendingPathComponent("004.png")
         try Data(bytes).write(to: file)
         XCTAssertEqual(try PDFMaker.decodedSize(of: file.path).height, 2_700)
-        let nextSize = try XCTUnwrap(size(mount.path("Vector/005.png")), "rendered ahead with page 4")
+        let nextSize = try XCTUnwrap(statSize(mount.path("Vector/005.png")), "rendered ahead with page 4")
         // Unmounted at once, while page 6 may still be rendering: the sizes already learned are kept.
         XCTAssertEqual(mount.unmount(), 0)
         let stored = try ArchiveMaker.run("/usr/bin/sqlite3", [state.appendingPathComponent("state.sqlite").path,
@@ -78,15 +73,15 @@ final class MountPDFTests: XCTestCase {
 
         // A remount takes the sizes from the index: again no worker may render.
         mount = try MountedLibrary(library: library, arguments: ["--state", state.path], environment: noRendering)
-        XCTAssertEqual(size(mount.path("Vector/004.png")), firstSize)
-        XCTAssertEqual(size(mount.path("Vector/005.png")), nextSize)
+        XCTAssertEqual(statSize(mount.path("Vector/004.png")), firstSize)
+        XCTAssertEqual(statSize(mount.path("Vector/005.png")), nextSize)
         XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Vector/ERROR.txt")))
         XCTAssertEqual(mount.unmount(), 0)
 
         // Other rendering settings make other sizes: the stored ones are not trusted then.
         mount = try MountedLibrary(library: library, arguments: ["--state", state.path, "-o", "pdf_height=1000"])
         let small = try readFile(mount.path("Vector/004.png"))
-        XCTAssertEqual(size(mount.path("Vector/004.png")), Int64(small.count))
+        XCTAssertEqual(statSize(mount.path("Vector/004.png")), Int64(small.count))
         try Data(small).write(to: file)
         XCTAssertEqual(try PDFMaker.decodedSize(of: file.path).height, 1_000)
         XCTAssertEqual(mount.unmount(), 0)
@@ -100,7 +95,7 @@ final class MountPDFTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Margins")).sorted(), ["001.png", "002.png"])
         let bytes = try readFile(mount.path("Margins/002.png"))
         XCTAssertGreaterThan(bytes.count, 4 << 20, "larger than one worker frame (the page crosses several)")
-        XCTAssertEqual(size(mount.path("Margins/002.png")), Int64(bytes.count))
+        XCTAssertEqual(statSize(mount.path("Margins/002.png")), Int64(bytes.count))
         let file = scratch.appendingPathComponent("002.png")
         try Data(bytes).write(to: file)
         XCTAssertEqual(try PDFMaker.decodedSize(of: file.path).height, 2_400)

@@ -19,11 +19,6 @@ final class MountPageConversionTests: XCTestCase {
         try? FileManager.default.removeItem(at: scratch)
     }
 
-    private func size(_ path: String) -> Int64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
-    }
-
     /// Every format, 240×360, in a stored CBZ: name → bytes, and the names the mount should show.
     private func everyFormat() throws -> (members: [(String, [UInt8])], served: [String]) {
         let formats: [PageImages.Format] = [.webp, .tiff, .bmp, .gif, .png, .jpeg, .avif, .heif, .jpeg2000, .jxlLossless, .jxlFromJPEG]
@@ -55,7 +50,7 @@ final class MountPageConversionTests: XCTestCase {
 
         mount = try MountedLibrary(library: library, arguments: arguments)
         var sizes: [String: Int64] = [:]
-        for name in served { sizes[name] = try XCTUnwrap(size(mount.path("Formats/\(name)")), "stat converts \(name)") }
+        for name in served { sizes[name] = try XCTUnwrap(statSize(mount.path("Formats/\(name)")), "stat converts \(name)") }
         let seen = try inspectPages(mount.path("Formats"), served)
         for (name, page) in zip(served, seen) {
             XCTAssertEqual(page.format, name.hasSuffix(".png") ? "PNG" : "JPEG", "\(name): \(page)")
@@ -71,7 +66,7 @@ final class MountPageConversionTests: XCTestCase {
 
         // A remount answers stat from the index: a conversion now would crash the worker.
         mount = try MountedLibrary(library: library, arguments: arguments, environment: noConverting)
-        for name in served { XCTAssertEqual(size(mount.path("Formats/\(name)")), sizes[name], name) }
+        for name in served { XCTAssertEqual(statSize(mount.path("Formats/\(name)")), sizes[name], name) }
         XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("Formats/ERROR.txt")))
         XCTAssertEqual(mount.unmount(), 0)
 
@@ -114,7 +109,7 @@ final class MountPageConversionTests: XCTestCase {
         // The bomb's header declares 10^10 pixels: refused before decoding, so the worker (2 GiB of
         // address space) lives, and the page is its archive's bytes.
         XCTAssertEqual(try readFile(mount.path("Hostile/002.png")), bomb)
-        XCTAssertEqual(size(mount.path("Hostile/002.png")), Int64(bomb.count))
+        XCTAssertEqual(statSize(mount.path("Hostile/002.png")), Int64(bomb.count))
         XCTAssertEqual(try readFile(mount.path("Hostile/003.jpg")), broken)
         XCTAssertEqual(try PageImages.inspect(readFile(mount.path("Hostile/004.jpg"))).format, "JPEG")
         XCTAssertTrue(mount.logText.contains("100000×100000 pixels, more than the limit"), mount.logText)
@@ -137,5 +132,25 @@ final class MountPageConversionTests: XCTestCase {
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertTrue(refused.stderr.contains("not a known reader"), refused.stderr)
         XCTAssertTrue(refused.stderr.contains("kobo-libra-2"), refused.stderr)
+    }
+
+    func testVaultPagesAreConvertedTooInMemoryAndTheIndexNeverSeesThem() throws {
+        let fixture = try VaultMountFixture(mountArguments: ["--grayscale", "--fit", "400x600"])
+        try fixture.unlock()
+        let comic = fixture.path("Vault/Secret Series/Moon Tales 01")
+        let names = try FileManager.default.contentsOfDirectory(atPath: comic).sorted()
+        XCTAssertEqual(names.count, 10, "\(names)")
+        for name in names {
+            let size = try XCTUnwrap(statSize("\(comic)/\(name)"), name)
+            let bytes = try readFile("\(comic)/\(name)")
+            XCTAssertEqual(Int64(bytes.count), size, name)
+            let page = try PageImages.inspect(bytes)
+            XCTAssertTrue(page.isGray && page.format == "JPEG" && page.width <= 400 && page.height <= 600, "\(name): \(page)")
+        }
+        // The index holds library comics only: no listing of the vault's object, converted or not.
+        let database = fixture.state.appendingPathComponent("state.sqlite").path
+        let paths = try ArchiveMaker.run("/usr/bin/sqlite3", [database, "SELECT path FROM comic_index"])
+        XCTAssertTrue(paths.contains(fixture.library.path), paths)
+        XCTAssertFalse(paths.contains(fixture.vault.path), paths)
     }
 }

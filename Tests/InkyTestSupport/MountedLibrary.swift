@@ -100,3 +100,9 @@ final class LogBuffer: @unchecked Sendable {
 public func readFile(_ path: String) throws -> [UInt8] {
     [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
 }
+
+/// A file's size as `stat` gives it (what a lookup through the mount answers), nil when stat fails.
+public func statSize(_ path: String) -> Int64? {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+}
