@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),
         .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),
-        .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore"]),
+        .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore", "InkyCore"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "InkyCore", "InkyTestSupport"]),

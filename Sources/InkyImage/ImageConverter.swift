@@ -69,8 +69,10 @@ public enum ImageConverter {
     }
 
     /// Converts one image. A JPEG XL made from a JPEG gives back that JPEG, bit-exact, when it
-    /// needs neither resizing nor grayscale.
-    public static func convert(_ bytes: [UInt8], _ conversion: ImageConversion) throws(ImageError) -> ConvertedImage {
+    /// needs neither resizing nor grayscale. `progress` is called now and then while libvips works
+    /// (a worker's heartbeat: a large page must not look like a hang).
+    public static func convert(_ bytes: [UInt8], _ conversion: ImageConversion,
+                               progress: (() -> Void)? = nil) throws(ImageError) -> ConvertedImage {
         try start()
         if conversion.output != .png, JPEGReconstruction.isJPEGXL(bytes), let jpeg = try JPEGReconstruction.jpeg(from: bytes, maxPixels: conversion.maxPixels,
                                                                                      maxBytes: conversion.maxBytes) {
@@ -79,14 +81,15 @@ public enum ImageConverter {
                !conversion.grayscale {
                 return ConvertedImage(bytes: jpeg, format: .jpeg, size: header.size)
             }
-            return try convert(jpeg, conversion)
+            return try convert(jpeg, conversion, progress: progress)
         }
         return try bytes.withBytes { raw throws(ImageError) -> ConvertedImage in
-            try convert(raw, isBMP: isBMP(bytes), conversion)
+            try convert(raw, isBMP: isBMP(bytes), conversion, progress: progress)
         }
     }
 
-    private static func convert(_ raw: UnsafeRawBufferPointer, isBMP: Bool, _ conversion: ImageConversion) throws(ImageError) -> ConvertedImage {
+    private static func convert(_ raw: UnsafeRawBufferPointer, isBMP: Bool, _ conversion: ImageConversion,
+                                progress: (() -> Void)?) throws(ImageError) -> ConvertedImage {
         let work = { () throws(ImageError) -> ConvertedImage in
             // libvips reads the header only here: the limit is checked before any pixel is decoded.
             let source = try load(raw)
@@ -107,7 +110,7 @@ public enum ImageConverter {
             let keepsPNG = conversion.output.map { $0 == .png }
                 ?? (image.hasAlpha || source.hasPalette || source.loader.hasPrefix("gifload"))
             if keepsPNG {
-                let png = try image.encode { inky_vips_png($0, $1, $2) }
+                let png = try image.encode(progress: progress) { inky_vips_png($0, $1, $2) }
                 return try checked(ConvertedImage(bytes: png, format: .png, size: ImageSize(width: image.width, height: image.height)), conversion)
             }
             if image.hasAlpha {
@@ -115,7 +118,7 @@ public enum ImageConverter {
                 image = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_flatten_white(transparent.pointer, $0) }
             }
             let quality = Int32(conversion.jpegQuality)
-            let jpeg = try image.encode { inky_vips_jpeg($0, quality, $1, $2) }
+            let jpeg = try image.encode(progress: progress) { inky_vips_jpeg($0, quality, $1, $2) }
             return try checked(ConvertedImage(bytes: jpeg, format: .jpeg, size: ImageSize(width: image.width, height: image.height)), conversion)
         }
         return isBMP ? try VipsRuntime.withMagick(work) : try work()

@@ -29,16 +29,30 @@ final class VipsImageHandle {
         return VipsImageHandle(out)
     }
 
-    /// Encodes with a libvips saver; the buffer it allocates is copied and freed here.
-    func encode(_ save: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+    /// Encodes with a libvips saver; the buffer it allocates is copied and freed here. `progress`
+    /// is called now and then meanwhile (the whole pipeline runs as the saver pulls its pixels).
+    func encode(progress: (() -> Void)?,
+                _ save: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>,
                          UnsafeMutablePointer<Int>) -> Int32) throws(ImageError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        let status = save(pointer, &buffer, &length)
+        let ticks = progress.map(ProgressTicks.init)
+        if let ticks {
+            inky_vips_watch(pointer, { _, _, context in
+                context.map { Unmanaged<ProgressTicks>.fromOpaque($0).takeUnretainedValue().tick() }
+            }, Unmanaged.passUnretained(ticks).toOpaque())
+        }
+        let status = withExtendedLifetime(ticks) { save(pointer, &buffer, &length) }
         defer { g_free(buffer) }
         guard status == 0, let buffer else { throw .unencodable(VipsRuntime.takeError()) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
+}
+
+/// What a conversion's progress signal calls, kept alive by the encode that watches it.
+private final class ProgressTicks {
+    let tick: () -> Void
+    init(_ tick: @escaping () -> Void) { self.tick = tick }
 }
 
 /// libvips started once per process: `VIPS_INIT` loads its format modules, so a worker starts

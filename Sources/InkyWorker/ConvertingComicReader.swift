@@ -71,7 +71,7 @@ final class ConvertingComicReader: ComicReader {
         let settings = ImageConversion(fit: fit, grayscale: conversion.grayscale, output: output,
                                        maxBytes: Int(clamping: limits.maxPageBytes))
         do throws(ImageError) {
-            return try ImageConverter.convert(source, settings).bytes
+            return try ImageConverter.convert(source, settings, progress: onProgress).bytes
         } catch {
             let member = isPrivate ? "entry \(page.entryIndex + 1)" : "'\(page.sourcePath)'"
             FileHandle.standardError.write(Data("inkyfs worker: \(path): page \(member) served as it is: \(error)\n".utf8))

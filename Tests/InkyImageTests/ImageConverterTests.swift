@@ -64,4 +64,12 @@ final class ImageConverterTests: XCTestCase {
         XCTAssertThrowsError(try ImageConverter.convert(truncated, ImageConversion()))
         XCTAssertThrowsError(try ImageConverter.convert([], ImageConversion()))
     }
+
+    func testProgressIsReportedWhileLibvipsWorks() throws {
+        let page = try PageImages.make(.tiff, width: 1_800, height: 2_700)
+        var ticks = 0
+        let converted = try ImageConverter.convert(page, ImageConversion(fit: ImageSize(width: 1_264, height: 1_680))) { ticks += 1 }
+        XCTAssertEqual(converted.size, ImageSize(width: 1_120, height: 1_680))
+        XCTAssertGreaterThan(ticks, 0, "a worker's heartbeat runs during a long conversion")
+    }
 }

@@ -70,6 +70,14 @@ static inline int inky_vips_png(VipsImage *in, void **bytes, size_t *length) {
     return vips_pngsave_buffer(in, bytes, length, "compression", 6, "strip", TRUE, NULL);
 }
 
+/* Calls `tick` with `context` as libvips computes `image` (decode, resize, encode all happen
+ * while a saver pulls its pixels), so a long conversion can say it is alive. */
+typedef void (*inky_vips_tick)(VipsImage *image, VipsProgress *progress, void *context);
+static inline void inky_vips_watch(VipsImage *image, inky_vips_tick tick, void *context) {
+    vips_image_set_progress(image, TRUE);
+    g_signal_connect(image, "eval", G_CALLBACK(tick), context);
+}
+
 static inline const char *inky_vips_loader(VipsImage *image) {
     const char *name = NULL;
     if (vips_image_get_typeof(image, "vips-loader") && vips_image_get_string(image, "vips-loader", &name) == 0) return name;
