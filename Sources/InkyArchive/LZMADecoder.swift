@@ -1,4 +1,4 @@
-import CLZMA
+internal import CLZMA
 import InkyCore
 
 /// A raw liblzma decoder for one 7z coder chain. Owns every liblzma pointer: the stream and the
