@@ -22,7 +22,7 @@ final class LZMADecoder {
         filters = .allocate(capacity: chain.count + 1)
         let dictionaryCap = UInt32(clamping: max(unpackSize, 4_096))
         for (index, method) in chain.enumerated() {
-            filters[index] = filter(method, dictionaryCap: dictionaryCap)
+            filters[index] = filter(method, dictionaryCap: dictionaryCap, unpackSize: unpackSize)
         }
         filters[chain.count] = lzma_filter(id: inky_lzma_vli_unknown(), options: nil)
         let usage = lzma_raw_decoder_memusage(filters)
@@ -67,15 +67,21 @@ final class LZMADecoder {
         }
     }
 
-    private func filter(_ method: SevenZipMethod, dictionaryCap: UInt32) -> lzma_filter {
+    private func filter(_ method: SevenZipMethod, dictionaryCap: UInt32, unpackSize: Int64) -> lzma_filter {
         switch method {
         case .lzma(let properties):
             var value = Int(properties[0])
             let lc = value % 9
             value /= 9
             let dictionary = properties[1...4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            return lzma_filter(id: inky_lzma_filter_lzma1(),
-                               options: lzmaOptions(dictionary: min(dictionary, dictionaryCap), lc: lc, lp: value % 5, pb: value / 5))
+            let options = lzmaOptions(dictionary: min(dictionary, dictionaryCap), lc: lc, lp: value % 5, pb: value / 5)
+            // 7z's LZMA streams rarely carry an end marker: told the size, liblzma ends at it, and
+            // a branch filter before it then lets go of the last bytes it holds back.
+            let lzma = options.assumingMemoryBound(to: lzma_options_lzma.self)
+            lzma.pointee.ext_flags = inky_lzma_lzma1ext_allow_eopm()
+            lzma.pointee.ext_size_low = UInt32(truncatingIfNeeded: UInt64(unpackSize))
+            lzma.pointee.ext_size_high = UInt32(truncatingIfNeeded: UInt64(unpackSize) >> 32)
+            return lzma_filter(id: inky_lzma_filter_lzma1ext(), options: options)
         case .lzma2(let byte):
             let dictionary = byte == 40 ? UInt32.max : (2 | UInt32(byte & 1)) << (UInt32(byte) / 2 + 11)
             return lzma_filter(id: inky_lzma_filter_lzma2(), options: lzmaOptions(dictionary: min(dictionary, dictionaryCap), lc: 3, lp: 0, pb: 2))

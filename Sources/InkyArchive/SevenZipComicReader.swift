@@ -25,16 +25,17 @@ final class SevenZipComicReader: EntryStreamingReader {
         guard let archive = try? SevenZipArchive.read(source, limits: limits),
               archive.folders.allSatisfy({ $0.isDecodable && ($0.coders == [.copy] || LZMADecoder.accepts($0.coders)) })
         else { return nil }
-        return try SevenZipComicReader(archive: archive, source: source, limits: limits)
+        let isSolid = archive.folders.contains { $0.streamCount > 1 }
+        let listing = try ComicListing.build(path: source.path, format: .sevenZip, entries: archive.entries, isSolid: isSolid, limits: limits)
+        return SevenZipComicReader(archive: archive, source: source, limits: limits, listing: listing)
     }
 
-    private init(archive: SevenZipArchive, source: FileSource, limits: ComicLimits) throws(ComicError) {
+    init(archive: SevenZipArchive, source: FileSource, limits: ComicLimits, listing: ComicListing) {
         path = source.path
         self.archive = archive
         self.source = source
         self.limits = limits
-        let isSolid = archive.folders.contains { $0.streamCount > 1 }
-        listing = try ComicListing.build(path: path, format: .sevenZip, entries: archive.entries, isSolid: isSolid, limits: limits)
+        self.listing = listing
         chunk = .allocate(byteCount: Self.chunkBytes, alignment: 16)
     }
 

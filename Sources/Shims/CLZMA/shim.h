@@ -5,6 +5,8 @@
 /* liblzma's filter IDs and LZMA_STREAM_INIT are macros, which Swift does not import. */
 static inline lzma_vli inky_lzma_vli_unknown(void) { return LZMA_VLI_UNKNOWN; }
 static inline lzma_vli inky_lzma_filter_lzma1(void) { return LZMA_FILTER_LZMA1; }
+static inline lzma_vli inky_lzma_filter_lzma1ext(void) { return LZMA_FILTER_LZMA1EXT; }
+static inline uint32_t inky_lzma_lzma1ext_allow_eopm(void) { return LZMA_LZMA1EXT_ALLOW_EOPM; }
 static inline lzma_vli inky_lzma_filter_lzma2(void) { return LZMA_FILTER_LZMA2; }
 static inline lzma_vli inky_lzma_filter_delta(void) { return LZMA_FILTER_DELTA; }
 static inline lzma_vli inky_lzma_filter_x86(void) { return LZMA_FILTER_X86; }
