@@ -32,6 +32,9 @@ final class SevenZipReaderTests: XCTestCase {
             let path = try make("\(name).cb7", switches, in: directory)
             let reader = try ComicOpener.open(path)
             XCTAssertTrue(reader is SevenZipComicReader, "\(name) went to \(type(of: reader))")
+            // The bytes a worker gets for a vault object (and the archive fuzz target feeds) take it too.
+            let fromBytes = try ComicOpener.open(bytes: FuzzFindingTests.MemoryBytes([UInt8](Data(contentsOf: URL(fileURLWithPath: path)))), label: name)
+            XCTAssertTrue(fromBytes is SevenZipComicReader, "\(name) from bytes went to \(type(of: fromBytes))")
             XCTAssertEqual(reader.listing.pages.map(\.sourcePath), Self.pages.map(\.0), name)
             // Backwards too: a solid folder restarts and serves the first page again.
             for page in reader.listing.pages + reader.listing.pages.reversed() {
