@@ -114,7 +114,11 @@ final class MountDamageTests: XCTestCase {
             var bytes = intact
             let data = try XCTUnwrap(bytes.range(of: Data(Self.noisePages[bad - 1].1)))
             bytes[data.lowerBound - 512] ^= 0x01     // the member's name: its header checksum fails
-            try bytes.write(to: library.appendingPathComponent("tar bad \(bad).cbt"))
+            let comic = library.appendingPathComponent("tar bad \(bad).cbt")
+            try bytes.write(to: comic)
+            // The member is left out, and the listing says so, though its name is lost.
+            let listing = try CommandRunner.inkyfs(["pages", comic.path]).stdout
+            XCTAssertTrue(listing.contains("skipped: (header at byte \(data.lowerBound - 512)): damaged header"), listing)
         }
         let mount = try MountedLibrary(library: library)
         for bad in [1, 3, 5] {
