@@ -22,9 +22,11 @@ final class SevenZipComicReader: EntryStreamingReader {
     private let chunk: UnsafeMutableRawPointer
 
     static func open(source: FileSource, limits: ComicLimits) throws(ComicError) -> SevenZipComicReader? {
-        guard let archive = try? SevenZipArchive.read(source, limits: limits),
-              archive.folders.allSatisfy({ $0.isDecodable && ($0.coders == [.copy] || LZMADecoder.accepts($0.coders)) })
-        else { return nil }
+        guard let archive = try? SevenZipArchive.read(source, limits: limits) else { return nil }
+        // Each distinct chain is tried once: a 10,000-folder archive has one or two.
+        for chain in Set(archive.folders.map(\.coders)) {
+            guard SevenZipFolder(coders: chain).isDecodable, chain == [.copy] || LZMADecoder.accepts(chain) else { return nil }
+        }
         let isSolid = archive.folders.contains { $0.streamCount > 1 }
         let listing = try ComicListing.build(path: source.path, format: .sevenZip, entries: archive.entries, isSolid: isSolid, limits: limits)
         return SevenZipComicReader(archive: archive, source: source, limits: limits, listing: listing)

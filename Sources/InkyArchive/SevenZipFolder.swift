@@ -1,7 +1,7 @@
 import InkyCore
 
 /// A coder of a 7z folder this reader decodes itself; any other makes the archive go to libarchive.
-enum SevenZipMethod: Equatable {
+enum SevenZipMethod: Hashable {
     case copy
     /// LZMA: its 5 property bytes (lc/lp/pb and the dictionary size).
     case lzma(properties: [UInt8])
@@ -10,7 +10,7 @@ enum SevenZipMethod: Equatable {
     case delta(distance: UInt32)
     case branch(BranchFilter)
 
-    enum BranchFilter: Equatable { case x86, powerPC, ia64, arm, armThumb, sparc }
+    enum BranchFilter: Hashable { case x86, powerPC, ia64, arm, armThumb, sparc }
 
     /// The method for a coder's ID and properties; nil for anything not handled here (PPMd,
     /// BZip2, Deflate, AES, BCJ2, ARM64, a branch filter with a start offset...).
