@@ -44,6 +44,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let state: StateDatabase?
     /// Reading-state writes happen here, off the FUSE threads.
     let stateQueue = DispatchQueue(label: "inkyfs.state")
+    let pendingReads = PendingReads()
     let isFolderLibrary: Bool
     private var _isStopping = false
     /// Set at unmount: background listing stops taking new comics.
