@@ -38,8 +38,12 @@ struct SevenZipArchive {
                 return try parseHeader(&cursor, fileSize: source.size, limits: limits)
             case 0x17:
                 let streams = try SevenZipStreams.parse(&cursor, fileSize: source.size, limits: limits)
-                guard streams.folders.count == 1, let folder = streams.folders.first, folder.unpackSize <= maxHeaderBytes else {
+                guard streams.folders.count == 1, let folder = streams.folders.first else {
                     throw cursor.corrupted("a packed header of \(streams.folders.count) folders")
+                }
+                // Allocated whole before it is decoded: a few packed bytes may not claim 64 MiB.
+                guard folder.unpackSize <= min(maxHeaderBytes, max(1 << 20, folder.packSize * 1_000)) else {
+                    throw ComicError.limitExceeded(path: path, detail: "a 7z header of \(folder.packSize) bytes claims to unpack to \(folder.unpackSize)")
                 }
                 header = try SevenZipFolderReader.decodeWhole(folder, index: 0, source: source)
                 if let crc = folder.crc, CRC32.checksum(header) != crc { throw cursor.corrupted("the packed header fails its CRC") }

@@ -37,6 +37,16 @@ final class SevenZipHostileHeaderTests: XCTestCase {
         }
     }
 
+    /// A packed header is decoded whole into memory: 10 packed bytes may not claim 60 MiB.
+    func testAPackedHeaderClaimingFarMoreThanItsBytesIsRefusedBeforeDecoding() throws {
+        var header: [UInt8] = [0x17, 0x06] + Self.number(0) + Self.number(1) + [0x09] + Self.number(10) + [0x00]
+        header += [0x07, 0x0B] + Self.number(1) + [0x00] + Self.number(1) + [0x21, 0x21, 0x01, 16] + [0x0C] + Self.number(60 << 20) + [0x00, 0x00]
+        XCTAssertThrowsError(try SevenZipArchive.read(Self.source(Self.archive(packed: [UInt8](repeating: 0, count: 10), header: header)), limits: .default)) { error in
+            guard case ComicError.limitExceeded(_, let detail) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.contains("claims to unpack to 62914560"), detail)
+        }
+    }
+
     func testPackedDataPastTheEndOfTheFileIsRefused() throws {
         let header = Self.folderHeader(coder: [0x01, 0x00], packSize: 1 << 30, unpackSize: 1 << 30, entrySizes: [], names: ["1.jpg"])
         XCTAssertThrowsError(try SevenZipArchive.read(Self.source(Self.archive(packed: [1, 2, 3], header: header)), limits: .default)) { error in
