@@ -13,6 +13,10 @@ public struct ComicListing: Sendable, Equatable, Codable {
     /// The settings rendered pages (`Page.sizeAfterRendering`) are rendered with; nil when no
     /// page is rendered. Sizes learned by rendering are only true for these settings.
     public var rendering: PageRendering?
+    /// What the comic says it is (ComicInfo.xml, else CoMet, ComicBookInfo or its file name), as
+    /// a worker read it when listing. Not part of `ListingCodec`'s bytes: the index keeps it in
+    /// its own table, where the views query it.
+    public var metadata: ComicMetadata?
 
     public init(format: ArchiveFormat, pages: [Page], comicInfo: ArchiveEntry?, skipped: [SkippedEntry], isSolid: Bool,
                 rendering: PageRendering? = nil) {
