@@ -48,6 +48,29 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(listing.metadata, ComicMetadata(source: .fileName, series: "Owls", number: "3", volume: 2, year: 2013))
     }
 
+    /// The other formats real comics carry: CoMet.xml (in the archive's folder) and
+    /// ComicBookInfo's JSON in a ZIP's comment.
+    func testCoMetAndComicBookInfoAreReadWhereThereIsNoComicInfo() throws {
+        let workers = pool()
+        defer { workers.shutdown() }
+        let coMet = try workers.list(Corpus.path("real-comics/comicbox/Captain Science #001-comet.cbz"), limits: .default).0
+        XCTAssertEqual(coMet.metadata, ComicMetadata(source: .coMet, series: "Captain Science", number: "1", volume: 1,
+                                                     title: "The Beginning", publisher: "Bell Features", year: 1950, month: 12,
+                                                     pageCount: 5, language: "English"))
+        XCTAssertEqual(coMet.pages.count, 5)
+        let folder = ArchiveMaker.temporaryDirectory("metadata")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tagged = folder.appendingPathComponent("hb3.cbz")
+        try ArchiveMaker.python("""
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                z.writestr("01.jpg", b"x" * 100)
+                z.comment = b'{"appID":"ComicTagger/1.0","ComicBookInfo/1.0":{"series":"Hellboy","issue":"3","publicationYear":1994}}'
+            """, arguments: [tagged.path])
+        let info = try workers.list(tagged.path, limits: .default).0.metadata
+        XCTAssertEqual(info, ComicMetadata(source: .comicBookInfo, series: "Hellboy", number: "3", year: 1994))
+    }
+
     func testAChangedFileIsRefusedInsteadOfServedStale() throws {
         let workers = pool()
         defer { workers.shutdown() }
