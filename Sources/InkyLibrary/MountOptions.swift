@@ -19,6 +19,9 @@ public struct MountOptions: Sendable {
     public var recordProgress = true
     /// Name of the virtual folder of comics in progress; nil hides it.
     public var continueReadingName: String? = "Continue Reading"
+    /// The metadata views shown at the mount root, in this order (`--views`); each shows only
+    /// with something in it.
+    public var metadataViews: [MetadataViewKind] = MetadataViewKind.allCases
     /// Name of the unlocked vault's subtree; nil never shows a vault.
     public var vaultName: String? = "Vault"
     /// Give the vault the library's modes (0555/0444). Off, the vault is 0500/0400: with

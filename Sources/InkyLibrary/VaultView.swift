@@ -36,13 +36,19 @@ final class VaultView: TreeView, @unchecked Sendable {
 }
 
 extension LibraryFilesystem {
-    /// The views this library shows at the mount root: `Continue Reading/` and `Vault/` unless
-    /// the mount turned them off (a single comic mounted shows only its pages).
+    /// The views this library shows at the mount root: `Continue Reading/`, `Vault/` and the
+    /// metadata views (`By Series/`...) unless the mount turned them off (a single comic mounted
+    /// shows only its pages).
     public func standardViews() -> [any TreeView] {
         guard isFolderLibrary else { return [] }
         var views: [any TreeView] = []
         if let name = options.continueReadingName { views.append(ContinueReadingView(name: name, library: self)) }
         if let name = options.vaultName { views.append(VaultView(name: name, library: self)) }
+        if let state, !options.metadataViews.isEmpty {
+            let catalog = MetadataCatalog(state: state, libraryPath: libraryPath)
+            catalog.start()
+            views += options.metadataViews.map { MetadataTreeView($0, catalog: catalog, library: self) }
+        }
         return views
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import InkyCore
+
+/// Each metadata view's tree, made from every comic's record.
+enum LinkTreeBuilder {
+    /// Links in `Recently Added/`.
+    static let recentCount = 100
+
+    static func build(_ kind: MetadataViewKind, from records: [ComicRecord], seriesViewName: String) -> LinkTree {
+        var tree = LinkTree()
+        switch kind {
+        case .series:
+            let bySeries = Dictionary(grouping: records.filter { $0.seriesFolder != nil }) { $0.seriesFolder! }
+            for name in bySeries.keys.sorted() {
+                tree.addFolder(name, links: LinkTree.numbered(bySeries[name]!.sorted(by: ComicRecord.issueOrder)))
+            }
+        case .publishers:
+            var byPublisher: [String: Set<String>] = [:]
+            for record in records {
+                guard let publisher = record.metadata.publisher.flatMap({ SafeName.make($0) }), let series = record.seriesFolder else { continue }
+                byPublisher[publisher, default: []].insert(series)
+            }
+            for publisher in byPublisher.keys.sorted() {
+                tree.addFolder(publisher, links: byPublisher[publisher]!.sorted().map { series in
+                    (series, .viewFolder(seriesViewName + "/" + series), LinkTree.folderLinkLocal(series))
+                })
+            }
+        case .arcs:
+            var byArc: [String: [(record: ComicRecord, number: IssueNumber)]] = [:]
+            for record in records {
+                for arc in record.metadata.arcs {
+                    guard let name = SafeName.make(arc.name) else { continue }
+                    byArc[name, default: []].append((record, IssueNumber(arc.number ?? "")))
+                }
+            }
+            for arc in byArc.keys.sorted() {
+                let ordered = byArc[arc]!.sorted { lhs, rhs in
+                    if lhs.number != rhs.number, lhs.number < rhs.number || rhs.number < lhs.number { return lhs.number < rhs.number }
+                    return ComicRecord.coverDateOrder(lhs.record, rhs.record)
+                }
+                tree.addFolder(arc, links: LinkTree.numbered(ordered.map(\.record)))
+            }
+        case .recent:
+            let newest = records.sorted { lhs, rhs in
+                lhs.modifiedNanoseconds != rhs.modifiedNanoseconds ? lhs.modifiedNanoseconds > rhs.modifiedNanoseconds
+                    : NaturalOrder.areInIncreasingOrder(lhs.comic, rhs.comic)
+            }
+            tree.addRootLinks(LinkTree.numbered(Array(newest.prefix(recentCount))))
+        case .lists:
+            break // ComicRack reading lists are not read yet: the view stays empty, so hidden
+        }
+        return tree
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import InkyCore
+import InkyTree
+
+/// One metadata view at the mount root (`By Series/`, `By Publisher/`, `Story Arcs/`, `Recently
+/// Added/`): folders of relative symlinks to the comics' directories in the library tree, so
+/// progress and bookmarks stay one and `find`, `du` and `rsync -a` see every comic once. Made
+/// from the shared `MetadataCatalog`, again whenever it moved; shown only with something in it.
+final class MetadataTreeView: TreeView, @unchecked Sendable {
+    let kind: MetadataViewKind
+    let name: String
+    private let seriesViewName: String
+    private let catalog: MetadataCatalog
+    private let library: LibraryFilesystem
+    private let lock = NSLock()
+    private var context: ViewContext?
+    private var slot = ViewSlot.base
+    private var tree = LinkTree()
+    private var treeStamp: Int64 = -1
+    private var shown: Bool?
+    /// Short: the folders' mtime moves with the catalog, so a kernel that looks again drops
+    /// what it kept, and a change shows within the 2 s the watcher promises.
+    static let timeout = 1.0
+
+    init(_ kind: MetadataViewKind, catalog: MetadataCatalog, library: LibraryFilesystem,
+         seriesViewName: String = MetadataViewKind.series.folderName) {
+        self.kind = kind
+        name = kind.folderName
+        self.seriesViewName = seriesViewName
+        self.catalog = catalog
+        self.library = library
+    }
+
+    func attach(_ context: ViewContext) {
+        lock.withLock {
+            self.context = context
+            slot = context.slot
+        }
+        catalog.onCheck { [weak self] in _ = self?.current() }
+    }
+
+    var isShown: Bool {
+        if let shown = lock.withLock({ shown }) { return shown }
+        return !current().tree.isEmpty
+    }
+
+    /// The tree for the catalog's current snapshot; tells the mount when the view appears or goes.
+    private func current() -> (tree: LinkTree, stamp: Int64, snapshot: MetadataCatalog.Snapshot) {
+        let snapshot = catalog.current()
+        lock.lock()
+        if treeStamp != snapshot.stamp {
+            tree = LinkTreeBuilder.build(kind, from: snapshot.records, seriesViewName: seriesViewName)
+            treeStamp = snapshot.stamp
+        }
+        let result = (tree, treeStamp, snapshot)
+        let wasShown = shown
+        shown = !tree.isEmpty
+        let context = self.context
+        lock.unlock()
+        if let wasShown, wasShown != !result.0.isEmpty, let context {
+            // Never from inside a request: the kernel may hold the root's lock for it.
+            DispatchQueue.global(qos: .utility).async { context.shownChanged() }
+        }
+        return result
+    }
+
+    private func directoryAttributes(_ id: NodeID, stamp: Int64, subfolders: Int) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555, modifiedNanoseconds: stamp,
+                       entryTimeout: Self.timeout, attributeTimeout: Self.timeout, linkCount: 2 + subfolders)
+    }
+
+    private func linkAttributes(_ id: NodeID, target: String, stamp: Int64) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777, modifiedNanoseconds: stamp,
+                       entryTimeout: Self.timeout, attributeTimeout: Self.timeout)
+    }
+
+    /// The link's text: relative, from where the link is to the comic's directory (the base
+    /// tree's names) or to another view's folder. nil for a comic no longer in the library.
+    private func text(of target: LinkTree.Target, depth: Int) -> String? {
+        let up = String(repeating: "../", count: depth)
+        switch target {
+        case .comic(let comic): return library.displayPath(of: comic).map { up + $0 }
+        case .viewFolder(let path): return up + path
+        }
+    }
+
+    func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
+        let (tree, stamp, _) = current()
+        let local = slot.local(parent)
+        if parent == slot.rootID {
+            if let folder = tree.folder(named: name) {
+                return .success(directoryAttributes(slot.id(folder.local), stamp: stamp, subfolders: 0))
+            }
+            guard let link = tree.rootLinks.first(where: { $0.name == name }), let text = text(of: link.target, depth: 1) else { return .failure(.ENOENT) }
+            return .success(linkAttributes(slot.id(link.local), target: text, stamp: stamp))
+        }
+        guard let folder = tree.folder(local: local) else { return .failure(tree.target(local: local) == nil ? .ENOENT : .ENOTDIR) }
+        guard let index = folder.byName[name], let text = text(of: folder.links[index].target, depth: 2) else { return .failure(.ENOENT) }
+        return .success(linkAttributes(slot.id(folder.links[index].local), target: text, stamp: stamp))
+    }
+
+    func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
+        let (tree, stamp, _) = current()
+        if id == slot.rootID { return .success(directoryAttributes(id, stamp: stamp, subfolders: tree.folders.count)) }
+        let local = slot.local(id)
+        if tree.folder(local: local) != nil { return .success(directoryAttributes(id, stamp: stamp, subfolders: 0)) }
+        guard let target = tree.target(local: local), let text = text(of: target, depth: depth(of: local, in: tree)) else {
+            return .failure(.ENOENT)
+        }
+        return .success(linkAttributes(id, target: text, stamp: stamp))
+    }
+
+    func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
+        let (tree, stamp, _) = current()
+        let links: [LinkTree.Link], depth: Int
+        if id == slot.rootID {
+            let folders = tree.folders.map { folder in
+                DirectoryEntry(name: folder.name, id: slot.id(folder.local), kind: .directory,
+                               attributes: directoryAttributes(slot.id(folder.local), stamp: stamp, subfolders: 0))
+            }
+            guard tree.folders.isEmpty else { return .success(folders) }
+            (links, depth) = (tree.rootLinks, 1)
+        } else {
+            guard let folder = tree.folder(local: slot.local(id)) else { return .failure(.ENOTDIR) }
+            (links, depth) = (folder.links, 2)
+        }
+        // A comic gone from the library since it was indexed is left out (no dangling link).
+        return .success(links.compactMap { link in
+            guard let text = text(of: link.target, depth: depth) else { return nil }
+            return DirectoryEntry(name: link.name, id: slot.id(link.local), kind: .symlink,
+                                  attributes: linkAttributes(slot.id(link.local), target: text, stamp: stamp))
+        })
+    }
+
+    func parent(of id: NodeID) -> NodeID { id == slot.rootID ? 1 : slot.rootID }
+
+    func readLink(_ id: NodeID) -> Result<String, Errno> {
+        let tree = current().tree
+        let local = slot.local(id)
+        guard let target = tree.target(local: local), let text = text(of: target, depth: depth(of: local, in: tree)) else {
+            return .failure(.EINVAL)
+        }
+        return .success(text)
+    }
+
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(tree(containsFolder: id) ? .EISDIR : .ELOOP) }
+
+    private func tree(containsFolder id: NodeID) -> Bool {
+        id == slot.rootID || current().tree.folder(local: slot.local(id)) != nil
+    }
+
+    /// Links at the root are one folder down from the mount root, the others two.
+    private func depth(of local: UInt64, in tree: LinkTree) -> Int {
+        tree.rootLinks.contains { $0.local == local } ? 1 : 2
+    }
+}
