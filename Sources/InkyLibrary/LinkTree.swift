@@ -138,3 +138,39 @@ struct LinkTree: Sendable {
         }
     }
 }
+
+/// What the kernel must forget when a view's tree is made again: listings (nodes, by local
+/// number; 1 is the view's root) and names gone from a folder.
+struct LinkTreeChanges: Equatable {
+    var nodes: [UInt64] = []
+    var names: [(parent: UInt64, name: String)] = []
+
+    var isEmpty: Bool { nodes.isEmpty && names.isEmpty }
+
+    static func == (lhs: LinkTreeChanges, rhs: LinkTreeChanges) -> Bool {
+        lhs.nodes == rhs.nodes && lhs.names.map(\.parent) == rhs.names.map(\.parent) && lhs.names.map(\.name) == rhs.names.map(\.name)
+    }
+}
+
+extension LinkTree {
+    func changes(since old: LinkTree) -> LinkTreeChanges {
+        var changes = LinkTreeChanges()
+        func compare(_ before: [Link], _ after: [Link], in parent: UInt64) {
+            guard before.map(\.name) != after.map(\.name) || before.map(\.local) != after.map(\.local) else { return }
+            changes.nodes.append(parent)
+            let kept = Set(after.map(\.name))
+            for link in before where !kept.contains(link.name) { changes.names.append((parent, link.name)) }
+        }
+        compare(old.rootLinks, rootLinks, in: 1)
+        if old.folders.map(\.name) != folders.map(\.name), !changes.nodes.contains(1) { changes.nodes.append(1) }
+        for folder in old.folders {
+            guard let now = self.folder(named: folder.name) else {
+                changes.names.append((1, folder.name))
+                changes.nodes.append(folder.local)
+                continue
+            }
+            compare(folder.links, now.links, in: folder.local)
+        }
+        return changes
+    }
+}

@@ -4,9 +4,9 @@ import InkyStore
 
 /// The library comics' metadata as the views share it: read from the state database when it
 /// moved (`StateDatabase.metadataGeneration`: the watcher re-lists a changed comic, which stores
-/// its metadata), at most twice a second while the views are used. A timer checks once a second
-/// so that a view appears or goes at the mount root without anyone looking (the kernel keeps
-/// the root's listing until told).
+/// its metadata), at most four times a second while the views are used. A timer checks twice a
+/// second, so that the views tell the kernel what changed (a view appearing at the mount root,
+/// a comic moving between folders) without anyone looking: the kernel keeps listings until told.
 final class MetadataCatalog: @unchecked Sendable {
     struct Snapshot: Sendable {
         var records: [ComicRecord] = []
@@ -24,7 +24,7 @@ final class MetadataCatalog: @unchecked Sendable {
     private var lastRead = DispatchTime(uptimeNanoseconds: 0)
     private var listeners: [@Sendable () -> Void] = []
     private var timer: DispatchSourceTimer?
-    static let minimumInterval: UInt64 = 500_000_000
+    static let minimumInterval: UInt64 = 250_000_000
 
     init(state: StateDatabase, libraryPath: String) {
         self.state = state
@@ -47,18 +47,18 @@ final class MetadataCatalog: @unchecked Sendable {
         return snapshot
     }
 
-    /// Calls `listener` after each check of the timer (a view then sees whether it shows).
+    /// Calls `listener` after each check of the timer that found the metadata moved (a view then sees whether it shows).
     func onCheck(_ listener: @escaping @Sendable () -> Void) {
         lock.withLock { listeners.append(listener) }
     }
 
-    /// Starts the once-a-second check (idempotent).
+    /// Starts the twice-a-second check (idempotent).
     func start() {
         lock.lock()
         defer { lock.unlock() }
         guard timer == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "inkyfs.metadata-views", qos: .utility))
-        timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(200))
+        timer.schedule(deadline: .now() + 0.5, repeating: 0.5, leeway: .milliseconds(100))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             guard self.lock.withLock({ self.generation != self.state.metadataGeneration }) else { return }

@@ -48,18 +48,27 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     private func current() -> (tree: LinkTree, stamp: Int64, snapshot: MetadataCatalog.Snapshot) {
         let snapshot = catalog.current()
         lock.lock()
+        var changes = LinkTreeChanges()
         if treeStamp != snapshot.stamp {
-            tree = LinkTreeBuilder.build(kind, from: snapshot.records, seriesViewName: seriesViewName)
+            let made = LinkTreeBuilder.build(kind, from: snapshot.records, seriesViewName: seriesViewName)
+            if treeStamp >= 0 { changes = made.changes(since: tree) }
+            tree = made
             treeStamp = snapshot.stamp
         }
         let result = (tree, treeStamp, snapshot)
         let wasShown = shown
         shown = !tree.isEmpty
-        let context = self.context
+        let context = self.context, slot = self.slot
         lock.unlock()
-        if let wasShown, wasShown != !result.0.isEmpty, let context {
-            // Never from inside a request: the kernel may hold the root's lock for it.
-            DispatchQueue.global(qos: .utility).async { context.shownChanged() }
+        let flipped = wasShown.map { $0 != !result.0.isEmpty } ?? false
+        guard flipped || !changes.isEmpty, let context else { return result }
+        let forget = changes
+        // Never from inside a request: the kernel may hold the folder's lock for it.
+        DispatchQueue.global(qos: .utility).async {
+            if flipped { context.shownChanged() }
+            guard let kernel = context.kernelCache else { return }
+            for (parent, name) in forget.names { kernel.invalidateEntry(parent: slot.id(parent), name: name) }
+            for node in forget.nodes { kernel.invalidateNode(slot.id(node)) }
         }
         return result
     }
