@@ -78,9 +78,11 @@ struct LinkTree: Sendable {
         var local: UInt64
         var links: [Link]
         var byName: [String: Int]
+        /// Plain files beside the links (a reading list's MISSING.txt).
+        var files: [(name: String, local: UInt64)] = []
     }
 
-    static let folderKind: UInt64 = 1, comicKind: UInt64 = 2, folderLinkKind: UInt64 = 3
+    static let folderKind: UInt64 = 1, comicKind: UInt64 = 2, folderLinkKind: UInt64 = 3, fileKind: UInt64 = 4
     static let kindShift: UInt64 = 52
 
     private(set) var folders: [Folder] = []
@@ -88,20 +90,28 @@ struct LinkTree: Sendable {
     private var folderByName: [String: Int] = [:]
     private var folderByLocal: [UInt64: Int] = [:]
     private var linkByLocal: [UInt64: Target] = [:]
+    private var fileByLocal: [UInt64: [UInt8]] = [:]
 
     var isEmpty: Bool { folders.isEmpty && rootLinks.isEmpty }
 
     func folder(named name: String) -> Folder? { folderByName[name].map { folders[$0] } }
     func folder(local: UInt64) -> Folder? { folderByLocal[local].map { folders[$0] } }
     func target(local: UInt64) -> Target? { linkByLocal[local] }
+    func file(local: UInt64) -> [UInt8]? { fileByLocal[local] }
 
     static func comicLocal(_ id: Int64) -> UInt64 { comicKind << kindShift | UInt64(id) & (1 << kindShift - 1) }
 
     /// Adds a folder of links (names made unique by the caller), in the order given.
-    mutating func addFolder(_ name: String, links: [(name: String, target: Target, local: UInt64)]) {
+    mutating func addFolder(_ name: String, links: [(name: String, target: Target, local: UInt64)],
+                            files: [(name: String, bytes: [UInt8])] = []) {
         var local = Self.folderKind << Self.kindShift | Self.hash(name)
         while folderByLocal[local] != nil { local += 1 } // a 48-bit collision: the next free number
         var folder = Folder(name: name, local: local, links: [], byName: [:])
+        for (index, file) in files.enumerated() {
+            let fileLocal = Self.fileKind << Self.kindShift | (local & (1 << 44 - 1)) << 4 | UInt64(index & 15)
+            folder.files.append((file.name, fileLocal))
+            fileByLocal[fileLocal] = file.bytes
+        }
         for link in links where folder.byName[link.name] == nil {
             folder.byName[link.name] = folder.links.count
             folder.links.append(Link(name: link.name, local: link.local, target: link.target))
@@ -170,6 +180,10 @@ extension LinkTree {
                 continue
             }
             compare(folder.links, now.links, in: folder.local)
+            if folder.files.map(\.name) != now.files.map(\.name) || folder.files.map({ old.file(local: $0.local) }) != now.files.map({ file(local: $0.local) }),
+               !changes.nodes.contains(folder.local) {
+                changes.nodes.append(folder.local)
+            }
         }
         return changes
     }

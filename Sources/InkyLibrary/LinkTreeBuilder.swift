@@ -6,7 +6,8 @@ enum LinkTreeBuilder {
     /// Links in `Recently Added/`.
     static let recentCount = 100
 
-    static func build(_ kind: MetadataViewKind, from records: [ComicRecord], seriesViewName: String) -> LinkTree {
+    static func build(_ kind: MetadataViewKind, from records: [ComicRecord], seriesViewName: String,
+                      readingLists: [ReadingListSource.Found] = []) -> LinkTree {
         var tree = LinkTree()
         switch kind {
         case .series:
@@ -47,7 +48,25 @@ enum LinkTreeBuilder {
             }
             tree.addRootLinks(LinkTree.numbered(Array(newest.prefix(recentCount))))
         case .lists:
-            break // ComicRack reading lists are not read yet: the view stays empty, so hidden
+            let bySeries = Dictionary(grouping: records) { ($0.metadata.series ?? "").lowercased() }
+            for found in readingLists {
+                let width = max(3, String(found.list.books.count).count)
+                var links: [(name: String, target: LinkTree.Target, local: UInt64)] = []
+                var missing: [String] = []
+                for (index, book) in found.list.books.enumerated() {
+                    let position = String(index + 1)
+                    let padded = String(repeating: "0", count: width - position.count) + position
+                    guard let record = book.match(in: bySeries) else {
+                        missing.append("\(padded) \(book.description)")
+                        continue
+                    }
+                    links.append((padded + " " + record.label, .comic(record.comic), LinkTree.comicLocal(record.id)))
+                }
+                let note = missing.isEmpty ? [] : [(name: "MISSING.txt", bytes: Array((
+                    "Not in the library (position in the list, series, number, volume, year):\n"
+                    + missing.joined(separator: "\n") + "\n").utf8))]
+                tree.addFolder(found.name, links: links, files: note)
+            }
         }
         return tree
     }

@@ -47,7 +47,7 @@ final class MetadataCatalog: @unchecked Sendable {
         return snapshot
     }
 
-    /// Calls `listener` after each check of the timer that found the metadata moved (a view then sees whether it shows).
+    /// Calls `listener` after each check of the timer (a view then sees whether it shows).
     func onCheck(_ listener: @escaping @Sendable () -> Void) {
         lock.withLock { listeners.append(listener) }
     }
@@ -61,8 +61,8 @@ final class MetadataCatalog: @unchecked Sendable {
         timer.schedule(deadline: .now() + 0.5, repeating: 0.5, leeway: .milliseconds(100))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            guard self.lock.withLock({ self.generation != self.state.metadataGeneration }) else { return }
             _ = self.current()
+            // Each view makes its tree again only if what it is made of moved.
             for listener in self.lock.withLock({ self.listeners }) { listener() }
         }
         timer.resume()

@@ -17,14 +17,18 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     private var slot = ViewSlot.base
     private var tree = LinkTree()
     private var treeStamp: Int64 = -1
+    private var listsGeneration = 0
+    /// Where `Reading Lists/` finds its lists (nil for the other views).
+    private let readingLists: ReadingListSource?
     private var shown: Bool?
     /// Short: the folders' mtime moves with the catalog, so a kernel that looks again drops
     /// what it kept, and a change shows within the 2 s the watcher promises.
     static let timeout = 1.0
 
     init(_ kind: MetadataViewKind, catalog: MetadataCatalog, library: LibraryFilesystem,
-         seriesViewName: String = MetadataViewKind.series.folderName) {
+         seriesViewName: String = MetadataViewKind.series.folderName, readingLists: ReadingListSource? = nil) {
         self.kind = kind
+        self.readingLists = readingLists
         name = kind.folderName
         self.seriesViewName = seriesViewName
         self.catalog = catalog
@@ -47,13 +51,15 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// The tree for the catalog's current snapshot; tells the mount when the view appears or goes.
     private func current() -> (tree: LinkTree, stamp: Int64, snapshot: MetadataCatalog.Snapshot) {
         let snapshot = catalog.current()
+        let lists = readingLists?.current() ?? (lists: [], generation: 0)
         lock.lock()
         var changes = LinkTreeChanges()
-        if treeStamp != snapshot.stamp {
-            let made = LinkTreeBuilder.build(kind, from: snapshot.records, seriesViewName: seriesViewName)
+        if treeStamp != snapshot.stamp || listsGeneration != lists.generation {
+            let made = LinkTreeBuilder.build(kind, from: snapshot.records, seriesViewName: seriesViewName, readingLists: lists.lists)
             if treeStamp >= 0 { changes = made.changes(since: tree) }
             tree = made
             treeStamp = snapshot.stamp
+            listsGeneration = lists.generation
         }
         let result = (tree, treeStamp, snapshot)
         let wasShown = shown
@@ -104,6 +110,9 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             return .success(linkAttributes(slot.id(link.local), target: text, stamp: stamp))
         }
         guard let folder = tree.folder(local: local) else { return .failure(tree.target(local: local) == nil ? .ENOENT : .ENOTDIR) }
+        if let file = folder.files.first(where: { $0.name == name }), let bytes = tree.file(local: file.local) {
+            return .success(fileAttributes(slot.id(file.local), size: bytes.count, stamp: stamp))
+        }
         guard let index = folder.byName[name], let text = text(of: folder.links[index].target, depth: 2) else { return .failure(.ENOENT) }
         return .success(linkAttributes(slot.id(folder.links[index].local), target: text, stamp: stamp))
     }
@@ -113,6 +122,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         if id == slot.rootID { return .success(directoryAttributes(id, stamp: stamp, subfolders: tree.folders.count)) }
         let local = slot.local(id)
         if tree.folder(local: local) != nil { return .success(directoryAttributes(id, stamp: stamp, subfolders: 0)) }
+        if let bytes = tree.file(local: local) { return .success(fileAttributes(id, size: bytes.count, stamp: stamp)) }
         guard let target = tree.target(local: local), let text = text(of: target, depth: depth(of: local, in: tree)) else {
             return .failure(.ENOENT)
         }
@@ -122,6 +132,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
         let (tree, stamp, _) = current()
         let links: [LinkTree.Link], depth: Int
+        var files: [DirectoryEntry] = []
         if id == slot.rootID {
             let folders = tree.folders.map { folder in
                 DirectoryEntry(name: folder.name, id: slot.id(folder.local), kind: .directory,
@@ -132,9 +143,13 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         } else {
             guard let folder = tree.folder(local: slot.local(id)) else { return .failure(.ENOTDIR) }
             (links, depth) = (folder.links, 2)
+            files = folder.files.map { file in
+                DirectoryEntry(name: file.name, id: slot.id(file.local), kind: .regularFile,
+                               attributes: fileAttributes(slot.id(file.local), size: tree.file(local: file.local)?.count ?? 0, stamp: stamp))
+            }
         }
         // A comic gone from the library since it was indexed is left out (no dangling link).
-        return .success(links.compactMap { link in
+        return .success(files + links.compactMap { link in
             guard let text = text(of: link.target, depth: depth) else { return nil }
             return DirectoryEntry(name: link.name, id: slot.id(link.local), kind: .symlink,
                                   attributes: linkAttributes(slot.id(link.local), target: text, stamp: stamp))
@@ -152,7 +167,22 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         return .success(text)
     }
 
-    func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(tree(containsFolder: id) ? .EISDIR : .ELOOP) }
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
+        if current().tree.file(local: slot.local(id)) != nil { return .success(OpenedFile(keepCache: false, descriptor: nil)) }
+        return .failure(tree(containsFolder: id) ? .EISDIR : .ELOOP)
+    }
+
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        guard let bytes = current().tree.file(local: slot.local(id)) else { return completion(.failure(.EISDIR)) }
+        let start = Int(clamping: max(0, min(offset, Int64(bytes.count))))
+        completion(.success(bytes[start..<min(bytes.count, start + max(0, size))]))
+    }
+
+    private func fileAttributes(_ id: NodeID, size: Int, stamp: Int64) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .regularFile, size: Int64(size), permissions: 0o444, modifiedNanoseconds: stamp,
+                       entryTimeout: Self.timeout, attributeTimeout: Self.timeout)
+    }
 
     private func tree(containsFolder id: NodeID) -> Bool {
         id == slot.rootID || current().tree.folder(local: slot.local(id)) != nil

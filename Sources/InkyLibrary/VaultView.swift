@@ -47,7 +47,10 @@ extension LibraryFilesystem {
         if let state, !options.metadataViews.isEmpty {
             let catalog = MetadataCatalog(state: state, libraryPath: libraryPath)
             catalog.start()
-            views += options.metadataViews.map { MetadataTreeView($0, catalog: catalog, library: self) }
+            let lists = ReadingListSource(library: root, directory: options.readingListsDirectory)
+            views += options.metadataViews.map { kind in
+                MetadataTreeView(kind, catalog: catalog, library: self, readingLists: kind == .lists ? lists : nil)
+            }
         }
         return views
     }

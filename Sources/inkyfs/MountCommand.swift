@@ -91,6 +91,10 @@ struct MountCommand: ParsableCommand {
                                valueName: "list"))
     var views = "series,publishers,arcs,lists,recent"
 
+    @Option(help: ArgumentHelp("A folder of ComicRack reading lists (.cbl) shown in Reading Lists/, besides those in the library.",
+                               valueName: "dir"))
+    var readingLists: String?
+
     @Option(help: ArgumentHelp("The vault that `inkyfs vault unlock` shows here. Default: $XDG_DATA_HOME/inkyfs/vault.", valueName: "dir"))
     var vault: String?
 
@@ -174,6 +178,7 @@ struct MountCommand: ParsableCommand {
         mountOptions.treeTimeout = treeTimeout
         mountOptions.listLibraryAhead = !noListAhead
         mountOptions.metadataViews = (try? MountViews.parse(views)) ?? []
+        mountOptions.readingListsDirectory = readingLists.map(absolutePath)
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),

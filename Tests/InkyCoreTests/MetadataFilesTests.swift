@@ -91,3 +91,21 @@ final class MetadataFilesTests: XCTestCase {
         XCTAssertNil(MetadataFiles.comicBookInfo(Array("a comment".utf8)))
     }
 }
+
+final class ReadingListFileTests: XCTestCase {
+    func testAComicRackListIsReadInOrder() throws {
+        let xml = """
+            <?xml version="1.0"?>
+            <ReadingList xmlns:xsd="http://www.w3.org/2001/XMLSchema"><Name>Night of the Owls</Name>
+            <Books><Book Series="Batman" Number="008" Volume="2011" Year="2012"><Id>x</Id></Book>
+            <Book Series="Nightwing" Number="9" Volume="2011" Year="2012" /><Book Number="1"/>
+            <Book Series="Batman" Number="∞" Volume="-4"/></Books></ReadingList>
+            """
+        let list = try XCTUnwrap(ReadingListFile.parse(Array(xml.utf8)))
+        XCTAssertEqual(list, ReadingListFile(name: "Night of the Owls", books: [
+            .init(series: "Batman", number: "8", volume: 2011, year: 2012), .init(series: "Nightwing", number: "9", volume: 2011, year: 2012),
+            .init(series: "Batman", number: "∞")]))
+        XCTAssertNil(ReadingListFile.parse(Array("<!DOCTYPE x><ReadingList/>".utf8)))
+        XCTAssertNil(ReadingListFile.parse(Array("<ComicInfo/>".utf8)))
+    }
+}

@@ -150,6 +150,32 @@ final class MountMetadataViewsTests: XCTestCase {
         XCTAssertLessThanOrEqual(try XCTUnwrap(removed, "\(ls(mounted, "By Series"))"), 2)
     }
 
+    func testReadingListsFollowTheirCBLFilesAndNameWhatIsMissing() throws {
+        let library = folder("views-lists")
+        try MetadataLibraryFixture.tagged(at: library)
+        let book = { (series: String, number: String, volume: String) in "<Book Series=\"\(series)\" Number=\"\(number)\" Volume=\"\(volume)\" Year=\"2012\"/>" }
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("Lists"), withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0"?><ReadingList><Name>Night of the Owls Reading Order</Name><Books>
+            \(book("Batman", "2", "2011"))\(book("Batman", "1", "2011"))\(book("Nightwing", "9", "2011"))\(book("Batman", "10", "2011"))
+            </Books></ReadingList>
+            """.utf8).write(to: library.appendingPathComponent("Lists/owls.cbl"))
+        let lists = folder("views-cbl")
+        try Data("<ReadingList><Books>\(book("Saga", "054", "1"))\(book("Invincible", "7", "1"))\(book("Hellboy", "3", "1"))</Books></ReadingList>".utf8)
+            .write(to: lists.appendingPathComponent("extra.cbl"))
+        let mounted = try mount(library, ["--reading-lists", lists.path])
+        defer { mounted.unmount() }
+        let owls = ["001 Batman #2 (2011)", "002 Batman #1 (2011)", "004 Batman #10 (2013)", "MISSING.txt"]
+        XCTAssertNotNil(waited(20) { ls(mounted, "Reading Lists/Night of the Owls Reading Order") == owls && ls(mounted, "Reading Lists/extra").count == 3 },
+                        "\(ls(mounted, "Reading Lists/Night of the Owls Reading Order")) \(ls(mounted, "Reading Lists/extra"))\n\(mounted.logText)")
+        XCTAssertEqual(ls(mounted, "Reading Lists"), ["Night of the Owls Reading Order", "extra"])
+        XCTAssertEqual(ls(mounted, "Reading Lists/extra"), ["001 Saga #54 (2018)", "002 Invincible #7 (2004)", "003 Hellboy #3 (1994)"])
+        let missing = String(decoding: try readFile(mounted.path("Reading Lists/Night of the Owls Reading Order/MISSING.txt")), as: UTF8.self)
+        XCTAssertTrue(missing.hasSuffix("\n003 Nightwing #9 v2011 (2012)\n"), missing)
+        XCTAssertFalse(ls(mounted, "Reading Lists/extra").contains("MISSING.txt"), "nothing missing, no file")
+        XCTAssertEqual(try resolved(mounted, "Reading Lists/Night of the Owls Reading Order/004 Batman #10 (2013)"), mounted.path("Batman/Batman 010"))
+    }
+
     func testViewsCanBeChosenOrTurnedOff() throws {
         let library = folder("views-choice")
         try MetadataLibraryFixture.tagged(at: library)
