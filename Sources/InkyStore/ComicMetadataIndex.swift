@@ -13,8 +13,9 @@ public struct IndexedMetadata: Sendable, Equatable {
 /// transaction) and read by the views. A vault comic never gets here: the store is keyed by
 /// `LibraryFile`, and workers send no metadata for vault objects.
 extension StateDatabase {
-    /// Replaces the metadata of each listed comic; a comic that failed loses its row (it shows in
-    /// no view), a listing without metadata (one read back from the index) leaves it alone.
+    /// Replaces the metadata of each listed comic; a comic that failed or shows no page loses its
+    /// row (it shows in no view), a listing without metadata (one read back from the index)
+    /// leaves it alone.
     func storeMetadata(of listings: [(file: LibraryFile, identity: FileIdentity, result: Result<ComicListing, ComicError>)],
                        in database: Database) throws(SQLiteError) {
         // An upsert keeps the row id, so a re-tagged comic keeps its inode numbers in the views.
@@ -34,6 +35,7 @@ extension StateDatabase {
             switch result {
             case .failure(.parserFailed), .failure(.io): continue
             case .failure: try removeMetadata(of: file, in: database)
+            case .success(let listing) where listing.pages.isEmpty: try removeMetadata(of: file, in: database)
             case .success(let listing):
                 guard let metadata = listing.metadata else { continue }
                 upsert.reset()

@@ -176,6 +176,22 @@ final class MountMetadataViewsTests: XCTestCase {
         XCTAssertEqual(try resolved(mounted, "Reading Lists/Night of the Owls Reading Order/004 Batman #10 (2013)"), mounted.path("Batman/Batman 010"))
     }
 
+    /// The corpus's real comics: ComicInfo.xml (at the top), CoMet.xml (in the archive's folder)
+    /// and ComicTagger's tags put them under their series and publishers.
+    func testTheCorpusRealComicsShowUnderTheirSeries() throws {
+        let mounted = try mount(URL(fileURLWithPath: Corpus.path("real-comics")))
+        defer { mounted.unmount() }
+        let tagged = ["001 Captain Science #1 (1950)", "002 Captain Science #1 (1950)", "003 Captain Science #1 (1950)"]
+        XCTAssertNotNil(waited(30) { ls(mounted, "By Series/Captain Science (1950)") == tagged }, "\(ls(mounted, "By Series"))")
+        let cory = "Cory Doctorow's Futuristic Tales of the Here and Now (1)"
+        XCTAssertEqual(ls(mounted, "By Series/" + cory), ["001 Cory Doctorow's Futuristic Tales of the Here and Now #1 (2007)"])
+        XCTAssertEqual(try resolved(mounted, "By Series/Captain Science (1)/001 Captain Science #1 (1950)"),
+                       mounted.path("comicbox/Captain Science #001-comet"))
+        XCTAssertEqual(ls(mounted, "By Publisher/Bell Features"), ["Captain Science (1)"])
+        XCTAssertEqual(ls(mounted, "By Publisher/IDW Publishing"), [cory])
+        XCTAssertFalse(ls(mounted, "By Series").contains("empty"), "a comic without pages is in no view")
+    }
+
     func testViewsCanBeChosenOrTurnedOff() throws {
         let library = folder("views-choice")
         try MetadataLibraryFixture.tagged(at: library)

@@ -52,6 +52,11 @@ final class ComicMetadataIndexTests: XCTestCase {
         XCTAssertEqual(state.indexedMetadata(file)?.metadata, retagged)
         XCTAssertEqual(state.allIndexedMetadata().count, 1)
 
+        var empty = listing(tagged)
+        empty.pages = []
+        state.storeListing(file, identity: identity, .success(empty))
+        XCTAssertNil(state.indexedMetadata(file), "a comic without pages is in no view")
+        state.storeListing(file, identity: identity, .success(listing(tagged)))
         state.storeListing(file, identity: identity, .failure(.encrypted(path: file.path)))
         XCTAssertNil(state.indexedMetadata(file), "a comic that does not open is in no view")
     }
