@@ -22,6 +22,10 @@ final class MetadataCatalog: @unchecked Sendable {
     private var generation: UInt64?
     private var snapshot = Snapshot()
     private var lastRead = DispatchTime(uptimeNanoseconds: 0)
+    /// What the last read and the views' trees made from it cost (ns): reads are spaced at least
+    /// five times that apart, so a library being listed for the first time (the metadata moving
+    /// all along) spends at most a sixth of a core on its views.
+    private var lastCost: UInt64 = 0
     private var listeners: [@Sendable () -> Void] = []
     private var timer: DispatchSourceTimer?
     static let minimumInterval: UInt64 = 250_000_000
@@ -39,10 +43,12 @@ final class MetadataCatalog: @unchecked Sendable {
         defer { lock.unlock() }
         let now = DispatchTime.now()
         let moved = generation != state.metadataGeneration
-        if moved, generation == nil || now.uptimeNanoseconds - lastRead.uptimeNanoseconds >= Self.minimumInterval {
+        let gap = max(Self.minimumInterval, 5 * lastCost)
+        if moved, generation == nil || now.uptimeNanoseconds - lastRead.uptimeNanoseconds >= gap {
             generation = state.metadataGeneration
             lastRead = now
             snapshot = read()
+            lastCost = DispatchTime.now().uptimeNanoseconds - now.uptimeNanoseconds
         }
         return snapshot
     }
@@ -61,9 +67,12 @@ final class MetadataCatalog: @unchecked Sendable {
         timer.schedule(deadline: .now() + 0.5, repeating: 0.5, leeway: .milliseconds(100))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            _ = self.current()
+            let started = DispatchTime.now().uptimeNanoseconds
+            let stamp = self.current().stamp
             // Each view makes its tree again only if what it is made of moved.
             for listener in self.lock.withLock({ self.listeners }) { listener() }
+            let cost = DispatchTime.now().uptimeNanoseconds - started
+            self.lock.withLock { if self.snapshot.stamp == stamp, stamp != 0 { self.lastCost = max(self.lastCost, cost) } }
         }
         timer.resume()
         self.timer = timer

@@ -21,9 +21,9 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// Where `Reading Lists/` finds its lists (nil for the other views).
     private let readingLists: ReadingListSource?
     private var shown: Bool?
-    /// Short: the folders' mtime moves with the catalog, so a kernel that looks again drops
-    /// what it kept, and a change shows within the 2 s the watcher promises.
-    static let timeout = 1.0
+    /// The library's: until told where the watcher sees every change (the view tells the kernel
+    /// what changed when it makes its tree again), `--tree-timeout` where it cannot.
+    private var timeout: Double { library.treeTimeout }
 
     init(_ kind: MetadataViewKind, catalog: MetadataCatalog, library: LibraryFilesystem,
          seriesViewName: String = MetadataViewKind.series.folderName, readingLists: ReadingListSource? = nil) {
@@ -81,12 +81,12 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
 
     private func directoryAttributes(_ id: NodeID, stamp: Int64, subfolders: Int) -> NodeAttributes {
         NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555, modifiedNanoseconds: stamp,
-                       entryTimeout: Self.timeout, attributeTimeout: Self.timeout, linkCount: 2 + subfolders)
+                       entryTimeout: timeout, attributeTimeout: timeout, linkCount: 2 + subfolders)
     }
 
     private func linkAttributes(_ id: NodeID, target: String, stamp: Int64) -> NodeAttributes {
         NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777, modifiedNanoseconds: stamp,
-                       entryTimeout: Self.timeout, attributeTimeout: Self.timeout)
+                       entryTimeout: timeout, attributeTimeout: timeout)
     }
 
     /// The link's text: relative, from where the link is to the comic's directory (the base
@@ -149,11 +149,30 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             }
         }
         // A comic gone from the library since it was indexed is left out (no dangling link).
-        return .success(files + links.compactMap { link in
-            guard let text = text(of: link.target, depth: depth) else { return nil }
+        return .success(files + zip(links, texts(of: links, depth: depth)).compactMap { link, text in
+            guard let text else { return nil }
             return DirectoryEntry(name: link.name, id: slot.id(link.local), kind: .symlink,
                                   attributes: linkAttributes(slot.id(link.local), target: text, stamp: stamp))
         })
+    }
+
+    /// `text(of:depth:)` for a whole folder of links: each library folder they lead into is
+    /// indexed once, not searched once per link (a series of 10,000 comics in one folder).
+    private func texts(of links: [LinkTree.Link], depth: Int) -> [String?] {
+        let up = String(repeating: "../", count: depth)
+        var shown: [String: [String: String]] = [:]
+        return links.map { link in
+            guard case .comic(let comic) = link.target else { return text(of: link.target, depth: depth) }
+            let folder = (comic as NSString).deletingLastPathComponent
+            if shown[folder] == nil {
+                var names: [String: String] = [:]
+                if case .success(let index) = library.folderIndex(folder) {
+                    for (name, node) in index.nodes { if case .comic(.library(let path)) = node { names[path] = name } }
+                }
+                shown[folder] = names
+            }
+            return shown[folder]?[comic].map { up + (folder.isEmpty ? $0 : folder + "/" + $0) }
+        }
     }
 
     func parent(of id: NodeID) -> NodeID { id == slot.rootID ? 1 : slot.rootID }
@@ -181,7 +200,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
 
     private func fileAttributes(_ id: NodeID, size: Int, stamp: Int64) -> NodeAttributes {
         NodeAttributes(id: id, kind: .regularFile, size: Int64(size), permissions: 0o444, modifiedNanoseconds: stamp,
-                       entryTimeout: Self.timeout, attributeTimeout: Self.timeout)
+                       entryTimeout: timeout, attributeTimeout: timeout)
     }
 
     private func tree(containsFolder id: NodeID) -> Bool {

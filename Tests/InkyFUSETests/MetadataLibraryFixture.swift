@@ -7,9 +7,12 @@ enum MetadataLibraryFixture {
     /// A comic of two pages whose bytes depend on `seed`, with these extra members.
     static func comic(_ url: URL, seed: UInt64, members: [(String, [UInt8])] = []) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try ArchiveMaker.zip(at: url, members: members + [("001.jpg", ArchiveMaker.noise(count: 700, seed: seed)),
-                                                          ("002.jpg", ArchiveMaker.noise(count: 500, seed: seed + 1000))])
+        try ArchiveMaker.zip(at: url, members: members + [("001.jpg", firstPage(seed: seed)),
+                                                          ("002.jpg", ArchiveMaker.noise(count: 500, seed: 2 * seed + 2001))])
     }
+
+    /// 001.jpg of the comic made with `seed` (odd noise seeds: `noise` makes n and n | 1 alike).
+    static func firstPage(seed: UInt64) -> [UInt8] { ArchiveMaker.noise(count: 700, seed: 2 * seed + 1) }
 
     static func comicInfo(_ fields: [(String, String)]) -> (String, [UInt8]) {
         let body = fields.map { "<\($0.0)>\($0.1)</\($0.0)>" }.joined()

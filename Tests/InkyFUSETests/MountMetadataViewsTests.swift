@@ -74,7 +74,7 @@ final class MountMetadataViewsTests: XCTestCase {
         XCTAssertEqual(try resolved(mounted, "By Publisher/DC Comics/Batman (2011)"), mounted.path("By Series/Batman (2011)"))
         XCTAssertEqual(try resolved(mounted, "Recently Added/001 Saga #3 (2012)"), mounted.path("Loose/Saga v1 #003 (2012)"))
         XCTAssertEqual(try readFile(mounted.path("By Series/Saga (1)/002 Saga #54 (2018)/001.jpg")),
-                       ArchiveMaker.noise(count: 700, seed: 20))
+                       MetadataLibraryFixture.firstPage(seed: 20))
         XCTAssertEqual(try readFile(mounted.path("By Publisher/DC Comics/Batman (2011)/004 Batman #10 (2013)/002.jpg")),
                        try readFile(mounted.path("Batman/Batman 010/002.jpg")))
 
@@ -98,7 +98,7 @@ final class MountMetadataViewsTests: XCTestCase {
         XCTAssertNotNil(waited(20) { ls(mounted, "Recently Added").count == comics.count }, "\(ls(mounted, "Recently Added"))\n\(mounted.logText)")
         for (index, comic) in comics.enumerated() {
             let folder = String(comic.dropLast(4))
-            XCTAssertEqual(try readFile(mounted.path(folder + "/001.jpg")), ArchiveMaker.noise(count: 700, seed: UInt64(40 + index)), comic)
+            XCTAssertEqual(try readFile(mounted.path(folder + "/001.jpg")), MetadataLibraryFixture.firstPage(seed: UInt64(40 + index)), comic)
         }
         let series = ls(mounted, "By Series")
         XCTAssertTrue(series.contains("AC-DC-..-..-etc"), "\(series)")
@@ -121,6 +121,32 @@ final class MountMetadataViewsTests: XCTestCase {
             }
         }
         XCTAssertTrue(mounted.isDaemonAlive)
+    }
+
+    /// The views are cached like the library's folders: until they tell the kernel what changed.
+    func testTheKernelKeepsTheViewsUntilTheyChange() throws {
+        let library = folder("views-cached")
+        let comics = try MetadataLibraryFixture.tagged(at: library)
+        let mounted = try mount(library, ["-o", "tree_timeout=1"])
+        defer { mounted.unmount() }
+        // Every comic listed, so the views stay as they are.
+        XCTAssertNotNil(waited(20) { ls(mounted, "Recently Added").count == comics.count }, mounted.logText)
+        // Names, kinds, sizes, inodes and modes (a link's text is not cached by the kernel: no -l).
+        let walk = ["By Series", "By Publisher", "Story Arcs", "Recently Added"].map { mounted.path($0) } + ["-printf", "%y %s %i %m %p\n"]
+        let first = try ArchiveMaker.run("/usr/bin/find", walk)
+        usleep(1_500_000) // past the tree timeout
+        let before = try daemonReads(mounted)
+        XCTAssertEqual(try ArchiveMaker.run("/usr/bin/find", walk), first)
+        let folders = first.split(separator: "\n").filter { $0.hasPrefix("d") }.count
+        XCTAssertGreaterThan(folders, 8)
+        XCTAssertLessThan(try daemonReads(mounted) - before, folders / 2, "answered from the kernel's cache")
+    }
+
+    /// read(2) calls the daemon made so far: each FUSE request is one.
+    private func daemonReads(_ mounted: MountedLibrary) throws -> Int {
+        let io = try String(contentsOfFile: "/proc/\(mounted.process.processIdentifier)/io", encoding: .utf8)
+        let line = try XCTUnwrap(io.split(separator: "\n").first { $0.hasPrefix("syscr:") })
+        return Int(line.split(separator: " ").last ?? "") ?? 0
     }
 
     func testARetaggedAddedOrRemovedComicMovesItsViewsWithinTwoSeconds() throws {
