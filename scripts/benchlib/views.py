@@ -92,11 +92,13 @@ def bench_metadata_views(args):
         return result
     try:
         series_view = mountpoint / "By Series"
-        deadline = time.time() + 300
+        started, deadline = time.perf_counter(), time.time() + 300
         while time.time() < deadline:
             if series_view.is_dir() and len(os.listdir(series_view)) == facts["series"]:
                 break
-            time.sleep(0.2)
+            time.sleep(0.05)
+        # From the mount's return to By Series/ listing every series: the metadata read from the index.
+        result["first_listing_s"] = time.perf_counter() - started
         result["ls_by_series"] = timed_ls(series_view, args.runs)
         result["ls_one_series"] = timed_ls(series_view / "Series 0001 (2000)", args.runs)
         result["ls_recently_added"] = timed_ls(mountpoint / "Recently Added", args.runs)
@@ -113,6 +115,7 @@ def print_metadata_views(result):
     if "error" in result:
         print(f"  {result['error']}")
         return
+    print(f"  mounted to By Series/ complete: {result['first_listing_s']:.2f} s (metadata read from the index)")
     for key, label in (("ls_by_series", "ls By Series/"), ("ls_one_series", "ls By Series/Series 0001 (2000)/"),
                        ("ls_recently_added", "ls Recently Added/")):
         entry = result[key]
