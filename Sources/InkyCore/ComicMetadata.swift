@@ -90,6 +90,12 @@ public enum MetadataText {
     /// white space one space, the ends trimmed, and the text cut to `maxLength` characters; nil
     /// when nothing is left.
     public static func clean(_ text: String, maxLength: Int) -> String? {
+        // Most tags are plain ASCII words with single spaces: nothing to clean.
+        if text.utf8.count <= maxLength, text.utf8.first.map({ $0 > 0x20 && $0 < 0x7F }) ?? false,
+           text.utf8.last.map({ $0 > 0x20 && $0 < 0x7F }) ?? false,
+           !zip(text.utf8, text.utf8.dropFirst()).contains(where: { ($0 == 0x20 && $1 == 0x20) || $1 < 0x20 || $1 >= 0x7F }) {
+            return text
+        }
         var out = ""
         var pendingSpace = false
         var count = 0

@@ -18,34 +18,30 @@ public enum MetadataViewKind: String, CaseIterable, Sendable {
     }
 }
 
-/// One library comic as the views see it: its metadata row and its path in the library.
+/// One library comic as the views see it: its metadata row and its path in the library, with
+/// the names the views give it made once (a snapshot's records serve every view).
 struct ComicRecord: Sendable {
     /// The metadata row's id: the number of the comic's links in every view.
-    var id: Int64
+    let id: Int64
     /// Relative to the library.
-    var comic: String
-    var modifiedNanoseconds: Int64
-    var metadata: ComicMetadata
-
+    let comic: String
+    let modifiedNanoseconds: Int64
+    let metadata: ComicMetadata
     /// `Series (Volume)`, the comic's folder in `By Series/`; nil without a showable series.
-    var seriesFolder: String? {
-        guard let series = metadata.series.flatMap({ SafeName.make($0) }) else { return nil }
-        return metadata.volume.map { "\(series) (\($0))" } ?? series
-    }
-
+    let seriesFolder: String?
     /// What a link to the comic is called after its position: `Batman #12 (2012)`.
-    var label: String {
-        let stem = ((comic as NSString).lastPathComponent as NSString).deletingPathExtension
-        let series = metadata.series.flatMap { SafeName.make($0) } ?? SafeName.make(stem) ?? "Comic \(id)"
-        let number = metadata.number.flatMap { SafeName.make($0, maxBytes: 40) }.map { " #\($0)" } ?? ""
-        return series + number + (metadata.year.map { " (\($0))" } ?? "")
-    }
+    let label: String
 
-    /// Issue order within a series: number (1, 1.5, 2, 10, then Annual 1...), cover date, path.
-    static func issueOrder(_ lhs: ComicRecord, _ rhs: ComicRecord) -> Bool {
-        let left = IssueNumber(lhs.metadata.number ?? ""), right = IssueNumber(rhs.metadata.number ?? "")
-        if left != right, left < right || right < left { return left < right }
-        return coverDateOrder(lhs, rhs)
+    init(id: Int64, comic: String, modifiedNanoseconds: Int64, metadata: ComicMetadata) {
+        self.id = id
+        self.comic = comic
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.metadata = metadata
+        let series = metadata.series.flatMap { SafeName.make($0) }
+        seriesFolder = series.map { series in metadata.volume.map { "\(series) (\($0))" } ?? series }
+        let stem = ((comic as NSString).lastPathComponent as NSString).deletingPathExtension
+        let number = metadata.number.flatMap { SafeName.make($0, maxBytes: 40) }.map { " #\($0)" } ?? ""
+        label = (series ?? SafeName.make(stem) ?? "Comic \(id)") + number + (metadata.year.map { " (\($0))" } ?? "")
     }
 
     static func coverDateOrder(_ lhs: ComicRecord, _ rhs: ComicRecord) -> Bool {

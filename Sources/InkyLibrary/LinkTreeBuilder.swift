@@ -11,9 +11,14 @@ enum LinkTreeBuilder {
         var tree = LinkTree()
         switch kind {
         case .series:
-            let bySeries = Dictionary(grouping: records.filter { $0.seriesFolder != nil }) { $0.seriesFolder! }
+            // Names and numbers made once per comic, not once per comparison (100,000 comics).
+            var bySeries: [String: [(record: ComicRecord, number: IssueNumber)]] = [:]
+            for record in records {
+                guard let folder = record.seriesFolder else { continue }
+                bySeries[folder, default: []].append((record, IssueNumber(record.metadata.number ?? "")))
+            }
             for name in bySeries.keys.sorted() {
-                tree.addFolder(name, links: LinkTree.numbered(bySeries[name]!.sorted(by: ComicRecord.issueOrder)))
+                tree.addFolder(name, links: LinkTree.numbered(ordered(bySeries[name]!).map(\.record)))
             }
         case .publishers:
             var byPublisher: [String: Set<String>] = [:]
@@ -35,11 +40,7 @@ enum LinkTreeBuilder {
                 }
             }
             for arc in byArc.keys.sorted() {
-                let ordered = byArc[arc]!.sorted { lhs, rhs in
-                    if lhs.number != rhs.number, lhs.number < rhs.number || rhs.number < lhs.number { return lhs.number < rhs.number }
-                    return ComicRecord.coverDateOrder(lhs.record, rhs.record)
-                }
-                tree.addFolder(arc, links: LinkTree.numbered(ordered.map(\.record)))
+                tree.addFolder(arc, links: LinkTree.numbered(ordered(byArc[arc]!).map(\.record)))
             }
         case .recent:
             let newest = records.sorted { lhs, rhs in
@@ -69,5 +70,13 @@ enum LinkTreeBuilder {
             }
         }
         return tree
+    }
+
+    /// By number (1, 1.5, 2, 10, then Annual 1...), then cover date, then path.
+    static func ordered(_ comics: [(record: ComicRecord, number: IssueNumber)]) -> [(record: ComicRecord, number: IssueNumber)] {
+        comics.sorted { lhs, rhs in
+            if lhs.number != rhs.number, lhs.number < rhs.number || rhs.number < lhs.number { return lhs.number < rhs.number }
+            return ComicRecord.coverDateOrder(lhs.record, rhs.record)
+        }
     }
 }

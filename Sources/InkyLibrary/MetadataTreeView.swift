@@ -43,10 +43,18 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         catalog.onCheck { [weak self] in _ = self?.current() }
     }
 
+    /// Until the first tree is made the view is not shown, and that tree is made in the
+    /// background: at 100,000 comics it takes seconds, which the mount root's first listing
+    /// should not wait for. The view then appears (`shownChanged`).
     var isShown: Bool {
-        if let shown = lock.withLock({ shown }) { return shown }
-        return !current().tree.isEmpty
+        let (known, start) = lock.withLock { () -> (Bool?, Bool) in
+            defer { firstBuildStarted = true }
+            return (shown, shown == nil && !firstBuildStarted)
+        }
+        if start { DispatchQueue.global(qos: .utility).async { [weak self] in _ = self?.current() } }
+        return known ?? false
     }
+    private var firstBuildStarted = false
 
     /// The tree for the catalog's current snapshot; tells the mount when the view appears or goes.
     private func current() -> (tree: LinkTree, stamp: Int64, snapshot: MetadataCatalog.Snapshot) {
@@ -62,11 +70,12 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             listsGeneration = lists.generation
         }
         let result = (tree, treeStamp, snapshot)
-        let wasShown = shown
+        // Not shown before the first tree: appearing then is a change the kernel must hear of.
+        let wasShown = shown ?? false
         shown = !tree.isEmpty
         let context = self.context, slot = self.slot
         lock.unlock()
-        let flipped = wasShown.map { $0 != !result.0.isEmpty } ?? false
+        let flipped = wasShown != !result.0.isEmpty
         guard flipped || !changes.isEmpty, let context else { return result }
         let forget = changes
         // Never from inside a request: the kernel may hold the folder's lock for it.

@@ -35,7 +35,7 @@ final class LinkTreeTests: XCTestCase {
         let before = [record(1, "a.cbz", series: "Batman", number: "1"), record(2, "b.cbz", series: "Batman", number: "2"),
                       record(3, "c.cbz", series: "Saga", number: "1")]
         var after = before
-        after[1].metadata.series = "Robin"
+        after[1] = record(2, "b.cbz", series: "Robin", number: "2")
         let old = LinkTreeBuilder.build(.series, from: before, seriesViewName: "By Series")
         let new = LinkTreeBuilder.build(.series, from: after, seriesViewName: "By Series")
         let changes = new.changes(since: old)
