@@ -53,8 +53,6 @@ public struct ComicListing: Sendable, Equatable, Codable {
         self.rendering == nil || self.rendering == rendering
     }
 
-    public func page(named name: String) -> Page? { pages.first { $0.name == name } }
-
     /// Builds the listing from an archive's members: filters, orders and names the pages and
     /// enforces the comic-wide limits. `path` only labels errors.
     public static func build(path: String, format: ArchiveFormat, entries: [ArchiveEntry],

@@ -46,6 +46,8 @@ public enum SkipReason: Equatable, Sendable, Codable {
     case unknownSize
     case emptyFile
     case tooLarge(Int64)
+    /// A member whose header is damaged: its name is unknown, the reader stepped past it.
+    case damagedHeader(String)
 
     public var text: String {
         switch self {
@@ -57,6 +59,7 @@ public enum SkipReason: Equatable, Sendable, Codable {
         case .unknownSize: "the header declares no size"
         case .emptyFile: "empty file"
         case .tooLarge(let size): "declares \(ByteCountText.format(size)), over the per-page limit"
+        case .damagedHeader(let why): "damaged header, its member left out: \(why)"
         }
     }
 

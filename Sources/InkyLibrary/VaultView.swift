@@ -18,7 +18,10 @@ final class VaultView: TreeView, @unchecked Sendable {
 
     var isShown: Bool { library.vaultIsUnlocked }
 
-    func attach(_ context: ViewContext) { library.nodes.setVaultSlot(context.slot) }
+    func attach(_ context: ViewContext) {
+        library.nodes.setVaultSlot(context.slot)
+        library.vaultView = context
+    }
 
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> { library.lookup(parent: parent, name: name) }
     func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> { library.attributes(of: id) }
