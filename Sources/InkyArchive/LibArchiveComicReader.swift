@@ -16,6 +16,8 @@ final class LibArchiveComicReader: EntryStreamingReader {
     private var finishedStats = ReaderStats()
     /// CRC-32 by entry index, for entries libarchive does not check itself (stored RAR5).
     private let checksums: [Int: UInt32]
+    /// A ZIP's comment (ComicBookInfo's JSON lives there); nil for other formats or none.
+    let archiveComment: [UInt8]?
     /// Pages leave in chunks this large: the worker forwards a full chunk as one frame without
     /// copying it again, so fewer, larger chunks mean fewer copies and system calls per page.
     private static let chunkBytes = 1 << 20
@@ -77,6 +79,7 @@ final class LibArchiveComicReader: EntryStreamingReader {
             checksums[entry.index] = file.crc32
         }
         self.checksums = checksums
+        archiveComment = directory.flatMap { $0.comment.isEmpty ? nil : $0.comment }
         var listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
         // Offsets in the file, also after a resync shifted what libarchive reads.
         damagedHeaders += handle.damagedHeaders.map { ($0.offset + shift, $0.why) }

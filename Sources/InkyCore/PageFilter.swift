@@ -8,6 +8,8 @@ public enum PageFilter {
     public enum Verdict: Equatable, Sendable {
         case page
         case comicInfo
+        /// CoMet.xml, the other metadata file comics carry: read by a worker while listing.
+        case coMet
         case skipped(SkipReason)
     }
 
@@ -22,6 +24,7 @@ public enum PageFilter {
             return .skipped(.hidden)
         }
         if components.count == 1, name.lowercased() == "comicinfo.xml" { return .comicInfo }
+        if components.count <= 2, name.lowercased() == "comet.xml" { return .coMet }
         guard imageExtensions.contains(EntryPath.lowercasedExtension(of: name)) else {
             return .skipped(.notAnImage)
         }
