@@ -22,6 +22,8 @@ let package = Package(
         // C shims: module maps over the Debian -dev packages.
         .systemLibrary(name: "CArchive", path: "Sources/Shims/CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CLZMA", path: "Sources/Shims/CLZMA", pkgConfig: "liblzma",
+                       providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CUnarr", path: "Sources/Shims/CUnarr", pkgConfig: "libunarr",
                        providers: [.apt(["libunarr-dev"])]),
         .systemLibrary(name: "CFuse3", path: "Sources/Shims/CFuse3", pkgConfig: "fuse3",
@@ -46,7 +48,7 @@ let package = Package(
 
         .target(name: "InkyCore"),
         .target(name: "InkyPDF", dependencies: ["InkyCore", "CMuPDF"]),
-        .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr"]),
+        .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr", "CLZMA"]),
         // Page images: decoding, fitting, grayscale, JPEG/PNG encoding, pixel limits.
         .target(name: "InkyImage", dependencies: ["CVips", "CJxl"]),
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "InkyImage", "CLinux", "CCRC32"]),

@@ -18,7 +18,10 @@ final class VaultView: TreeView, @unchecked Sendable {
 
     var isShown: Bool { library.vaultIsUnlocked }
 
-    func attach(_ context: ViewContext) { library.nodes.setVaultSlot(context.slot) }
+    func attach(_ context: ViewContext) {
+        library.nodes.setVaultSlot(context.slot)
+        library.vaultView = context
+    }
 
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> { library.lookup(parent: parent, name: name) }
     func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> { library.attributes(of: id) }
@@ -36,13 +39,22 @@ final class VaultView: TreeView, @unchecked Sendable {
 }
 
 extension LibraryFilesystem {
-    /// The views this library shows at the mount root: `Continue Reading/` and `Vault/` unless
-    /// the mount turned them off (a single comic mounted shows only its pages).
+    /// The views this library shows at the mount root: `Continue Reading/`, `Vault/` and the
+    /// metadata views (`By Series/`...) unless the mount turned them off (a single comic mounted
+    /// shows only its pages).
     public func standardViews() -> [any TreeView] {
         guard isFolderLibrary else { return [] }
         var views: [any TreeView] = []
         if let name = options.continueReadingName { views.append(ContinueReadingView(name: name, library: self)) }
         if let name = options.vaultName { views.append(VaultView(name: name, library: self)) }
+        if let state, !options.metadataViews.isEmpty {
+            let catalog = MetadataCatalog(state: state, libraryPath: libraryPath)
+            catalog.start()
+            let lists = ReadingListSource(library: root, directory: options.readingListsDirectory)
+            views += options.metadataViews.map { kind in
+                MetadataTreeView(kind, catalog: catalog, library: self, readingLists: kind == .lists ? lists : nil)
+            }
+        }
         return views
     }
 }
