@@ -93,6 +93,33 @@ final class MountHostileLibraryTests: XCTestCase {
         XCTAssertTrue(mount.isDaemonAlive)
     }
 
+    func testAFolderSwappedForALinkWhileMountedNeverServesTheTargetsBytes() throws {
+        let mount = try MountedLibrary(library: fixture.library, arguments: ["-o", "allow_other"])
+        let (page, size) = HostileLibraryFixture.readablePage
+        let original = try readFile(mount.path(page))
+        XCTAssertEqual(original.count, size)
+        // The daemon now keeps Series/ open; a link in its place leads to a folder of the same
+        // names whose comic carries a secret.
+        let decoy = fixture.home.appendingPathComponent("Series")
+        try FileManager.default.createDirectory(at: decoy, withIntermediateDirectories: true)
+        try HostileLibraryFixture.comic(at: decoy.appendingPathComponent("Issue 001.cbz").path, marker: fixture.markers.outside)
+        let series = fixture.path("Series"), kept = fixture.path("Series.kept")
+        var servedSecrets: [String] = []
+        for _ in 0..<20 {
+            XCTAssertEqual(rename(series, kept), 0)
+            XCTAssertEqual(symlink(decoy.path, series), 0)
+            for relative in [page, "Series/Issue 001/ERROR.txt"] {
+                guard let bytes = try? readFile(mount.path(relative)) else { continue }
+                servedSecrets += fixture.secrets.filter { String(decoding: bytes, as: UTF8.self).contains($0) }
+            }
+            XCTAssertEqual(unlink(series), 0)
+            XCTAssertEqual(rename(kept, series), 0)
+            XCTAssertEqual(try readFile(mount.path(page)), original, "the folder back is served again")
+        }
+        XCTAssertEqual(servedSecrets, [], "a link's target is never served as the folder")
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
     func testAChmodInTheLibraryReachesTheMountOnceTheWatcherSeesIt() throws {
         let mount = try MountedLibrary(library: fixture.library, arguments: ["-o", "allow_other"])
         let page = mount.path(HostileLibraryFixture.readablePage.0)
