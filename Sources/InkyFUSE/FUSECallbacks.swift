@@ -143,7 +143,7 @@ enum FUSECallbacks {
                                               attributes: plus ? { filesystem.attributesWithoutListing(of: $0) } : nil)
             // Entries that went out with attributes are lookups the kernel will FORGET.
             for entry in filled.remembered { filesystem.remember(entry) }
-            if filled.next == entries.count + 2, filled.next > offset { context.listed(inode, toEnd: filled.next) }
+            context.listed(inode, toEnd: filled.next == entries.count + 2 && filled.next > offset ? filled.next : nil)
             reply.bytes(filled.bytes)
             // `ls -l` and file managers look up every comic next: list them in parallel now.
             if offset == 0 { filesystem.directoryListed(NodeID(inode)) }

@@ -17,8 +17,9 @@ final class FUSEContext: @unchecked Sendable {
     /// Directories whose last reply went to their end, by inode, with the offset after it.
     private var listedToEnd: [UInt64: Int] = [:]
 
-    /// A reply to READDIR(PLUS) of `inode` held its last entry; the next offset is `end`.
-    func listed(_ inode: UInt64, toEnd end: Int) {
+    /// A reply to READDIR(PLUS) of `inode` held its last entry, the next offset being `end`;
+    /// nil: it did not (an older end must not cut this listing short where it stops).
+    func listed(_ inode: UInt64, toEnd end: Int?) {
         lock.withLock {
             if listedToEnd.count >= 4096 { listedToEnd.removeAll() }
             listedToEnd[inode] = end
