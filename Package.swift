@@ -22,6 +22,8 @@ let package = Package(
         // C shims: module maps over the Debian -dev packages.
         .systemLibrary(name: "CArchive", path: "Sources/Shims/CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CLZMA", path: "Sources/Shims/CLZMA", pkgConfig: "liblzma",
+                       providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CUnarr", path: "Sources/Shims/CUnarr", pkgConfig: "libunarr",
                        providers: [.apt(["libunarr-dev"])]),
         .systemLibrary(name: "CFuse3", path: "Sources/Shims/CFuse3", pkgConfig: "fuse3",
@@ -40,7 +42,7 @@ let package = Package(
 
         .target(name: "InkyCore"),
         .target(name: "InkyPDF", dependencies: ["InkyCore", "CMuPDF"]),
-        .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr"]),
+        .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr", "CLZMA"]),
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "CLinux", "CCRC32"]),
         // What the FUSE adapter serves: the tree protocol, node attributes. No FUSE, no library.
         .target(name: "InkyTree", dependencies: ["InkyCore"]),
@@ -65,6 +67,7 @@ let package = Package(
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
+        .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
         .testTarget(name: "ArchitectureTests"),

@@ -37,7 +37,12 @@ public enum ComicOpener {
         switch format {
         case .rar4:
             return try rar4()
-        case .zip, .rar5, .sevenZip, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
+        case .sevenZip:
+            // liblzma streams a solid folder entry by entry, so damage costs only what lies
+            // behind it; what that reader does not decode goes to libarchive.
+            if let reader = try SevenZipComicReader.open(source: source(), limits: limits) { return reader }
+            return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
+        case .zip, .rar5, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
             return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
         case .pdf:
             // MuPDF reads files; a PDF in the vault would need its stream decrypted on demand.

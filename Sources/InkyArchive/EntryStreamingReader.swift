@@ -14,10 +14,14 @@ extension EntryStreamingReader {
         countProduced(page.size)
     }
 
-    func readComicInfo() throws(ComicError) -> [UInt8]? {
-        guard let info = listing.comicInfo, let size = info.declaredSize, size <= limits.maxPageBytes else { return nil }
+    func readComicInfo() throws(ComicError) -> [UInt8]? { try readWhole(listing.comicInfo) }
+
+    func readCoMet() throws(ComicError) -> [UInt8]? { try readWhole(listing.coMet) }
+
+    private func readWhole(_ entry: ArchiveEntry?) throws(ComicError) -> [UInt8]? {
+        guard let entry, let size = entry.declaredSize, size <= limits.maxPageBytes else { return nil }
         var bytes: [UInt8] = []
-        try stream(entryIndex: info.index, name: info.path, size: size) { bytes.append(contentsOf: $0) }
+        try stream(entryIndex: entry.index, name: entry.path, size: size) { bytes.append(contentsOf: $0) }
         return bytes
     }
 }

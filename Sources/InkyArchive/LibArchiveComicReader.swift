@@ -16,6 +16,8 @@ final class LibArchiveComicReader: EntryStreamingReader {
     private var finishedStats = ReaderStats()
     /// CRC-32 by entry index, for entries libarchive does not check itself (stored RAR5).
     private let checksums: [Int: UInt32]
+    /// A ZIP's comment (ComicBookInfo's JSON lives there); nil for other formats or none.
+    let archiveComment: [UInt8]?
     /// Pages leave in chunks this large: the worker forwards a full chunk as one frame without
     /// copying it again, so fewer, larger chunks mean fewer copies and system calls per page.
     private static let chunkBytes = 1 << 20
@@ -36,9 +38,13 @@ final class LibArchiveComicReader: EntryStreamingReader {
         self.format = format
         self.limits = limits
         var source = try openSource()
+        var damagedHeaders: [(offset: Int64, why: String)] = []
+        var shift: Int64 = 0
         if format == .tar, let start = TarResync.start(in: source, limit: limits.maxPageBytes + 1_024) {
             self.openSource = { () throws(ComicError) in try openSource().shifted(by: start) }
             source = source.shifted(by: start)
+            shift = start
+            damagedHeaders.append((0, "its checksum fails; read from the next valid header at byte \(start)"))
         } else {
             self.openSource = openSource
         }
@@ -73,7 +79,13 @@ final class LibArchiveComicReader: EntryStreamingReader {
             checksums[entry.index] = file.crc32
         }
         self.checksums = checksums
+        archiveComment = directory.flatMap { $0.comment.isEmpty ? nil : $0.comment }
         var listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
+        // Offsets in the file, also after a resync shifted what libarchive reads.
+        damagedHeaders += handle.damagedHeaders.map { ($0.offset + shift, $0.why) }
+        for damaged in damagedHeaders.prefix(max(0, ComicListing.maxSkippedKept - listing.skipped.count)) {
+            listing.skipped.append(SkippedEntry(path: "(header at byte \(damaged.offset))", reason: .damagedHeader(damaged.why)))
+        }
         if let directory {
             // Offsets into the bytes this reader reads: the file itself, or a vault object's
             // plaintext, whose ranges the daemon then decrypts instead of the file's it preads.

@@ -120,6 +120,10 @@ final class LibArchiveHandle {
         }
     }
 
+    /// Damaged headers `nextHeader` stepped past (a TAR member's), where each was and why, so
+    /// a listing can say that a member is missing even though its name is lost.
+    private(set) var damagedHeaders: [(offset: Int64, why: String)] = []
+
     /// Index of the entry the last `.entry` or `.unreadable` header stood for.
     var lastHeaderIndex: Int { headersRead - 1 }
 
@@ -129,6 +133,9 @@ final class LibArchiveHandle {
         // A damaged TAR header: libarchive steps past it one 512-byte block per RETRY until a
         // valid header, so one bad member costs only itself. Bounded however libarchive behaves.
         var retries = 0
+        if status == inky_archive_retry() {
+            damagedHeaders.append((offset: archive_read_header_position(archive), why: errorMessage ?? "damaged header"))
+        }
         while status == inky_archive_retry() && retries <= source.size / 512 {
             retries += 1
             status = archive_read_next_header(archive, &entry)

@@ -28,11 +28,13 @@ struct ZipCentralDirectory {
     }
 
     let records: [Record]
+    /// The archive's comment, where ComicBookInfo keeps a comic's tags; empty when none.
+    let comment: [UInt8]
 
     /// [] when the end record or the directory cannot be read plainly (ZIP64, a comment that
     /// hides it, damage): the caller then simply goes without the hint.
     init(in source: FileSource, maxEntries: Int) {
-        records = Self.read(source, maxEntries: maxEntries)
+        (records, comment) = Self.read(source, maxEntries: maxEntries)
     }
 
     /// The local header offsets the directory names, in its order, each inside the file.
@@ -50,10 +52,16 @@ struct ZipCentralDirectory {
         }
     }
 
-    private static func read(_ source: FileSource, maxEntries: Int) -> [Record] {
+    private static func read(_ source: FileSource, maxEntries: Int) -> ([Record], [UInt8]) {
         let tailLength = Int(min(source.size, Int64(ArchiveFormat.tailLength)))
         guard tailLength >= 22, let tail = try? source.bytes(at: source.size - Int64(tailLength), count: tailLength),
-              tail.count == tailLength, let end = ArchiveFormat.zipEndSignature(in: tail, below: tail.count - 21) else { return [] }
+              tail.count == tailLength, let end = ArchiveFormat.zipEndSignature(in: tail, below: tail.count - 21) else { return ([], []) }
+        let commentLength = le16(tail, end + 20)
+        let comment = end + 22 + commentLength <= tail.count ? Array(tail[(end + 22)..<(end + 22 + commentLength)]) : []
+        return (records(source, tail: tail, end: end, maxEntries: maxEntries), comment)
+    }
+
+    private static func records(_ source: FileSource, tail: [UInt8], end: Int, maxEntries: Int) -> [Record] {
         let directorySize = Int64(le32(tail, end + 12)), directoryOffset = Int64(le32(tail, end + 16))
         guard directoryOffset != 0xFFFF_FFFF, directorySize > 0, directorySize <= 64 << 20,
               directoryOffset + directorySize <= source.size,

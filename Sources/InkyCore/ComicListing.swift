@@ -13,6 +13,13 @@ public struct ComicListing: Sendable, Equatable, Codable {
     /// The settings rendered pages (`Page.sizeAfterRendering`) are rendered with; nil when no
     /// page is rendered. Sizes learned by rendering are only true for these settings.
     public var rendering: PageRendering?
+    /// What the comic says it is (ComicInfo.xml, else CoMet, ComicBookInfo or its file name), as
+    /// a worker read it when listing. Not part of `ListingCodec`'s bytes: the index keeps it in
+    /// its own table, where the views query it.
+    public var metadata: ComicMetadata?
+    /// The CoMet.xml member, for the worker that lists the comic to read its metadata from;
+    /// not kept in the index (a listing read back from there has none).
+    public var coMet: ArchiveEntry?
 
     public init(format: ArchiveFormat, pages: [Page], comicInfo: ArchiveEntry?, skipped: [SkippedEntry], isSolid: Bool,
                 rendering: PageRendering? = nil) {
@@ -46,19 +53,18 @@ public struct ComicListing: Sendable, Equatable, Codable {
         self.rendering == nil || self.rendering == rendering
     }
 
-    public func page(named name: String) -> Page? { pages.first { $0.name == name } }
-
     /// Builds the listing from an archive's members: filters, orders and names the pages and
     /// enforces the comic-wide limits. `path` only labels errors.
     public static func build(path: String, format: ArchiveFormat, entries: [ArchiveEntry],
                              isSolid: Bool, limits: ComicLimits) throws(ComicError) -> ComicListing {
         var candidates: [ArchiveEntry] = []
-        var comicInfo: ArchiveEntry?
+        var comicInfo: ArchiveEntry?, coMet: ArchiveEntry?
         var skipped: [SkippedEntry] = []
         for entry in entries {
             switch PageFilter.classify(entry, limits: limits) {
             case .page: candidates.append(entry)
             case .comicInfo: if comicInfo == nil { comicInfo = entry }
+            case .coMet: if coMet == nil { coMet = entry }
             case .skipped(let reason) where skipped.count < maxSkippedKept: skipped.append(SkippedEntry(path: entry.path, reason: reason))
             case .skipped: continue
             }
@@ -81,7 +87,8 @@ public struct ComicListing: Sendable, Equatable, Codable {
                  name: PageNaming.name(number: number, of: ordered.count, sourcePath: entry.path),
                  sourcePath: entry.path, entryIndex: entry.index, size: entry.declaredSize ?? 0)
         }
-        let listing = ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: isSolid)
+        var listing = ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: isSolid)
+        listing.coMet = coMet
         if listing.totalBytes > limits.maxComicBytes {
             throw .limitExceeded(path: path, detail: "pages total \(ByteCountText.format(listing.totalBytes)), more than the limit of \(ByteCountText.format(limits.maxComicBytes))")
         }

@@ -35,6 +35,15 @@ public protocol ComicReader: AnyObject {
     func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError)
     /// The ComicInfo.xml bytes, if the archive has one (bounded by the per-page limit).
     func readComicInfo() throws(ComicError) -> [UInt8]?
+    /// The CoMet.xml bytes, if the archive has one (bounded by the per-page limit).
+    func readCoMet() throws(ComicError) -> [UInt8]?
+    /// The archive's comment (a ZIP's, where ComicBookInfo keeps its JSON); nil when none.
+    var archiveComment: [UInt8]? { get }
+}
+
+extension ComicReader {
+    public func readCoMet() throws(ComicError) -> [UInt8]? { nil }
+    public var archiveComment: [UInt8]? { nil }
 }
 
 extension ComicReader {

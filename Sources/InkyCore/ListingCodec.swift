@@ -113,6 +113,7 @@ struct BinaryWriter {
         case .unknownSize: byte(5)
         case .emptyFile: byte(6)
         case .tooLarge(let size): byte(7); signed(size)
+        case .damagedHeader(let why): byte(8); string(why)
         }
     }
 }
@@ -183,6 +184,7 @@ struct BinaryReader {
         case 5: return .unknownSize
         case 6: return .emptyFile
         case 7: return signed().map { .tooLarge($0) }
+        case 8: return string().map { .damagedHeader($0) }
         default: return nil
         }
     }

@@ -8,6 +8,8 @@ public enum PageFilter {
     public enum Verdict: Equatable, Sendable {
         case page
         case comicInfo
+        /// CoMet.xml, the other metadata file comics carry: read by a worker while listing.
+        case coMet
         case skipped(SkipReason)
     }
 
@@ -22,6 +24,7 @@ public enum PageFilter {
             return .skipped(.hidden)
         }
         if components.count == 1, name.lowercased() == "comicinfo.xml" { return .comicInfo }
+        if components.count <= 2, name.lowercased() == "comet.xml" { return .coMet }
         guard imageExtensions.contains(EntryPath.lowercasedExtension(of: name)) else {
             return .skipped(.notAnImage)
         }
@@ -43,6 +46,8 @@ public enum SkipReason: Equatable, Sendable, Codable {
     case unknownSize
     case emptyFile
     case tooLarge(Int64)
+    /// A member whose header is damaged: its name is unknown, the reader stepped past it.
+    case damagedHeader(String)
 
     public var text: String {
         switch self {
@@ -54,6 +59,7 @@ public enum SkipReason: Equatable, Sendable, Codable {
         case .unknownSize: "the header declares no size"
         case .emptyFile: "empty file"
         case .tooLarge(let size): "declares \(ByteCountText.format(size)), over the per-page limit"
+        case .damagedHeader(let why): "damaged header, its member left out: \(why)"
         }
     }
 

@@ -20,9 +20,9 @@ extension LibraryFilesystem {
             let opened = sameGeneration(comic, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
             if case .failure = opened, comic.isVault { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
             return opened
-        case .folder, .comic, .continueReading, .vaultFolder:
+        case .folder, .comic, .vaultFolder:
             return .failure(.EISDIR)
-        case .continueLink, .link:
+        case .link:
             return .failure(.ELOOP)
         }
     }
@@ -49,7 +49,7 @@ extension LibraryFilesystem {
             readPage(comic, generation: generation, index: index) { result in
                 completion(result.map { Self.slice($0, offset, size) })
             }
-        case .folder, .comic, .continueReading, .continueLink, .vaultFolder, .link:
+        case .folder, .comic, .vaultFolder, .link:
             completion(.failure(.EISDIR))
         }
     }
@@ -63,11 +63,10 @@ extension LibraryFilesystem {
         }
     }
 
-    /// The target of a `Continue Reading/` link or of a link in the library (`LibraryLinks`).
+    /// The target of a link in the library (`LibraryLinks`).
     public func readLink(_ id: NodeID) -> Result<String, Errno> {
-        if case .link(let path)? = nodes.node(id) { return libraryLinkTarget(path) }
-        guard case .continueLink(let comic)? = nodes.node(id), let target = linkTarget(comic) else { return .failure(.EINVAL) }
-        return .success(target)
+        guard case .link(let path)? = nodes.node(id) else { return .failure(.EINVAL) }
+        return libraryLinkTarget(path)
     }
 
     public func extendedAttributes(of id: NodeID) -> [String: [UInt8]] {

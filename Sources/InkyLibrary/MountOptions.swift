@@ -19,6 +19,11 @@ public struct MountOptions: Sendable {
     public var recordProgress = true
     /// Name of the virtual folder of comics in progress; nil hides it.
     public var continueReadingName: String? = "Continue Reading"
+    /// The metadata views shown at the mount root, in this order (`--views`); each shows only
+    /// with something in it.
+    public var metadataViews: [MetadataViewKind] = MetadataViewKind.allCases
+    /// A folder of ComicRack reading lists (`.cbl`) shown in `Reading Lists/` besides the library's.
+    public var readingListsDirectory: String?
     /// Name of the unlocked vault's subtree; nil never shows a vault.
     public var vaultName: String? = "Vault"
     /// Give the vault the library's modes (0555/0444). Off, the vault is 0500/0400: with

@@ -11,23 +11,35 @@ extension LibraryFilesystem {
         var comic: String
     }
 
+    /// Reads wait for the state queue coalesced per comic, written at most every
+    /// `PendingReads.interval`: each write decodes and re-encodes every page seen so far, so one
+    /// write per page made reading a 10,000-page comic whole quadratic (61% of the daemon's time).
+    /// A read after a quiet spell is written at once; `Continue Reading/` and the daemon's exit
+    /// write what is pending first.
     func recordReading(page: Int, of pageCount: Int, comic: ComicState) {
         comic.recordedOnce = true
-        guard options.recordProgress, let state, let file = libraryFile(comic.comic) else { return }
-        stateQueue.async { state.recordRead(file, page: page, pageCount: pageCount) }
+        guard options.recordProgress, state != nil, let file = libraryFile(comic.comic) else { return }
+        guard let delay = pendingReads.add(file, page: page, pageCount: pageCount) else { return }
+        stateQueue.asyncAfter(deadline: .now() + delay) { [self] in writePendingReads() }
+    }
+
+    /// On the state queue only.
+    private func writePendingReads() {
+        guard let state else { return }
+        for read in pendingReads.take() { state.recordReads(read.file, pages: read.pages, pageCount: read.pageCount) }
     }
 
     /// Waits for queued state writes (reads recorded, rendered page sizes): the daemon calls it
     /// before it exits, so an unmount right after a read loses nothing.
     public func finishStateWrites() {
-        stateQueue.sync {}
+        stateQueue.sync { writePendingReads() }
     }
 
     /// Comics in progress under this library, most recent first, as link names that sort in
     /// that order: "01 - Issue 001", "02 - …".
     func continueReadingLinks() -> [ContinueLink] {
         guard let state else { return [] }
-        stateQueue.sync {} // writes of reads just made are visible
+        stateQueue.sync { writePendingReads() } // reads just made are visible
         let prefix = libraryPath + "/"
         let comics = state.progress().compactMap { row -> String? in
             guard row.path.hasPrefix(prefix) else { return nil }
@@ -57,5 +69,45 @@ extension LibraryFilesystem {
         guard case .success(let index) = folderIndex(folder),
               let display = index.nodes.first(where: { $0.value == .comic(.library(comic)) })?.key else { return nil }
         return folder.isEmpty ? display : folder + "/" + display
+    }
+}
+
+/// Pages read and not yet written to the reading state, per comic, in the order last read (so
+/// `Continue Reading/` keeps its most-recent-first order).
+final class PendingReads: @unchecked Sendable {
+    struct Read {
+        var file: LibraryFile
+        var pages: [Int]
+        var pageCount: Int
+    }
+
+    /// Seconds between two writes while pages are being read.
+    static let interval = 0.25
+    private let lock = NSLock()
+    private var reads: [Read] = []
+    private var isScheduled = false
+    private var lastWrite = Date.distantPast
+
+    /// Adds a read. Returns the delay after which the caller must write, or nil when a write
+    /// is already scheduled.
+    func add(_ file: LibraryFile, page: Int, pageCount: Int) -> TimeInterval? {
+        lock.withLock {
+            var read = Read(file: file, pages: [], pageCount: pageCount)
+            if let index = reads.firstIndex(where: { $0.file == file }) { read.pages = reads.remove(at: index).pages }
+            read.pages.append(page)
+            reads.append(read)
+            if isScheduled { return nil }
+            isScheduled = true
+            return max(0, Self.interval + lastWrite.timeIntervalSinceNow)
+        }
+    }
+
+    func take() -> [Read] {
+        lock.withLock {
+            defer { reads = [] }
+            isScheduled = false
+            lastWrite = Date()
+            return reads
+        }
     }
 }

@@ -68,15 +68,19 @@ extension StateDatabase {
                     try statement.bind(row)
                     try statement.step()
                 }
+                try storeMetadata(of: listings, in: database)
             }
         }
     }
 
     public func removeFromIndex(_ file: LibraryFile) {
         _ = try? withDatabase { database throws(SQLiteError) in
-            let statement = try database.prepare("DELETE FROM comic_index WHERE path = ?")
-            try statement.bind(file.path, at: 1)
-            try statement.step()
+            try database.immediateTransaction { () throws(SQLiteError) in
+                let statement = try database.prepare("DELETE FROM comic_index WHERE path = ?")
+                try statement.bind(file.path, at: 1)
+                try statement.step()
+                try removeMetadata(of: file, in: database)
+            }
         }
     }
 

@@ -28,16 +28,21 @@ public struct ReadingProgress: Sendable, Equatable, Codable {
 extension StateDatabase {
     /// Records that page `page` (0-based) of `file` was read now.
     public func recordRead(_ file: LibraryFile, page: Int, pageCount: Int, at date: Date = Date()) {
+        recordReads(file, pages: [page], pageCount: pageCount, at: date)
+    }
+
+    /// Records that `pages` (0-based, in the order read; the last one is where the reader stands)
+    /// of `file` were read now: one read and one write of the pages seen, however many pages.
+    public func recordReads(_ file: LibraryFile, pages: [Int], pageCount: Int, at date: Date = Date()) {
+        guard let page = pages.last else { return }
         let path = file.path
         _ = try? withDatabase { database throws(SQLiteError) in
-            var seen: Set<Int> = []
+            var seen = PagesSeen()
             let query = try database.prepare("SELECT pages_seen FROM reading WHERE path = ?")
             try query.bind(path, at: 1)
-            if try query.step(), let text = query.text(at: 0) {
-                seen = (try? JSONDecoder().decode(Set<Int>.self, from: Data(text.utf8))) ?? []
-            }
-            seen.insert(page)
-            let encoded = String(decoding: (try? JSONEncoder().encode(seen.sorted())) ?? Data("[]".utf8), as: UTF8.self)
+            if try query.step(), let text = query.text(at: 0) { seen = PagesSeen(json: text) }
+            for page in pages { seen.insert(page) }
+            let encoded = seen.json
             let upsert = try database.prepare("""
                 INSERT INTO reading (path, page_count, last_page, pages_seen, updated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(path) DO UPDATE SET page_count = excluded.page_count, last_page = excluded.last_page,

@@ -15,6 +15,8 @@ public final class StateDatabase: @unchecked Sendable {
     private var compiled: [String: Statement] = [:]
     /// What happened at open, for the log (moved aside, rebuilt…); nil when all was well.
     public let recovery: String?
+    /// Bumped (under `lock`) whenever a comic's metadata is stored or removed.
+    var metadataChanges: UInt64 = 0
 
     /// Opens (creating the folder and file) and migrates the database at `path`.
     public static func open(at path: String) -> StateDatabase {
@@ -58,6 +60,14 @@ public final class StateDatabase: @unchecked Sendable {
 
     public var schemaVersion: Int {
         (try? withDatabase { database throws(SQLiteError) in try database.userVersion() }) ?? 0
+    }
+
+    /// Moves whenever this process stores or removes a comic's metadata: a view rebuilds what it
+    /// shows from the table only when it moved.
+    public var metadataGeneration: UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return metadataChanges
     }
 
     /// Runs `body` with the connection, one caller at a time.

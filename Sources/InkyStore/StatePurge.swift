@@ -6,7 +6,7 @@
 /// WAL into the file and truncate it to zero bytes.
 extension StateDatabase {
     public struct PurgeOutcome: Sendable, Equatable {
-        /// Rows deleted (index, reading state, bookmarks) or made nameless (node numbers).
+        /// Rows deleted (index, metadata, reading state, bookmarks) or made nameless (node numbers).
         public var rowsDeleted: Int
         /// False when another connection kept the WAL from being emptied (its pages may still
         /// hold the names until the next checkpoint).
@@ -22,6 +22,8 @@ extension StateDatabase {
             // come back for another path), only its path is forgotten.
             let statements = ["DELETE FROM comic_index WHERE path = ?1", "DELETE FROM reading WHERE path = ?1",
                               "DELETE FROM bookmarks WHERE path = ?1",
+                              "DELETE FROM comic_arcs WHERE comic IN (SELECT id FROM comic_metadata WHERE path = ?1)",
+                              "DELETE FROM comic_metadata WHERE path = ?1",
                               "UPDATE node_numbers SET path = '/nonexistent/inkyfs-forgotten/' || number WHERE path = ?1"]
             for sql in statements {
                 let statement = try database.prepare(sql)

@@ -5,7 +5,9 @@
 /// before a stored ZIP page carried its data range, which lets the daemon read it without a
 /// worker (rebuilt by listing ahead at the next mount); v5 numbers library paths for inode
 /// numbers that stay the same across remounts; v6 stores listings in `ListingCodec`'s binary
-/// form (older JSON rows are still read, and rewritten binary when next stored).
+/// form (older JSON rows are still read, and rewritten binary when next stored); v7 adds each
+/// comic's metadata (ComicInfo.xml or its file name) and its story arcs, for the views, and
+/// empties the index so that every comic is listed again, this time with its metadata.
 enum StateSchema {
     static let migrator = Migrator([
         (1, """
@@ -44,5 +46,27 @@ enum StateSchema {
             );
             """),
         (6, "ALTER TABLE comic_index ADD COLUMN listing_bin BLOB;   -- ListingCodec; then listing is NULL"),
+        (7, """
+            CREATE TABLE comic_metadata (
+                id INTEGER PRIMARY KEY,       -- kept while the path stays: views number entries with it
+                path TEXT NOT NULL UNIQUE,    -- as comic_index.path
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                source TEXT NOT NULL,         -- comicInfo, coMet, comicBookInfo or fileName
+                series TEXT, number TEXT, volume INTEGER, title TEXT, publisher TEXT,
+                year INTEGER, month INTEGER, page_count INTEGER, language TEXT, manga TEXT
+            );
+            CREATE INDEX comic_metadata_series ON comic_metadata(series, volume);
+            CREATE TABLE comic_arcs (
+                comic INTEGER NOT NULL,       -- comic_metadata.id
+                position INTEGER NOT NULL,    -- the arc's place in the comic's StoryArc list
+                arc TEXT NOT NULL,
+                arc_number TEXT,
+                PRIMARY KEY (comic, position)
+            );
+            CREATE INDEX comic_arcs_arc ON comic_arcs(arc);
+            DELETE FROM comic_index;
+            """),
     ])
 }

@@ -78,23 +78,29 @@ public enum WorkerFrame: Equatable {
 }
 
 /// A listing as a worker sends it: `ListingCodec`'s bytes (base64 in the JSON frame), not
-/// ComicListing's own JSON, which was a fifth of `inkyfs index`'s CPU to write and to read. The
-/// daemon decodes it as it decodes the index: every length checked, anything odd refused.
+/// ComicListing's own JSON, which was a fifth of `inkyfs index`'s CPU to write and to read, and
+/// beside them the comic's metadata. The daemon decodes it as it decodes the index: every length
+/// checked, anything odd refused, the metadata bounded and cleaned again (`sanitized()`).
 public struct WireListing: Codable, Sendable, Equatable {
     public let listing: ComicListing
 
     public init(_ listing: ComicListing) { self.listing = listing }
 
+    private enum Key: String, CodingKey { case listing = "l", metadata = "m" }
+
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(Data(ListingCodec.encode(listing)))
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(Data(ListingCodec.encode(listing)), forKey: .listing)
+        try container.encodeIfPresent(listing.metadata, forKey: .metadata)
     }
 
     public init(from decoder: any Decoder) throws {
-        let bytes = try decoder.singleValueContainer().decode(Data.self)
-        guard let listing = ListingCodec.decode(Array(bytes)) else {
+        let container = try decoder.container(keyedBy: Key.self)
+        let bytes = try container.decode(Data.self, forKey: .listing)
+        guard var listing = ListingCodec.decode(Array(bytes)) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a listing"))
         }
+        listing.metadata = try container.decodeIfPresent(ComicMetadata.self, forKey: .metadata)?.sanitized()
         self.listing = listing
     }
 }

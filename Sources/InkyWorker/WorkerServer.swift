@@ -157,7 +157,10 @@ struct WorkerSession {
         case .list(let path, let limits):
             do throws(ComicError) {
                 let (identity, reader) = try open(path, expected: nil, limits: limits)
-                sink.send(.listing(WireListing(reader.listing), identity: identity))
+                var listing = reader.listing
+                // A vault object's path is random hex, and its tags are nobody's business.
+                if keys[path] == nil { listing.metadata = ListingMetadata.read(from: reader, path: path) }
+                sink.send(.listing(WireListing(listing), identity: identity))
             } catch {
                 sink.send(.failure(error))
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkyCore
 import InkyLibrary
+import InkyStore
 import InkyWorker
 
 struct IndexCommand: ParsableCommand {
@@ -23,16 +24,26 @@ struct IndexCommand: ParsableCommand {
 
     func run() throws {
         let library = absolutePath(self.library)
-        let comics: [String]
-        do throws(ComicError) { comics = try LibraryIndexer.comicFiles(in: library) } catch { throw ValidationError(error.message) }
+        let comics = try Self.comics(in: library)
         let state = stateOptions.open()
-        let pool = WorkerPool.forCommandLine()
-        defer { pool.shutdown() }
         let tally = IndexTally(total: comics.count)
         let started = Date()
-        LibraryIndexer.index(comics, state: state, pool: pool, limits: limitOptions.limits) { _, outcome in tally.add(outcome) }
+        Self.index(comics, into: state, limits: limitOptions.limits) { tally.add($0) }
         tally.finish(seconds: Date().timeIntervalSince(started), library: library, database: state.path)
         if tally.failures.count == comics.count && !comics.isEmpty { throw ExitCode(1) }
+    }
+
+    static func comics(in library: String) throws -> [String] {
+        do throws(ComicError) { return try LibraryIndexer.comicFiles(in: library) } catch { throw ValidationError(error.message) }
+    }
+
+    /// Indexes `comics` in workers, one per core (unchanged ones cost nothing); `outcome` gets
+    /// each result, one at a time, in order.
+    static func index(_ comics: [String], into state: StateDatabase, limits: ComicLimits,
+                      outcome: @escaping @Sendable (LibraryIndexer.Outcome) -> Void) {
+        let pool = WorkerPool.forCommandLine()
+        defer { pool.shutdown() }
+        LibraryIndexer.index(comics, state: state, pool: pool, limits: limits) { _, result in outcome(result) }
     }
 }
 
@@ -61,6 +72,9 @@ final class IndexTally: @unchecked Sendable {
         let remaining = rate > 0 ? Double(total - done) / rate : 0
         progress.update(done: done - 1, current: outcome.path, note: String(format: "%.0f comics/s, ETA %.0f s", rate, remaining))
     }
+
+    /// Takes the progress line off the terminal.
+    func clear() { progress.clear() }
 
     func finish(seconds: Double, library: String, database: String) {
         progress.clear()

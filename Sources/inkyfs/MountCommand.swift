@@ -85,6 +85,16 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Hide the folder of comics in progress.")
     var noContinue = false
 
+    @Option(help: ArgumentHelp("Folders of links by what the comics are, from their ComicInfo.xml (else their file names): "
+                               + "By Series, By Publisher, Story Arcs, Reading Lists, Recently Added; each shows only with "
+                               + "something in it. A comma-separated list of series, publishers, arcs, lists, recent, or none.",
+                               valueName: "list"))
+    var views = "series,publishers,arcs,lists,recent"
+
+    @Option(help: ArgumentHelp("A folder of ComicRack reading lists (.cbl) shown in Reading Lists/, besides those in the library.",
+                               valueName: "dir"))
+    var readingLists: String?
+
     @Option(help: ArgumentHelp("The vault that `inkyfs vault unlock` shows here. Default: $XDG_DATA_HOME/inkyfs/vault.", valueName: "dir"))
     var vault: String?
 
@@ -116,6 +126,8 @@ struct MountCommand: ParsableCommand {
         if let value = list.settings["pdf_height"] { limitOptions.pdfHeight = try integer(value, "pdf_height") }
         if let value = list.settings["pdf_dpi"] { limitOptions.pdfDpi = try integer(value, "pdf_dpi") }
         if let value = list.settings["tree_timeout"] { treeTimeout = Double(try integer(value, "tree_timeout")) }
+        if let value = list.settings["views"] { views = value }
+        _ = try MountViews.parse(views)
         if let value = list.settings["list_ahead"] {
             guard value == "0" || value == "1" else { throw ValidationError("-o list_ahead=\(value): 0 or 1") }
             noListAhead = value == "0"
@@ -165,6 +177,8 @@ struct MountCommand: ParsableCommand {
         mountOptions.listingParallelism = workers
         mountOptions.treeTimeout = treeTimeout
         mountOptions.listLibraryAhead = !noListAhead
+        mountOptions.metadataViews = (try? MountViews.parse(views)) ?? []
+        mountOptions.readingListsDirectory = readingLists.map(absolutePath)
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),

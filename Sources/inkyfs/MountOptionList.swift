@@ -10,13 +10,22 @@ struct MountOptionList {
     var allowNonEmpty = false
     var settings: [String: String] = [:]
 
-    static let ownSettings: Set<String> = ["cache_size", "window", "prefetch", "workers", "worker_timeout", "pdf_height", "pdf_dpi", "tree_timeout", "list_ahead"]
+    static let ownSettings: Set<String> = ["cache_size", "window", "prefetch", "workers", "worker_timeout", "pdf_height", "pdf_dpi",
+                                           "tree_timeout", "list_ahead", "views"]
     static let mountWords: Set<String> = ["defaults", "nofail", "auto", "noauto", "user", "users", "nouser", "owner",
                                           "group", "_netdev", "rw", "ro", "dev", "suid", "exec", "noexec", "nosuid", "nodev"]
 
     init(_ arguments: [String]) throws {
+        var previousKey = ""
         for option in arguments.flatMap({ $0.split(separator: ",").map(String.init) }) where !option.isEmpty {
             let key = String(option.split(separator: "=", maxSplits: 1).first ?? "")
+            defer { previousKey = key }
+            if previousKey == "views", let views = settings["views"], MountViews.names.contains(option) {
+                // `views=series,arcs`: the list's commas are also -o's; a view's name is no FUSE option.
+                settings["views"] = views + "," + option
+                previousKey = "views"
+                continue
+            }
             if option == "nonempty" {
                 allowNonEmpty = true // fuse3 mounts over anything; refusing is our check
             } else if Self.ownSettings.contains(key) {

@@ -13,7 +13,8 @@ final class ListingCodecTests: XCTestCase {
         skipped: [SkippedEntry(path: "__MACOSX/x", reason: .hidden), SkippedEntry(path: "l", reason: .notARegularFile(.symlink)),
                   SkippedEntry(path: "../x", reason: .unsafeName("a .. component")), SkippedEntry(path: "big.png", reason: .tooLarge(1 << 40)),
                   SkippedEntry(path: "a", reason: .notAnImage), SkippedEntry(path: "b", reason: .encrypted),
-                  SkippedEntry(path: "c", reason: .unknownSize), SkippedEntry(path: "d", reason: .emptyFile)],
+                  SkippedEntry(path: "c", reason: .unknownSize), SkippedEntry(path: "d", reason: .emptyFile),
+                  SkippedEntry(path: "(header at byte 512)", reason: .damagedHeader("Damaged tar archive"))],
         isSolid: true, rendering: PageRendering(height: 2_700, dpi: 150))
 
     func testEveryFieldRoundTrips() {

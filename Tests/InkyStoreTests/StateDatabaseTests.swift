@@ -22,7 +22,7 @@ final class StateDatabaseTests: XCTestCase {
     func testAMissingStateFolderIsCreatedAndTheSchemaIsCurrent() {
         let state = StateDatabase.open(at: path)
         XCTAssertNil(state.recovery)
-        XCTAssertEqual(state.schemaVersion, 6)
+        XCTAssertEqual(state.schemaVersion, 7)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
@@ -38,6 +38,12 @@ final class StateDatabaseTests: XCTestCase {
         try assertMigrationFrom(version: 3, dropsListings: "listed again, with stored ranges")
     }
 
+    /// v7 drops listings made before workers sent each comic's metadata (the views would miss
+    /// every comic until it changed); reading state stays.
+    func testVersion6DatabasesDropListingsWithoutMetadata() throws {
+        try assertMigrationFrom(version: 6, dropsListings: "listed again, with metadata")
+    }
+
     /// A database at `version` with one indexed listing and one reading row, opened now: the
     /// listing is gone, the reading state kept.
     private func assertMigrationFrom(version: Int, dropsListings why: String) throws {
@@ -46,10 +52,10 @@ final class StateDatabaseTests: XCTestCase {
         try Migrator(StateSchema.migrator.migrations.prefix(version).map { ($0.version, $0.sql) }).migrate(old)
         XCTAssertEqual(try old.userVersion(), version)
         let identity = FileIdentity(size: 5, modifiedNanoseconds: 7, inode: 9)
-        try old.execute("INSERT INTO comic_index VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
+        try old.execute("INSERT INTO comic_index (path, size, mtime_ns, inode, listing, error, indexed_at) VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
         try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
         let state = StateDatabase.open(at: path)
-        XCTAssertEqual(state.schemaVersion, 6)
+        XCTAssertEqual(state.schemaVersion, 7)
         XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: identity), why)
         XCTAssertEqual(state.progress().count, 1, "reading state is kept")
     }
@@ -60,7 +66,7 @@ final class StateDatabaseTests: XCTestCase {
         let state = StateDatabase.open(at: path)
         XCTAssertNotNil(state.recovery)
         XCTAssertTrue(state.recovery!.contains("moved it to"), state.recovery!)
-        XCTAssertEqual(state.schemaVersion, 6)
+        XCTAssertEqual(state.schemaVersion, 7)
         let folderContents = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         XCTAssertTrue(folderContents.contains { $0.hasPrefix("state.sqlite.damaged-") }, "\(folderContents)")
     }

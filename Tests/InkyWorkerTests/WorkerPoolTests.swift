@@ -17,7 +17,9 @@ final class WorkerPoolTests: XCTestCase {
         defer { workers.shutdown() }
         let (listing, identity) = try workers.list(path, limits: .default)
         let reader = try ComicOpener.open(path)
-        XCTAssertEqual(listing, reader.listing)
+        var pagesOnly = listing
+        pagesOnly.metadata = nil
+        XCTAssertEqual(pagesOnly, reader.listing)
         var pages: [Int: [UInt8]] = [:]
         let requests = listing.pages.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.sourcePath) }
         try workers.read(path, identity: identity, entries: requests, limits: .default) { index, result in pages[index] = try? result.get() }
@@ -25,6 +27,48 @@ final class WorkerPoolTests: XCTestCase {
         let info = try workers.comicInfo(Corpus.fixture("Space Patrol/Space Patrol 001.cbz"),
                                          identity: FileIdentity.of(Corpus.fixture("Space Patrol/Space Patrol 001.cbz")).get(), limits: .default)
         XCTAssertTrue(String(decoding: try XCTUnwrap(info), as: UTF8.self).contains("<Series>Space Patrol</Series>"))
+    }
+
+    /// Listing reads what the comic says it is: its ComicInfo.xml, else its file name; a
+    /// ComicInfo.xml that is not XML (here a bomb's DOCTYPE) is no metadata, and the comic lists.
+    func testListingsCarryTheComicsMetadata() throws {
+        let workers = pool()
+        defer { workers.shutdown() }
+        let tagged = try workers.list(Corpus.fixture("Space Patrol/Space Patrol 001.cbz"), limits: .default).0.metadata
+        XCTAssertEqual(tagged?.source, .comicInfo)
+        XCTAssertEqual(tagged?.series, "Space Patrol")
+        let folder = ArchiveMaker.temporaryDirectory("metadata")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bomb = folder.appendingPathComponent("Owls v2 #003 (2013).cbz")
+        try ArchiveMaker.zip(at: bomb, members: [
+            ("ComicInfo.xml", Array("<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'aaaa'>]><ComicInfo><Series>&a;</Series></ComicInfo>".utf8)),
+            ("01.jpg", ArchiveMaker.noise(count: 100, seed: 1))])
+        let listing = try workers.list(bomb.path, limits: .default).0
+        XCTAssertEqual(listing.pages.count, 1)
+        XCTAssertEqual(listing.metadata, ComicMetadata(source: .fileName, series: "Owls", number: "3", volume: 2, year: 2013))
+    }
+
+    /// The other formats real comics carry: CoMet.xml (in the archive's folder) and
+    /// ComicBookInfo's JSON in a ZIP's comment.
+    func testCoMetAndComicBookInfoAreReadWhereThereIsNoComicInfo() throws {
+        let workers = pool()
+        defer { workers.shutdown() }
+        let coMet = try workers.list(Corpus.path("real-comics/comicbox/Captain Science #001-comet.cbz"), limits: .default).0
+        XCTAssertEqual(coMet.metadata, ComicMetadata(source: .coMet, series: "Captain Science", number: "1", volume: 1,
+                                                     title: "The Beginning", publisher: "Bell Features", year: 1950, month: 12,
+                                                     pageCount: 5, language: "English"))
+        XCTAssertEqual(coMet.pages.count, 5)
+        let folder = ArchiveMaker.temporaryDirectory("metadata")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tagged = folder.appendingPathComponent("hb3.cbz")
+        try ArchiveMaker.python("""
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                z.writestr("01.jpg", b"x" * 100)
+                z.comment = b'{"appID":"ComicTagger/1.0","ComicBookInfo/1.0":{"series":"Hellboy","issue":"3","publicationYear":1994}}'
+            """, arguments: [tagged.path])
+        let info = try workers.list(tagged.path, limits: .default).0.metadata
+        XCTAssertEqual(info, ComicMetadata(source: .comicBookInfo, series: "Hellboy", number: "3", year: 1994))
     }
 
     func testAChangedFileIsRefusedInsteadOfServedStale() throws {

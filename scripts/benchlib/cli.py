@@ -22,6 +22,7 @@ from .scale import bench_library_scale
 from .summary import issue_summary, print_summary
 from .vault import bench_vault
 from .versus_folders import bench_library_size
+from .views import bench_metadata_views, print_metadata_views
 
 
 DESCRIPTION = """Benchmark inkyfs page reads through the kernel, next to other FUSE archive mounters.
@@ -73,6 +74,9 @@ def parse_args():
                         help="without N: run only the library-scale case (= --only library); with N (e.g. 20000 or "
                              "100k): run only issue 14's case instead, N small CBZ comics through inkyfs beside the "
                              "same tree extracted to folders")
+    parser.add_argument("--metadata-views", type=library_size, metavar="N",
+                        help="run only issue 17's case: N tagged CBZ comics, `inkyfs index` with metadata (comics/s), "
+                             "then warm `ls` of By Series/ and of one series' folder (ms)")
     parser.add_argument("--skip-library", action="store_true", help="leave the library-scale case out")
     parser.add_argument("--skip-vault", action="store_true", help="leave the vault case out")
     parser.add_argument("--skip-pdf", action="store_true", help="leave the PDF case out")
@@ -124,6 +128,14 @@ def interrupted(signum, frame):
 
 def main():
     args = parse_args()
+    if args.metadata_views:
+        args.work.mkdir(parents=True, exist_ok=True)
+        os.environ["XDG_STATE_HOME"] = str(args.work / "state")
+        result = bench_metadata_views(args)
+        print_metadata_views(result)
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2) + "\n")
+        return
     signal.signal(signal.SIGTERM, interrupted)
     become_subreaper()
     os.environ["XDG_STATE_HOME"] = str(args.work / "state")   # inkyfs daemon logs land in the work dir

@@ -1,0 +1,82 @@
+import Foundation
+import InkyCore
+
+/// Each metadata view's tree, made from every comic's record.
+enum LinkTreeBuilder {
+    /// Links in `Recently Added/`.
+    static let recentCount = 100
+
+    static func build(_ kind: MetadataViewKind, from records: [ComicRecord], seriesViewName: String,
+                      readingLists: [ReadingListSource.Found] = []) -> LinkTree {
+        var tree = LinkTree()
+        switch kind {
+        case .series:
+            // Names and numbers made once per comic, not once per comparison (100,000 comics).
+            var bySeries: [String: [(record: ComicRecord, number: IssueNumber)]] = [:]
+            for record in records {
+                guard let folder = record.seriesFolder else { continue }
+                bySeries[folder, default: []].append((record, IssueNumber(record.metadata.number ?? "")))
+            }
+            for name in bySeries.keys.sorted() {
+                tree.addFolder(name, links: LinkTree.numbered(ordered(bySeries[name]!).map(\.record)))
+            }
+        case .publishers:
+            var byPublisher: [String: Set<String>] = [:]
+            for record in records {
+                guard let publisher = record.metadata.publisher.flatMap({ SafeName.make($0) }), let series = record.seriesFolder else { continue }
+                byPublisher[publisher, default: []].insert(series)
+            }
+            for publisher in byPublisher.keys.sorted() {
+                tree.addFolder(publisher, links: byPublisher[publisher]!.sorted().map { series in
+                    (series, .viewFolder(seriesViewName + "/" + series), LinkTree.folderLinkLocal(series))
+                })
+            }
+        case .arcs:
+            var byArc: [String: [(record: ComicRecord, number: IssueNumber)]] = [:]
+            for record in records {
+                for arc in record.metadata.arcs {
+                    guard let name = SafeName.make(arc.name) else { continue }
+                    byArc[name, default: []].append((record, IssueNumber(arc.number ?? "")))
+                }
+            }
+            for arc in byArc.keys.sorted() {
+                tree.addFolder(arc, links: LinkTree.numbered(ordered(byArc[arc]!).map(\.record)))
+            }
+        case .recent:
+            let newest = records.sorted { lhs, rhs in
+                lhs.modifiedNanoseconds != rhs.modifiedNanoseconds ? lhs.modifiedNanoseconds > rhs.modifiedNanoseconds
+                    : NaturalOrder.areInIncreasingOrder(lhs.comic, rhs.comic)
+            }
+            tree.addRootLinks(LinkTree.numbered(Array(newest.prefix(recentCount))))
+        case .lists:
+            let bySeries = Dictionary(grouping: records) { ($0.metadata.series ?? "").lowercased() }
+            for found in readingLists {
+                let width = max(3, String(found.list.books.count).count)
+                var links: [(name: String, target: LinkTree.Target, local: UInt64)] = []
+                var missing: [String] = []
+                for (index, book) in found.list.books.enumerated() {
+                    let position = String(index + 1)
+                    let padded = String(repeating: "0", count: width - position.count) + position
+                    guard let record = book.match(in: bySeries) else {
+                        missing.append("\(padded) \(book.description)")
+                        continue
+                    }
+                    links.append((padded + " " + record.label, .comic(record.comic), LinkTree.comicLocal(record.id)))
+                }
+                let note = missing.isEmpty ? [] : [(name: "MISSING.txt", bytes: Array((
+                    "Not in the library (position in the list, series, number, volume, year):\n"
+                    + missing.joined(separator: "\n") + "\n").utf8))]
+                tree.addFolder(found.name, links: links, files: note)
+            }
+        }
+        return tree
+    }
+
+    /// By number (1, 1.5, 2, 10, then Annual 1...), then cover date, then path.
+    static func ordered(_ comics: [(record: ComicRecord, number: IssueNumber)]) -> [(record: ComicRecord, number: IssueNumber)] {
+        comics.sorted { lhs, rhs in
+            if lhs.number != rhs.number, lhs.number < rhs.number || rhs.number < lhs.number { return lhs.number < rhs.number }
+            return ComicRecord.coverDateOrder(lhs.record, rhs.record)
+        }
+    }
+}

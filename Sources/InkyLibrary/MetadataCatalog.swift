@@ -1,0 +1,92 @@
+import Foundation
+import InkyCore
+import InkyStore
+
+/// The library comics' metadata as the views share it: read from the state database when it
+/// moved (`StateDatabase.metadataGeneration`: the watcher re-lists a changed comic, which stores
+/// its metadata), at most four times a second while the views are used. A timer checks twice a
+/// second, so that the views tell the kernel what changed (a view appearing at the mount root,
+/// a comic moving between folders) without anyone looking: the kernel keeps listings until told.
+final class MetadataCatalog: @unchecked Sendable {
+    struct Snapshot: Sendable {
+        var records: [ComicRecord] = []
+        var byID: [Int64: ComicRecord] = [:]
+        /// When it was read (ns since 1970): the views' folders carry it as their mtime, so a
+        /// kernel that kept a listing drops it once it sees the attributes again.
+        var stamp: Int64 = 0
+    }
+
+    private let state: StateDatabase
+    private let prefix: String
+    private let lock = NSLock()
+    private var generation: UInt64?
+    private var snapshot = Snapshot()
+    private var lastRead = DispatchTime(uptimeNanoseconds: 0)
+    /// What the last read and the views' trees made from it cost (ns): reads are spaced at least
+    /// five times that apart, so a library being listed for the first time (the metadata moving
+    /// all along) spends at most a sixth of a core on its views.
+    private var lastCost: UInt64 = 0
+    private var listeners: [@Sendable () -> Void] = []
+    private var timer: DispatchSourceTimer?
+    static let minimumInterval: UInt64 = 250_000_000
+
+    init(state: StateDatabase, libraryPath: String) {
+        self.state = state
+        prefix = libraryPath + "/"
+    }
+
+    deinit { timer?.cancel() }
+
+    /// The current records, read again if they moved and the last read is old enough.
+    func current() -> Snapshot {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = DispatchTime.now()
+        let moved = generation != state.metadataGeneration
+        let gap = max(Self.minimumInterval, 5 * lastCost)
+        if moved, generation == nil || now.uptimeNanoseconds - lastRead.uptimeNanoseconds >= gap {
+            generation = state.metadataGeneration
+            lastRead = now
+            snapshot = read()
+            lastCost = DispatchTime.now().uptimeNanoseconds - now.uptimeNanoseconds
+        }
+        return snapshot
+    }
+
+    /// Calls `listener` after each check of the timer (a view then sees whether it shows).
+    func onCheck(_ listener: @escaping @Sendable () -> Void) {
+        lock.withLock { listeners.append(listener) }
+    }
+
+    /// Starts the twice-a-second check (idempotent).
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard timer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "inkyfs.metadata-views", qos: .utility))
+        timer.schedule(deadline: .now() + 0.5, repeating: 0.5, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let stamp = self.current().stamp
+            // Each view makes its tree again only if what it is made of moved.
+            for listener in self.lock.withLock({ self.listeners }) { listener() }
+            let cost = DispatchTime.now().uptimeNanoseconds - started
+            self.lock.withLock { if self.snapshot.stamp == stamp, stamp != 0 { self.lastCost = max(self.lastCost, cost) } }
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    private func read() -> Snapshot {
+        var snapshot = Snapshot()
+        for row in state.allIndexedMetadata() where row.file.path.hasPrefix(prefix) {
+            let record = ComicRecord(id: row.id, comic: String(row.file.path.dropFirst(prefix.count)),
+                                     modifiedNanoseconds: row.modifiedNanoseconds, metadata: row.metadata)
+            snapshot.records.append(record)
+            snapshot.byID[row.id] = record
+        }
+        snapshot.stamp = Int64(Date().timeIntervalSince1970 * 1e9)
+        return snapshot
+    }
+}

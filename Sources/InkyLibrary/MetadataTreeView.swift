@@ -1,0 +1,223 @@
+import Foundation
+import InkyCore
+import InkyTree
+
+/// One metadata view at the mount root (`By Series/`, `By Publisher/`, `Story Arcs/`, `Recently
+/// Added/`): folders of relative symlinks to the comics' directories in the library tree, so
+/// progress and bookmarks stay one and `find`, `du` and `rsync -a` see every comic once. Made
+/// from the shared `MetadataCatalog`, again whenever it moved; shown only with something in it.
+final class MetadataTreeView: TreeView, @unchecked Sendable {
+    let kind: MetadataViewKind
+    let name: String
+    private let seriesViewName: String
+    private let catalog: MetadataCatalog
+    private let library: LibraryFilesystem
+    private let lock = NSLock()
+    private var context: ViewContext?
+    private var slot = ViewSlot.base
+    private var tree = LinkTree()
+    private var treeStamp: Int64 = -1
+    private var listsGeneration = 0
+    /// Where `Reading Lists/` finds its lists (nil for the other views).
+    private let readingLists: ReadingListSource?
+    private var shown: Bool?
+    /// The library's: until told where the watcher sees every change (the view tells the kernel
+    /// what changed when it makes its tree again), `--tree-timeout` where it cannot.
+    private var timeout: Double { library.treeTimeout }
+
+    init(_ kind: MetadataViewKind, catalog: MetadataCatalog, library: LibraryFilesystem,
+         seriesViewName: String = MetadataViewKind.series.folderName, readingLists: ReadingListSource? = nil) {
+        self.kind = kind
+        self.readingLists = readingLists
+        name = kind.folderName
+        self.seriesViewName = seriesViewName
+        self.catalog = catalog
+        self.library = library
+    }
+
+    func attach(_ context: ViewContext) {
+        lock.withLock {
+            self.context = context
+            slot = context.slot
+        }
+        catalog.onCheck { [weak self] in _ = self?.current() }
+    }
+
+    /// Until the first tree is made the view is not shown, and that tree is made in the
+    /// background: at 100,000 comics it takes seconds, which the mount root's first listing
+    /// should not wait for. The view then appears (`shownChanged`).
+    var isShown: Bool {
+        let (known, start) = lock.withLock { () -> (Bool?, Bool) in
+            defer { firstBuildStarted = true }
+            return (shown, shown == nil && !firstBuildStarted)
+        }
+        if start { DispatchQueue.global(qos: .utility).async { [weak self] in _ = self?.current() } }
+        return known ?? false
+    }
+    private var firstBuildStarted = false
+
+    /// The tree for the catalog's current snapshot; tells the mount when the view appears or goes.
+    private func current() -> (tree: LinkTree, stamp: Int64, snapshot: MetadataCatalog.Snapshot) {
+        let snapshot = catalog.current()
+        let lists = readingLists?.current() ?? (lists: [], generation: 0)
+        lock.lock()
+        var changes = LinkTreeChanges()
+        if treeStamp != snapshot.stamp || listsGeneration != lists.generation {
+            let made = LinkTreeBuilder.build(kind, from: snapshot.records, seriesViewName: seriesViewName, readingLists: lists.lists)
+            if treeStamp >= 0 { changes = made.changes(since: tree) }
+            tree = made
+            treeStamp = snapshot.stamp
+            listsGeneration = lists.generation
+        }
+        let result = (tree, treeStamp, snapshot)
+        // Not shown before the first tree: appearing then is a change the kernel must hear of.
+        let wasShown = shown ?? false
+        shown = !tree.isEmpty
+        let context = self.context, slot = self.slot
+        lock.unlock()
+        let flipped = wasShown != !result.0.isEmpty
+        guard flipped || !changes.isEmpty, let context else { return result }
+        let forget = changes
+        // Never from inside a request: the kernel may hold the folder's lock for it.
+        DispatchQueue.global(qos: .utility).async {
+            if flipped { context.shownChanged() }
+            guard let kernel = context.kernelCache else { return }
+            for (parent, name) in forget.names { kernel.invalidateEntry(parent: slot.id(parent), name: name) }
+            for node in forget.nodes { kernel.invalidateNode(slot.id(node)) }
+        }
+        return result
+    }
+
+    private func directoryAttributes(_ id: NodeID, stamp: Int64, subfolders: Int) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555, modifiedNanoseconds: stamp,
+                       entryTimeout: timeout, attributeTimeout: timeout, linkCount: 2 + subfolders)
+    }
+
+    private func linkAttributes(_ id: NodeID, target: String, stamp: Int64) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777, modifiedNanoseconds: stamp,
+                       entryTimeout: timeout, attributeTimeout: timeout)
+    }
+
+    /// The link's text: relative, from where the link is to the comic's directory (the base
+    /// tree's names) or to another view's folder. nil for a comic no longer in the library.
+    private func text(of target: LinkTree.Target, depth: Int) -> String? {
+        let up = String(repeating: "../", count: depth)
+        switch target {
+        case .comic(let comic): return library.displayPath(of: comic).map { up + $0 }
+        case .viewFolder(let path): return up + path
+        }
+    }
+
+    func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
+        let (tree, stamp, _) = current()
+        let local = slot.local(parent)
+        if parent == slot.rootID {
+            if let folder = tree.folder(named: name) {
+                return .success(directoryAttributes(slot.id(folder.local), stamp: stamp, subfolders: 0))
+            }
+            guard let link = tree.rootLinks.first(where: { $0.name == name }), let text = text(of: link.target, depth: 1) else { return .failure(.ENOENT) }
+            return .success(linkAttributes(slot.id(link.local), target: text, stamp: stamp))
+        }
+        guard let folder = tree.folder(local: local) else { return .failure(tree.target(local: local) == nil ? .ENOENT : .ENOTDIR) }
+        if let file = folder.files.first(where: { $0.name == name }), let bytes = tree.file(local: file.local) {
+            return .success(fileAttributes(slot.id(file.local), size: bytes.count, stamp: stamp))
+        }
+        guard let index = folder.byName[name], let text = text(of: folder.links[index].target, depth: 2) else { return .failure(.ENOENT) }
+        return .success(linkAttributes(slot.id(folder.links[index].local), target: text, stamp: stamp))
+    }
+
+    func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
+        let (tree, stamp, _) = current()
+        if id == slot.rootID { return .success(directoryAttributes(id, stamp: stamp, subfolders: tree.folders.count)) }
+        let local = slot.local(id)
+        if tree.folder(local: local) != nil { return .success(directoryAttributes(id, stamp: stamp, subfolders: 0)) }
+        if let bytes = tree.file(local: local) { return .success(fileAttributes(id, size: bytes.count, stamp: stamp)) }
+        guard let target = tree.target(local: local), let text = text(of: target, depth: depth(of: local, in: tree)) else {
+            return .failure(.ENOENT)
+        }
+        return .success(linkAttributes(id, target: text, stamp: stamp))
+    }
+
+    func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
+        let (tree, stamp, _) = current()
+        let links: [LinkTree.Link], depth: Int
+        var files: [DirectoryEntry] = []
+        if id == slot.rootID {
+            let folders = tree.folders.map { folder in
+                DirectoryEntry(name: folder.name, id: slot.id(folder.local), kind: .directory,
+                               attributes: directoryAttributes(slot.id(folder.local), stamp: stamp, subfolders: 0))
+            }
+            guard tree.folders.isEmpty else { return .success(folders) }
+            (links, depth) = (tree.rootLinks, 1)
+        } else {
+            guard let folder = tree.folder(local: slot.local(id)) else { return .failure(.ENOTDIR) }
+            (links, depth) = (folder.links, 2)
+            files = folder.files.map { file in
+                DirectoryEntry(name: file.name, id: slot.id(file.local), kind: .regularFile,
+                               attributes: fileAttributes(slot.id(file.local), size: tree.file(local: file.local)?.count ?? 0, stamp: stamp))
+            }
+        }
+        // A comic gone from the library since it was indexed is left out (no dangling link).
+        return .success(files + zip(links, texts(of: links, depth: depth)).compactMap { link, text in
+            guard let text else { return nil }
+            return DirectoryEntry(name: link.name, id: slot.id(link.local), kind: .symlink,
+                                  attributes: linkAttributes(slot.id(link.local), target: text, stamp: stamp))
+        })
+    }
+
+    /// `text(of:depth:)` for a whole folder of links: each library folder they lead into is
+    /// indexed once, not searched once per link (a series of 10,000 comics in one folder).
+    private func texts(of links: [LinkTree.Link], depth: Int) -> [String?] {
+        let up = String(repeating: "../", count: depth)
+        var shown: [String: [String: String]] = [:]
+        return links.map { link in
+            guard case .comic(let comic) = link.target else { return text(of: link.target, depth: depth) }
+            let folder = (comic as NSString).deletingLastPathComponent
+            if shown[folder] == nil {
+                var names: [String: String] = [:]
+                if case .success(let index) = library.folderIndex(folder) {
+                    for (name, node) in index.nodes { if case .comic(.library(let path)) = node { names[path] = name } }
+                }
+                shown[folder] = names
+            }
+            return shown[folder]?[comic].map { up + (folder.isEmpty ? $0 : folder + "/" + $0) }
+        }
+    }
+
+    func parent(of id: NodeID) -> NodeID { id == slot.rootID ? 1 : slot.rootID }
+
+    func readLink(_ id: NodeID) -> Result<String, Errno> {
+        let tree = current().tree
+        let local = slot.local(id)
+        guard let target = tree.target(local: local), let text = text(of: target, depth: depth(of: local, in: tree)) else {
+            return .failure(.EINVAL)
+        }
+        return .success(text)
+    }
+
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
+        if current().tree.file(local: slot.local(id)) != nil { return .success(OpenedFile(keepCache: false, descriptor: nil)) }
+        return .failure(tree(containsFolder: id) ? .EISDIR : .ELOOP)
+    }
+
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        guard let bytes = current().tree.file(local: slot.local(id)) else { return completion(.failure(.EISDIR)) }
+        let start = Int(clamping: max(0, min(offset, Int64(bytes.count))))
+        completion(.success(bytes[start..<min(bytes.count, start + max(0, size))]))
+    }
+
+    private func fileAttributes(_ id: NodeID, size: Int, stamp: Int64) -> NodeAttributes {
+        NodeAttributes(id: id, kind: .regularFile, size: Int64(size), permissions: 0o444, modifiedNanoseconds: stamp,
+                       entryTimeout: timeout, attributeTimeout: timeout)
+    }
+
+    private func tree(containsFolder id: NodeID) -> Bool {
+        id == slot.rootID || current().tree.folder(local: slot.local(id)) != nil
+    }
+
+    /// Links at the root are one folder down from the mount root, the others two.
+    private func depth(of local: UInt64, in tree: LinkTree) -> Int {
+        tree.rootLinks.contains { $0.local == local } ? 1 : 2
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import InkyCore
+import InkyTestSupport
+import XCTest
+
+/// The metadata views through a real mount: `By Series/`, `By Publisher/`, `Story Arcs/` and
+/// `Recently Added/` list the right comics in the right order as links that resolve to the
+/// comics' folders, tools that walk the mount see each comic once, hostile tags stay names,
+/// and a re-tagged comic moves within 2 s.
+final class MountMetadataViewsTests: XCTestCase {
+    private var folders: [URL] = []
+
+    override func tearDown() {
+        for folder in folders { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    private func folder(_ label: String) -> URL {
+        let url = ArchiveMaker.temporaryDirectory(label)
+        folders.append(url)
+        return url
+    }
+
+    private func mount(_ library: URL, _ arguments: [String] = []) throws -> MountedLibrary {
+        try MountedLibrary(library: library, arguments: ["--state", folder("views-state").path] + arguments)
+    }
+
+    /// `LC_ALL=C ls -A` of a folder of the mount, one name per element; [] while it is missing.
+    private func ls(_ mounted: MountedLibrary, _ path: String) -> [String] {
+        let result = try? CommandRunner.capture("/usr/bin/env", ["LC_ALL=C", "ls", "-A", mounted.path(path)])
+        guard let result, result.status == 0 else { return [] }
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until `condition` holds, at most `seconds`; returns how long it took, nil if never.
+    private func waited(_ seconds: Double, _ condition: () -> Bool) -> Double? {
+        let start = Date()
+        while !condition() {
+            if Date().timeIntervalSince(start) > seconds { return nil }
+            usleep(20_000)
+        }
+        return Date().timeIntervalSince(start)
+    }
+
+    private func resolved(_ mounted: MountedLibrary, _ path: String) throws -> String {
+        try ArchiveMaker.run("/usr/bin/readlink", ["-f", mounted.path(path)]).trimmingCharacters(in: .newlines)
+    }
+
+    func testViewsListTheComicsByWhatTheyAreAndLeadBackIntoTheLibrary() throws {
+        let library = folder("views-library")
+        let comics = try MetadataLibraryFixture.tagged(at: library)
+        // Recently Added follows the files' mtimes: the Saga #3 file is the newest.
+        let saga3 = library.appendingPathComponent("Loose/Saga v1 #003 (2012).cbz").path
+        XCTAssertEqual(utimes(saga3, [timeval(tv_sec: time(nil) + 60, tv_usec: 0), timeval(tv_sec: time(nil) + 60, tv_usec: 0)]), 0)
+        let mounted = try mount(library)
+        defer { mounted.unmount() }
+        let batman = ["001 Batman #1 (2011)", "002 Batman #1.5 (2012)", "003 Batman #2 (2011)", "004 Batman #10 (2013)",
+                      "005 Batman #Annual 1 (2012)"]
+        XCTAssertNotNil(waited(20) { ls(mounted, "By Series/Batman (2011)") == batman && ls(mounted, "By Series").count == 4 },
+                        "\(ls(mounted, "By Series/Batman (2011)")) \(ls(mounted, "By Series"))\n\(mounted.logText)")
+        XCTAssertEqual(ls(mounted, "By Series"), ["Batman (2011)", "Hellboy (1)", "Invincible (1)", "Saga (1)"])
+        XCTAssertEqual(ls(mounted, "By Series/Saga (1)"), ["001 Saga #3 (2012)", "002 Saga #54 (2018)"])
+        XCTAssertEqual(ls(mounted, "By Publisher"), ["DC Comics", "Dark Horse", "Image"])
+        XCTAssertEqual(ls(mounted, "By Publisher/DC Comics"), ["Batman (2011)"])
+        XCTAssertEqual(ls(mounted, "Story Arcs"), ["Death of the Family", "Night of the Owls"])
+        XCTAssertEqual(ls(mounted, "Story Arcs/Night of the Owls"), ["001 Batman #2 (2011)", "002 Batman #1 (2011)", "003 Batman #10 (2013)"])
+        XCTAssertEqual(ls(mounted, "Recently Added").count, comics.count)
+        XCTAssertEqual(ls(mounted, "Recently Added").first, "001 Saga #3 (2012)")
+        XCTAssertFalse(ls(mounted, "").contains("Reading Lists"), "a view with nothing in it is not shown")
+
+        // Each link is relative and resolves to the comic's folder in the mount, pages and all.
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: mounted.path("By Series/Batman (2011)/002 Batman #1.5 (2012)")),
+                       "../../Batman/Extras/half")
+        XCTAssertEqual(try resolved(mounted, "By Series/Batman (2011)/004 Batman #10 (2013)"), mounted.path("Batman/Batman 010"))
+        XCTAssertEqual(try resolved(mounted, "By Publisher/DC Comics/Batman (2011)"), mounted.path("By Series/Batman (2011)"))
+        XCTAssertEqual(try resolved(mounted, "Recently Added/001 Saga #3 (2012)"), mounted.path("Loose/Saga v1 #003 (2012)"))
+        XCTAssertEqual(try readFile(mounted.path("By Series/Saga (1)/002 Saga #54 (2018)/001.jpg")),
+                       MetadataLibraryFixture.firstPage(seed: 20))
+        XCTAssertEqual(try readFile(mounted.path("By Publisher/DC Comics/Batman (2011)/004 Batman #10 (2013)/002.jpg")),
+                       try readFile(mounted.path("Batman/Batman 010/002.jpg")))
+
+        // find, du and rsync -a (which do not follow links) meet every comic's pages once.
+        let pages = try ArchiveMaker.run("/usr/bin/find", [mounted.path(""), "-name", "001.jpg"]).split(separator: "\n")
+        XCTAssertEqual(pages.count, comics.count, "\(pages)")
+        XCTAssertNoThrow(try ArchiveMaker.run("/usr/bin/du", ["-s", mounted.path("")]))
+        let copy = folder("views-rsync")
+        try ArchiveMaker.run("/usr/bin/rsync", ["-a", mounted.path("") + "/", copy.path + "/"])
+        let copied = try ArchiveMaker.run("/usr/bin/find", [copy.path, "-name", "001.jpg"]).split(separator: "\n")
+        XCTAssertEqual(copied.count, comics.count)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: copy.appendingPathComponent("By Series/Saga (1)/001 Saga #3 (2012)").path),
+                       "../../Loose/Saga v1 #003 (2012)", "copied as a link")
+    }
+
+    func testHostileTagsBecomeHarmlessNamesAndEveryComicStillReads() throws {
+        let library = folder("views-hostile")
+        let comics = try MetadataLibraryFixture.hostile(at: library)
+        let mounted = try mount(library)
+        defer { mounted.unmount() }
+        XCTAssertNotNil(waited(20) { ls(mounted, "Recently Added").count == comics.count }, "\(ls(mounted, "Recently Added"))\n\(mounted.logText)")
+        for (index, comic) in comics.enumerated() {
+            let folder = String(comic.dropLast(4))
+            XCTAssertEqual(try readFile(mounted.path(folder + "/001.jpg")), MetadataLibraryFixture.firstPage(seed: UInt64(40 + index)), comic)
+        }
+        let series = ls(mounted, "By Series")
+        XCTAssertTrue(series.contains("AC-DC-..-..-etc"), "\(series)")
+        XCTAssertTrue(series.contains("Evil Name"), "control characters are spaces, runs of them one: \(series)")
+        XCTAssertTrue(series.contains("invalid") && series.contains("bomb"), "no metadata: the file name: \(series)")
+        XCTAssertEqual(ls(mounted, "By Series/Infinity"), ["001 Infinity #-1", "002 Infinity #∞"])
+        XCTAssertEqual(ls(mounted, "By Publisher"), ["..-..", String(repeating: "Ω", count: 88) + "…"])
+        // Every name under every view is one component a tool can use, and every link leads to
+        // a comic's folder inside the mount.
+        for view in ["By Series", "By Publisher", "Story Arcs", "Recently Added"] {
+            let walk = try ArchiveMaker.run("/usr/bin/find", [mounted.path(view), "-mindepth", "1"]).split(separator: "\n").map(String.init)
+            XCTAssertFalse(walk.isEmpty, view)
+            for path in walk {
+                let name = (path as NSString).lastPathComponent
+                XCTAssertTrue(name.utf8.count <= 255 && name != "." && name != "..", name)
+                XCTAssertFalse(name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\u{202E}" }, name)
+                guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil else { continue }
+                let target = try ArchiveMaker.run("/usr/bin/readlink", ["-f", path]).trimmingCharacters(in: .newlines)
+                XCTAssertTrue(target.hasPrefix(mounted.mountpoint.path + "/"), "\(path) → \(target)")
+            }
+        }
+        XCTAssertTrue(mounted.isDaemonAlive)
+    }
+
+    /// The views are cached like the library's folders: until they tell the kernel what changed.
+    func testTheKernelKeepsTheViewsUntilTheyChange() throws {
+        let library = folder("views-cached")
+        let comics = try MetadataLibraryFixture.tagged(at: library)
+        let mounted = try mount(library, ["-o", "tree_timeout=1"])
+        defer { mounted.unmount() }
+        // Every comic listed, so the views stay as they are.
+        XCTAssertNotNil(waited(20) { ls(mounted, "Recently Added").count == comics.count }, mounted.logText)
+        // Names, kinds, sizes, inodes and modes (a link's text is not cached by the kernel: no -l).
+        let walk = ["By Series", "By Publisher", "Story Arcs", "Recently Added"].map { mounted.path($0) } + ["-printf", "%y %s %i %m %p\n"]
+        let first = try ArchiveMaker.run("/usr/bin/find", walk)
+        usleep(1_500_000) // past the tree timeout
+        let before = try daemonReads(mounted)
+        XCTAssertEqual(try ArchiveMaker.run("/usr/bin/find", walk), first)
+        let folders = first.split(separator: "\n").filter { $0.hasPrefix("d") }.count
+        XCTAssertGreaterThan(folders, 8)
+        XCTAssertLessThan(try daemonReads(mounted) - before, folders / 2, "answered from the kernel's cache")
+    }
+
+    /// read(2) calls the daemon made so far: each FUSE request is one.
+    private func daemonReads(_ mounted: MountedLibrary) throws -> Int {
+        let io = try String(contentsOfFile: "/proc/\(mounted.process.processIdentifier)/io", encoding: .utf8)
+        let line = try XCTUnwrap(io.split(separator: "\n").first { $0.hasPrefix("syscr:") })
+        return Int(line.split(separator: " ").last ?? "") ?? 0
+    }
+
+    func testARetaggedAddedOrRemovedComicMovesItsViewsWithinTwoSeconds() throws {
+        let library = folder("views-watch")
+        try MetadataLibraryFixture.tagged(at: library)
+        let mounted = try mount(library)
+        defer { mounted.unmount() }
+        XCTAssertNotNil(waited(20) { ls(mounted, "By Series/Batman (2011)").count == 5 }, mounted.logText)
+        _ = ls(mounted, "By Series/Robin") // the kernel has looked for it and not found it
+
+        // Re-tagged: written aside and renamed over, as taggers do.
+        let comic = library.appendingPathComponent("Batman/Batman 002.cbz")
+        let aside = library.appendingPathComponent("Batman/.Batman 002.tmp")
+        try MetadataLibraryFixture.comic(aside, seed: 1, members: [MetadataLibraryFixture.comicInfo([("Series", "Robin"), ("Number", "1")])])
+        XCTAssertEqual(rename(aside.path, comic.path), 0)
+        let moved = waited(10) { ls(mounted, "By Series/Robin") == ["001 Robin #1"] && ls(mounted, "By Series/Batman (2011)").count == 4 }
+        XCTAssertLessThanOrEqual(try XCTUnwrap(moved, "\(ls(mounted, "By Series"))"), 2)
+        XCTAssertEqual(ls(mounted, "Story Arcs/Night of the Owls"), ["001 Batman #1 (2011)", "002 Batman #10 (2013)"])
+
+        try MetadataLibraryFixture.comic(library.appendingPathComponent("Batman/Batman 003.cbz"), seed: 9,
+                                         members: [MetadataLibraryFixture.comicInfo([("Series", "Batman"), ("Number", "3"), ("Volume", "2011")])])
+        let added = waited(10) { ls(mounted, "By Series/Batman (2011)").contains("003 Batman #3") }
+        XCTAssertLessThanOrEqual(try XCTUnwrap(added, "\(ls(mounted, "By Series/Batman (2011)"))"), 2)
+
+        try FileManager.default.removeItem(at: library.appendingPathComponent("Loose/inv7.cbz"))
+        let removed = waited(10) { !ls(mounted, "By Series").contains("Invincible (1)") && !ls(mounted, "By Publisher").contains("Image") }
+        XCTAssertLessThanOrEqual(try XCTUnwrap(removed, "\(ls(mounted, "By Series"))"), 2)
+    }
+
+    func testReadingListsFollowTheirCBLFilesAndNameWhatIsMissing() throws {
+        let library = folder("views-lists")
+        try MetadataLibraryFixture.tagged(at: library)
+        let book = { (series: String, number: String, volume: String) in "<Book Series=\"\(series)\" Number=\"\(number)\" Volume=\"\(volume)\" Year=\"2012\"/>" }
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("Lists"), withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0"?><ReadingList><Name>Night of the Owls Reading Order</Name><Books>
+            \(book("Batman", "2", "2011"))\(book("Batman", "1", "2011"))\(book("Nightwing", "9", "2011"))\(book("Batman", "10", "2011"))
+            </Books></ReadingList>
+            """.utf8).write(to: library.appendingPathComponent("Lists/owls.cbl"))
+        let lists = folder("views-cbl")
+        try Data("<ReadingList><Books>\(book("Saga", "054", "1"))\(book("Invincible", "7", "1"))\(book("Hellboy", "3", "1"))</Books></ReadingList>".utf8)
+            .write(to: lists.appendingPathComponent("extra.cbl"))
+        let mounted = try mount(library, ["--reading-lists", lists.path])
+        defer { mounted.unmount() }
+        let owls = ["001 Batman #2 (2011)", "002 Batman #1 (2011)", "004 Batman #10 (2013)", "MISSING.txt"]
+        XCTAssertNotNil(waited(20) { ls(mounted, "Reading Lists/Night of the Owls Reading Order") == owls && ls(mounted, "Reading Lists/extra").count == 3 },
+                        "\(ls(mounted, "Reading Lists/Night of the Owls Reading Order")) \(ls(mounted, "Reading Lists/extra"))\n\(mounted.logText)")
+        XCTAssertEqual(ls(mounted, "Reading Lists"), ["Night of the Owls Reading Order", "extra"])
+        XCTAssertEqual(ls(mounted, "Reading Lists/extra"), ["001 Saga #54 (2018)", "002 Invincible #7 (2004)", "003 Hellboy #3 (1994)"])
+        let missing = String(decoding: try readFile(mounted.path("Reading Lists/Night of the Owls Reading Order/MISSING.txt")), as: UTF8.self)
+        XCTAssertTrue(missing.hasSuffix("\n003 Nightwing #9 v2011 (2012)\n"), missing)
+        XCTAssertFalse(ls(mounted, "Reading Lists/extra").contains("MISSING.txt"), "nothing missing, no file")
+        XCTAssertEqual(try resolved(mounted, "Reading Lists/Night of the Owls Reading Order/004 Batman #10 (2013)"), mounted.path("Batman/Batman 010"))
+    }
+
+    /// The corpus's real comics: ComicInfo.xml (at the top), CoMet.xml (in the archive's folder)
+    /// and ComicTagger's tags put them under their series and publishers.
+    func testTheCorpusRealComicsShowUnderTheirSeries() throws {
+        let mounted = try mount(URL(fileURLWithPath: Corpus.path("real-comics")))
+        defer { mounted.unmount() }
+        let tagged = ["001 Captain Science #1 (1950)", "002 Captain Science #1 (1950)", "003 Captain Science #1 (1950)"]
+        XCTAssertNotNil(waited(30) { ls(mounted, "By Series/Captain Science (1950)") == tagged }, "\(ls(mounted, "By Series"))")
+        let cory = "Cory Doctorow's Futuristic Tales of the Here and Now (1)"
+        XCTAssertEqual(ls(mounted, "By Series/" + cory), ["001 Cory Doctorow's Futuristic Tales of the Here and Now #1 (2007)"])
+        XCTAssertEqual(try resolved(mounted, "By Series/Captain Science (1)/001 Captain Science #1 (1950)"),
+                       mounted.path("comicbox/Captain Science #001-comet"))
+        XCTAssertEqual(ls(mounted, "By Publisher/Bell Features"), ["Captain Science (1)"])
+        XCTAssertEqual(ls(mounted, "By Publisher/IDW Publishing"), [cory])
+        XCTAssertFalse(ls(mounted, "By Series").contains("empty"), "a comic without pages is in no view")
+    }
+
+    func testViewsCanBeChosenOrTurnedOff() throws {
+        let library = folder("views-choice")
+        try MetadataLibraryFixture.tagged(at: library)
+        let some = try mount(library, ["-o", "views=arcs,recent"])
+        XCTAssertNotNil(waited(20) { ls(some, "").contains("Story Arcs") && ls(some, "").contains("Recently Added") }, some.logText)
+        XCTAssertFalse(ls(some, "").contains("By Series"))
+        some.unmount()
+        let none = try mount(library, ["--views", "none"])
+        defer { none.unmount() }
+        XCTAssertEqual(ls(none, ""), ["Batman", "Continue Reading", "Loose"])
+    }
+}
