@@ -14,12 +14,25 @@ public final class LibraryRoot: @unchecked Sendable {
     /// An pathOnly descriptor of the root folder; -1 when the library is one file (or gone).
     private let fd: Int32
     public let isFolder: Bool
+    /// Folders below the root kept open, when asked for (the mount's root, which reaches the
+    /// same few folders again and again; nil for the one-pass walks of the watcher and `index`).
+    private let folders: FolderDescriptors?
 
-    public init(path: String) {
+    /// `cachedFolders` > 0 keeps up to that many folders open for `folderLifetime` seconds.
+    public convenience init(path: String) { self.init(path: path, cachedFolders: 0) }
+
+    public init(path: String, cachedFolders: Int, folderLifetime: Double = 1) {
         self.path = path
         let opened = open(path, pathOnly | O_DIRECTORY | O_CLOEXEC)
         fd = opened
         isFolder = opened >= 0
+        folders = cachedFolders > 0 ? FolderDescriptors(capacity: cachedFolders, lifetime: folderLifetime) : nil
+    }
+
+    /// The library changed at `relative` (a folder renamed, removed, replaced): no folder kept
+    /// open there or below answers for that path again. "" forgets every one.
+    public func forgetFolders(under relative: String) {
+        folders?.forget(under: relative)
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -109,19 +122,43 @@ public final class LibraryRoot: @unchecked Sendable {
     /// Runs `body` with the folder that holds the last component (opened without following any
     /// link on the way) and that component's name ("" for the root itself).
     private func withParent<T>(_ relative: String, _ body: (Int32, String) -> Result<T, Errno>) -> Result<T, Errno> {
-        let parts = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard !parts.contains(".."), !parts.contains(".") else { return .failure(.EACCES) }
-        guard let last = parts.last else { return body(fd, "") }
-        var current = fd
-        defer { if current != fd { close(current) } }
-        for part in parts.dropLast() {
-            let next = openat(current, part, pathOnly | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            // A link where a folder was: ENOTDIR from O_DIRECTORY|O_NOFOLLOW; said as ELOOP.
-            guard next >= 0 else { return .failure(errno == ENOTDIR ? .ELOOP : .current) }
-            if current != fd { close(current) }
-            current = next
+        // The common case first: a path whose folder is kept open (its components were checked
+        // when it was opened), found without splitting the path.
+        if let folders, let slash = relative.lastIndex(of: "/") {
+            let name = String(relative[relative.index(after: slash)...])
+            if !name.isEmpty, name != ".", name != "..", let parent = folders.cached(String(relative[..<slash])) {
+                return withExtendedLifetime(parent) { body(parent.fd, name) }
+            }
         }
-        return body(current, last)
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: true)
+        guard !parts.contains(".."), !parts.contains(".") else { return .failure(.EACCES) }
+        guard let last = parts.last.map(String.init) else { return body(fd, "") }
+        if parts.count == 1 { return body(fd, last) }
+        return folder(parts.dropLast()).flatMap { parent in withExtendedLifetime(parent) { body(parent.fd, last) } }
+    }
+
+    /// The folder `parts` (at least one component) opened pathOnly without following links:
+    /// kept open ones reused, the others opened from the nearest one kept (or the root).
+    private func folder(_ parts: ArraySlice<Substring>) -> Result<FolderDescriptors.Open, Errno> {
+        let key = parts.joined(separator: "/")
+        if let open = folders?.cached(key) { return .success(open) }
+        let base: FolderDescriptors.Open?
+        if parts.count == 1 {
+            base = nil
+        } else {
+            switch folder(parts.dropLast()) {
+            case .success(let open): base = open
+            case .failure(let code): return .failure(code)
+            }
+        }
+        let opened = openat(base?.fd ?? fd, String(parts.last!), pathOnly | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        // A link where a folder was: ENOTDIR from O_DIRECTORY|O_NOFOLLOW; said as ELOOP.
+        let code: Errno = errno == ENOTDIR ? .ELOOP : .current
+        withExtendedLifetime(base) {}
+        guard opened >= 0 else { return .failure(code) }
+        let open = FolderDescriptors.Open(opened)
+        folders?.insert(key, open)
+        return .success(open)
     }
 
     /// Opens `name` under `parent` read-only if it is a regular file. O_NONBLOCK keeps a FIFO

@@ -132,7 +132,10 @@ enum FUSECallbacks {
 
     static func readDirectory(_ request: fuse_req_t, inode: fuse_ino_t, size: Int, offset: off_t, plus: Bool) {
         let reply = FUSEReply(request)
-        let filesystem = context(request).filesystem
+        let context = context(request)
+        let filesystem = context.filesystem
+        // (Entries added since that last reply may or may not be listed: readdir(3) allows both.)
+        if context.isPastEnd(inode, offset: Int(offset)) { return reply.bytes([UInt8]()) }
         switch filesystem.directoryEntries(of: NodeID(inode)) {
         case .success(let entries):
             let filled = DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: filesystem.parent(of: NodeID(inode)),
@@ -140,6 +143,7 @@ enum FUSECallbacks {
                                               attributes: plus ? { filesystem.attributesWithoutListing(of: $0) } : nil)
             // Entries that went out with attributes are lookups the kernel will FORGET.
             for entry in filled.remembered { filesystem.remember(entry) }
+            context.listed(inode, toEnd: filled.next == entries.count + 2 && filled.next > offset ? filled.next : nil)
             reply.bytes(filled.bytes)
             // `ls -l` and file managers look up every comic next: list them in parallel now.
             if offset == 0 { filesystem.directoryListed(NodeID(inode)) }
@@ -168,9 +172,9 @@ enum DirectoryBuffer {
     /// With `attributes`, the readdirplus format: an entry whose attributes come back non-nil
     /// is handed to the kernel as if looked up (the kernel counts it and will FORGET it: such
     /// entries are returned in `remembered`); the others go out with inode 0, which tells the
-    /// kernel to look them up itself.
+    /// kernel to look them up itself. `next` is the offset after the last entry that fit.
     static func fill(request: fuse_req_t, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int,
-                     attributes: ((DirectoryEntry) -> NodeAttributes?)? = nil) -> (bytes: [UInt8], remembered: [DirectoryEntry]) {
+                     attributes: ((DirectoryEntry) -> NodeAttributes?)? = nil) -> (bytes: [UInt8], remembered: [DirectoryEntry], next: Int) {
         var all: [(String, NodeID, mode_t, DirectoryEntry?)] = [(".", directory, S_IFDIR, nil), ("..", parent, S_IFDIR, nil)]
         all += entries.map { entry in
             let type: mode_t = switch entry.kind {
@@ -213,6 +217,6 @@ enum DirectoryBuffer {
             index += 1
             if let counted { remembered.append(counted) }
         }
-        return (Array(buffer[0..<used]), remembered)
+        return (Array(buffer[0..<used]), remembered, index)
     }
 }

@@ -34,13 +34,18 @@ extension LibraryFilesystem {
 
     public func stopWatching() {
         lock.withLock { watcher }?.stop()
+        root.forgetFolders(under: "")
     }
 
     func libraryChanged(_ change: LibraryWatcher.Change) {
         switch change {
         case .paths(let paths):
+            // Folders kept open go first, before the kernel asks again: a folder renamed or
+            // replaced is reached afresh (and a link put in its place refused).
+            for path in paths { root.forgetFolders(under: path) }
             for path in paths.sorted() { pathChanged(path) }
         case .rescan:
+            root.forgetFolders(under: "")
             let library = libraryPath
             let comics = (try? LibraryIndexer.comicFiles(in: library)) ?? []
             for real in comics where real.hasPrefix(library + "/") { pathChanged(String(real.dropFirst(library.count + 1))) }

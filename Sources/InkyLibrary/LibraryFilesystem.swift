@@ -68,7 +68,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
         self.backend = backend
         self.state = state
         logger = log
-        root = LibraryRoot(path: library)
+        // A listing reaches the same few folders for every comic in them: they are kept open.
+        root = LibraryRoot(path: library, cachedFolders: 64)
         isFolderLibrary = root.isFolder
         // Numbered by the state database, a path's inodes are the same in every mount of it.
         nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),

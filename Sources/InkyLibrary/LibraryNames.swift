@@ -127,7 +127,8 @@ extension LibraryFilesystem {
 
     /// The directory `..` names in a listing of `id`: the root is its own parent.
     public func parent(of id: NodeID) -> NodeID {
-        func up(_ path: String) -> String { path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "" }
+        // (lastIndex, not contains("/"): Foundation's substring search cost 3% of a listing.)
+        func up(_ path: String) -> String { path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "" }
         switch nodes.node(id) {
         case .folder(let path)?:
             return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))

@@ -8,8 +8,8 @@ extension StateDatabase {
     /// The stored result for `file` if it was made for exactly `identity`.
     public func indexedListing(_ file: LibraryFile, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
         let path = file.path
-        return try? withDatabase { database throws(SQLiteError) -> Result<ComicListing, ComicError>? in
-            let query = try database.prepare("SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?")
+        return try? withStatement("SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?") {
+            query throws(SQLiteError) -> Result<ComicListing, ComicError>? in
             try query.bind(path, at: 1)
             guard try query.step(), query.int64(at: 0) == identity.size, query.int64(at: 1) == identity.modifiedNanoseconds,
                   UInt64(bitPattern: query.int64(at: 2)) == identity.inode else { return nil }
@@ -29,8 +29,8 @@ extension StateDatabase {
     /// Whether the index holds a result for `file` made for exactly `identity`, without
     /// decoding it: listing ahead passes over such comics.
     public func isIndexed(_ file: LibraryFile, identity: FileIdentity) -> Bool {
-        (try? withDatabase { database throws(SQLiteError) -> Bool in
-            let query = try database.prepare("SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?")
+        (try? withStatement("SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?") {
+            query throws(SQLiteError) -> Bool in
             try query.bind([file.path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode)])
             return try query.step()
         }) ?? false

@@ -22,8 +22,8 @@ final class LibraryRootTests: XCTestCase {
 
     private var root: LibraryRoot { LibraryRoot(path: folder.appendingPathComponent("lib").path) }
 
-    private func read(_ relative: String) -> Result<String, Errno> {
-        root.openFile(relative).map { fd in
+    private func read(_ relative: String, in root: LibraryRoot? = nil) -> Result<String, Errno> {
+        (root ?? self.root).openFile(relative).map { fd in
             defer { close(fd) }
             var buffer = [UInt8](repeating: 0, count: 64)
             return String(decoding: buffer[0..<max(0, Glibc.read(fd, &buffer, 64))], as: UTF8.self)
@@ -48,5 +48,25 @@ final class LibraryRootTests: XCTestCase {
             return nil
         }
         XCTAssertEqual(visited.sorted(), ["", "A", "A/B"])
+    }
+
+    func testAFolderKeptOpenIsNeverFollowedThroughALinkPutInItsPlace() throws {
+        let library = folder.appendingPathComponent("lib").path
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try Data("outside".utf8).write(to: elsewhere.appendingPathComponent("file.txt"))
+        let kept = LibraryRoot(path: library, cachedFolders: 8, folderLifetime: 3600)
+        let walked = LibraryRoot(path: library, cachedFolders: 8, folderLifetime: 0)
+        for root in [kept, walked] { XCTAssertEqual(read("A/file.txt", in: root), .success("inside")) }
+        XCTAssertEqual(rename(library + "/A", library + "/A.old"), 0)
+        XCTAssertEqual(symlink(elsewhere.path, library + "/A"), 0)
+        // Kept open, A is the folder it was: the old one answers, never the link's target.
+        XCTAssertEqual(read("A/file.txt", in: kept), .success("inside"))
+        XCTAssertEqual(kept.status("A/file.txt").map { $0.st_size }, .success(6))
+        // Reached afresh (its lifetime over, or the watcher told of the change): the link is refused.
+        XCTAssertEqual(read("A/file.txt", in: walked), .failure(.ELOOP))
+        kept.forgetFolders(under: "A")
+        XCTAssertEqual(read("A/file.txt", in: kept), .failure(.ELOOP))
+        XCTAssertEqual(kept.status("A/B").map { _ in "found" }, .failure(.ELOOP))
     }
 }

@@ -56,10 +56,10 @@ struct HostileLibraryFixture {
         return [markers.notes, markers.hidden, markers.secret, markers.home, markers.outside] + (shadow.isEmpty ? [] : [shadow])
     }
 
-    /// A one-page comic whose page bytes carry `marker`.
-    static func comic(at path: String, marker: String) throws {
+    /// A comic of `pages` pages (one unless said) whose page bytes carry `marker`.
+    static func comic(at path: String, marker: String, pages: Int = 1) throws {
         let page: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: Array(marker.utf8), count: 20).flatMap { $0 }
-        try ArchiveMaker.zip(at: URL(fileURLWithPath: path), members: [("001.jpg", page)])
+        try ArchiveMaker.zip(at: URL(fileURLWithPath: path), members: (1...pages).map { (String(format: "%03d.jpg", $0), page) })
     }
 
     /// How long `MountedLibrary` takes to come up on `library`.

@@ -80,7 +80,7 @@ final class MountHostileLibraryTests: XCTestCase {
             XCTAssertEqual(rename(swap, comic), 0)
             // (The link itself, `Series/Issue 001.cbz`, is the kernel's to follow with the
             // reader's rights; what the daemon serves is the comic's folder.)
-            for relative in [page, "Series/Issue 001/ERROR.txt"] {
+            for relative in [page, "Series/Issue 001/040.jpg", "Series/Issue 001/ERROR.txt"] {
                 guard let bytes = try? readFile(mount.path(relative)) else { continue }
                 let text = String(decoding: bytes, as: UTF8.self)
                 servedSecrets += fixture.secrets.filter { text.contains($0) }
@@ -90,6 +90,54 @@ final class MountHostileLibraryTests: XCTestCase {
             XCTAssertEqual(try readFile(mount.path(page)), original, "the comic back is served again")
         }
         XCTAssertEqual(servedSecrets, [], "a link's target is never served as the comic")
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
+    func testAFolderSwappedForALinkWhileMountedNeverServesTheTargetsBytes() throws {
+        let mount = try MountedLibrary(library: fixture.library, arguments: ["-o", "allow_other"])
+        let (page, size) = HostileLibraryFixture.readablePage
+        let original = try readFile(mount.path(page))
+        XCTAssertEqual(original.count, size)
+        // The daemon now keeps Series/ open. A link in its place leads to a folder of the same
+        // names whose comic carries a secret, on pages the real one lacks (nothing the kernel
+        // could have cached). The comic's directory stays open here, so lookups in it reach the
+        // daemon even after the kernel forgot the names above it.
+        let decoy = fixture.home.appendingPathComponent("Series")
+        try FileManager.default.createDirectory(at: decoy, withIntermediateDirectories: true)
+        try HostileLibraryFixture.comic(at: decoy.appendingPathComponent("Issue 001.cbz").path, marker: fixture.markers.outside, pages: 40)
+        let held = open(mount.path("Series/Issue 001"), O_RDONLY | O_DIRECTORY)
+        XCTAssertGreaterThanOrEqual(held, 0)
+        defer { close(held) }
+        XCTAssertEqual(faccessat(held, "040.jpg", F_OK, 0), -1)
+        let series = fixture.path("Series"), kept = fixture.path("Series.kept")
+        func shown(_ type: mode_t) -> Bool {
+            let deadline = Date().addingTimeInterval(5)
+            while SystemCall.status(mount.path("Series")).map({ $0.st_mode & S_IFMT }) != type && Date() < deadline { usleep(20_000) }
+            return SystemCall.status(mount.path("Series")).map { $0.st_mode & S_IFMT } == type
+        }
+        var servedSecrets: [String] = []
+        for _ in 0..<5 {
+            XCTAssertEqual(rename(series, kept), 0)
+            XCTAssertEqual(symlink(decoy.path, series), 0)
+            // Right away (the folder kept open answers), then once the watcher told the daemon.
+            for settled in [false, true] {
+                if settled { XCTAssertTrue(shown(S_IFLNK), "the watcher reports the swap") }
+                for name in ["040.jpg", "001.jpg", "ERROR.txt"] {
+                    let fd = openat(held, name, O_RDONLY)
+                    guard fd >= 0 else { continue }
+                    defer { close(fd) }
+                    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+                    let count = read(fd, &buffer, buffer.count)
+                    let text = String(decoding: buffer[0..<max(0, count)], as: UTF8.self)
+                    servedSecrets += fixture.secrets.filter { text.contains($0) }
+                }
+            }
+            XCTAssertEqual(unlink(series), 0)
+            XCTAssertEqual(rename(kept, series), 0)
+            XCTAssertTrue(shown(S_IFDIR))
+            XCTAssertEqual(try readFile(mount.path(page)), original, "the folder back is served again")
+        }
+        XCTAssertEqual(servedSecrets, [], "a link's target is never served as the folder")
         XCTAssertTrue(mount.isDaemonAlive)
     }
 

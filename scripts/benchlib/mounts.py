@@ -25,6 +25,7 @@ PEERS["ratarmount"][0].add("rar")              # through rarfile, when unrar is 
 TOOLS = ["inkyfs", *PEERS]
 CEILING_SOURCE = Path(__file__).resolve().parent.parent / "bench-ceiling.c"
 CEILING_BINARY = None                           # set by main(): WORK/bench-ceiling once compiled
+TREE_CEILING_SOURCE = CEILING_SOURCE.with_name("bench-ceiling-tree.c")   # the listings' ceiling (--library-scale N)
 
 
 def peer_binary(tool):
@@ -38,15 +39,16 @@ def peer_binary(tool):
     return shutil.which(tool)
 
 
-def build_ceiling(work):
-    """Compiles scripts/bench-ceiling.c into WORK (again when the source is newer); None if it cannot."""
-    binary = work / "bench-ceiling"
-    if binary.exists() and binary.stat().st_mtime >= CEILING_SOURCE.stat().st_mtime:
+def build_ceiling(work, source=CEILING_SOURCE):
+    """Compiles scripts/bench-ceiling.c (or `source`, bench-ceiling-tree.c) into WORK (again when the source is
+    newer); None if it cannot."""
+    binary = work / source.stem
+    if binary.exists() and binary.stat().st_mtime >= source.stat().st_mtime:
         return str(binary)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True, text=True)
     if flags.returncode != 0 or not shutil.which("cc"):
         return None
-    built = subprocess.run(["cc", "-O2", "-o", str(binary), str(CEILING_SOURCE), *flags.stdout.split()],
+    built = subprocess.run(["cc", "-O2", "-o", str(binary), str(source), *flags.stdout.split()],
                            capture_output=True, text=True)
     if built.returncode != 0:
         log(f"bench: cannot build the FUSE ceiling: {built.stderr.strip()[:300]}")
@@ -246,3 +248,14 @@ class CeilingMount(PeerMount):
                 raise MountFailed(f"bench-ceiling exited {self.process.returncode} (log: {self.log_path})")
             time.sleep(0.001)
         os.listdir(self.mountpoint)
+
+
+class TreeCeilingMount(CeilingMount):
+    """The listings' FUSE ceiling (scripts/bench-ceiling-tree.c): a folder tree's names and attributes loaded into
+    memory, served under the mount point; the clock starts once it is loaded."""
+
+    sample = False
+
+    def __init__(self, binary, folder, mountpoint, log_path, notes):
+        PeerMount.__init__(self, "ceiling", None, mountpoint, log_path, notes,
+                           command=[binary, str(mountpoint), str(folder)])
