@@ -18,7 +18,7 @@ extension EntryStreamingReader {
 
     func readCoMet() throws(ComicError) -> [UInt8]? { try readWhole(listing.coMet) }
 
-    private func readWhole(_ entry: ArchiveEntry?) throws(ComicError) -> [UInt8]? {
+    func readWhole(_ entry: ArchiveEntry?) throws(ComicError) -> [UInt8]? {
         guard let entry, let size = entry.declaredSize, size <= limits.maxPageBytes else { return nil }
         var bytes: [UInt8] = []
         try stream(entryIndex: entry.index, name: entry.path, size: size) { bytes.append(contentsOf: $0) }

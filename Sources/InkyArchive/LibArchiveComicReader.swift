@@ -16,6 +16,8 @@ final class LibArchiveComicReader: EntryStreamingReader {
     private var finishedStats = ReaderStats()
     /// CRC-32 by entry index, for entries libarchive does not check itself (stored RAR5).
     private let checksums: [Int: UInt32]
+    /// ComicInfo.xml and CoMet.xml bytes read during listing, by entry index.
+    private let captured: [Int: [UInt8]]
     /// A ZIP's comment (ComicBookInfo's JSON lives there); nil for other formats or none.
     let archiveComment: [UInt8]?
     /// Pages leave in chunks this large: the worker forwards a full chunk as one frame without
@@ -40,14 +42,16 @@ final class LibArchiveComicReader: EntryStreamingReader {
         var source = try openSource()
         var damagedHeaders: [(offset: Int64, why: String)] = []
         var shift: Int64 = 0
+        let reopen: () throws(ComicError) -> FileSource
         if format == .tar, let start = TarResync.start(in: source, limit: limits.maxPageBytes + 1_024) {
-            self.openSource = { () throws(ComicError) in try openSource().shifted(by: start) }
+            reopen = { () throws(ComicError) in try openSource().shifted(by: start) }
             source = source.shifted(by: start)
             shift = start
             damagedHeaders.append((0, "its checksum fails; read from the next valid header at byte \(start)"))
         } else {
-            self.openSource = openSource
+            reopen = openSource
         }
+        self.openSource = reopen
         var solid = [.sevenZip, .gzip, .bzip2, .xz, .zstd, .lzip].contains(format)
         var encryptedNames: Set<String> = []
         var fileChecksums: [RARHeaderScan.FileChecksum] = []
@@ -67,8 +71,13 @@ final class LibArchiveComicReader: EntryStreamingReader {
             // Listing visits every local header: fetch them together, not one seek at a time.
             source.willNeed(directory.localHeaderOffsets.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
         }
-        let handle = try LibArchiveHandle(source: source, format: format)
-        var entries = try Self.listEntries(handle, path: path, limits: limits)
+        var handle = try LibArchiveHandle(source: source, format: format)
+        var walk = try HeaderWalk.walk(handle, path: path, limits: limits, capture: true)
+        if walk.captureFailed {
+            handle = try LibArchiveHandle(source: reopen(), format: format)
+            walk = try HeaderWalk.walk(handle, path: path, limits: limits, capture: false)
+        }
+        var entries = walk.entries
         for index in entries.indices where encryptedNames.contains(entries[index].path) {
             entries[index].isEncrypted = true
         }
@@ -79,6 +88,8 @@ final class LibArchiveComicReader: EntryStreamingReader {
             checksums[entry.index] = file.crc32
         }
         self.checksums = checksums
+        // A RAR5 member libarchive does not check: captured bytes count only when they match.
+        captured = walk.captured.filter { index, bytes in checksums[index].map { CRC32.checksum(bytes) == $0 } ?? true }
         archiveComment = directory.flatMap { $0.comment.isEmpty ? nil : $0.comment }
         var listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
         // Offsets in the file, also after a resync shifted what libarchive reads.
@@ -100,6 +111,16 @@ final class LibArchiveComicReader: EntryStreamingReader {
     deinit { chunk.deallocate() }
 
     func countProduced(_ bytes: Int64) { finishedStats.pageBytesProduced += bytes }
+
+    func readComicInfo() throws(ComicError) -> [UInt8]? { try capturedOrRead(listing.comicInfo) }
+
+    func readCoMet() throws(ComicError) -> [UInt8]? { try capturedOrRead(listing.coMet) }
+
+    /// Bytes kept from the listing pass, else (too large, or damaged then) read on demand.
+    private func capturedOrRead(_ entry: ArchiveEntry?) throws(ComicError) -> [UInt8]? {
+        if let entry, let bytes = captured[entry.index] { return bytes }
+        return try readWhole(entry)
+    }
 
     var stats: ReaderStats {
         var stats = finishedStats
@@ -212,27 +233,6 @@ final class LibArchiveComicReader: EntryStreamingReader {
         if let handle { finishedStats.sourceBytesRead += handle.source.bytesRead }
         handle = nil
         position = StreamPosition()
-    }
-
-    private static func listEntries(_ handle: LibArchiveHandle, path: String, limits: ComicLimits) throws(ComicError) -> [ArchiveEntry] {
-        var entries: [ArchiveEntry] = []
-        var failures: [String] = []
-        while true {
-            switch try handle.nextHeader() {
-            case .end:
-                return entries
-            case .unreadable(let why):
-                failures.append(why)
-                if failures.count > limits.maxHeaderErrors {
-                    throw .corrupted(path: path, detail: "\(failures.count) unreadable headers, last: \(why)")
-                }
-            case .entry(let entry):
-                entries.append(entry)
-                if entries.count > limits.maxEntries {
-                    throw .limitExceeded(path: path, detail: "more than \(limits.maxEntries) entries")
-                }
-            }
-        }
     }
 }
 

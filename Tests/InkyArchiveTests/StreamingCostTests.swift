@@ -51,4 +51,30 @@ final class StreamingCostTests: XCTestCase {
         _ = try reader.readPage(reader.listing.pages[8])
         XCTAssertEqual(reader.cost(of: reader.listing.pages[1]), .direct)
     }
+
+    func testComicInfoIsReadWhileListingSoIndexingOpensTheArchiveOnce() throws {
+        let reader = try ComicOpener.open(Corpus.fixture("Space Patrol/Space Patrol 001.cbz"))
+        let afterListing = reader.stats.sourceBytesRead
+        let xml = String(decoding: try XCTUnwrap(reader.readComicInfo()), as: UTF8.self)
+        XCTAssertTrue(xml.contains("<ComicInfo"), xml)
+        XCTAssertEqual(reader.stats.sourceBytesRead, afterListing, "the metadata came with the listing, not from a second open")
+    }
+
+    func testADamagedComicInfoCostsOnlyItselfNotTheListing() throws {
+        let dir = ArchiveMaker.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let archive = dir.appendingPathComponent("damaged.cbz")
+        let info = Array("<?xml version=\"1.0\"?><ComicInfo><Series>MARKER</Series></ComicInfo>".utf8)
+        try ArchiveMaker.zip(at: archive, members: [("ComicInfo.xml", info), ("001.jpg", ArchiveMaker.noise(count: 5_000, seed: 1)),
+                                                    ("002.jpg", ArchiveMaker.noise(count: 5_000, seed: 2))])
+        // Stored: the member's bytes are in the file as they are; one flipped byte fails its CRC.
+        var bytes = try Data(contentsOf: archive)
+        let at = try XCTUnwrap(bytes.range(of: Data("MARKER".utf8))).lowerBound
+        bytes[at] ^= 0x20
+        try bytes.write(to: archive)
+        let reader = try ComicOpener.open(archive.path)
+        XCTAssertEqual(reader.listing.pages.map(\.sourcePath), ["001.jpg", "002.jpg"])
+        XCTAssertEqual(try reader.readPage(reader.listing.pages[1]), ArchiveMaker.noise(count: 5_000, seed: 2))
+        XCTAssertThrowsError(try reader.readComicInfo(), "a ComicInfo.xml failing its CRC is not served")
+    }
 }
