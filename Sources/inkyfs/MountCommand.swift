@@ -88,9 +88,11 @@ struct MountCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Folders of links by what the comics are, from their ComicInfo.xml (else their file names): "
                                + "By Series, By Publisher, Story Arcs, Reading Lists, Recently Added; each shows only with "
-                               + "something in it. A comma-separated list of series, publishers, arcs, lists, recent, or none.",
+                               + "something in it. A comma-separated list of series, publishers, arcs, lists, recent; all; "
+                               + "or none, the default: the views hold the library's metadata in memory (about 1.3 KB "
+                               + "a comic, 26 MiB at 20,000 comics), which a library of 100,000 should ask for.",
                                valueName: "list"))
-    var views = "series,publishers,arcs,lists,recent"
+    var views = "none"
 
     @Option(help: ArgumentHelp("A folder of ComicRack reading lists (.cbl) shown in Reading Lists/, besides those in the library.",
                                valueName: "dir"))

@@ -85,7 +85,7 @@ def bench_metadata_views(args):
     mountpoint = args.work / f"views-mnt-{count}"
     mountpoint.mkdir(parents=True, exist_ok=True)
     result = {"comics": count, "series": facts["series"], "index": index}
-    mount = subprocess.run([str(args.inkyfs), "mount", "--state", str(state), str(library), str(mountpoint)],
+    mount = subprocess.run([str(args.inkyfs), "mount", "--state", str(state), "--views", "all", str(library), str(mountpoint)],
                            capture_output=True, text=True, timeout=120)
     if mount.returncode != 0:
         result["error"] = f"mount failed: {mount.stderr.strip()[-300:]}"
