@@ -1,10 +1,11 @@
 /// A compact binary form of `ComicListing` for the index: a warm mount reads every comic's
 /// listing from SQLite, and decoding 20,000 listings from JSON was most of a warm `ls -lRA`.
-/// Varints, length-prefixed UTF-8, one byte per flag; version 1. Decoding checks every length
+/// Varints, length-prefixed UTF-8, one byte per flag; version 2 adds each page's computed CRC-32
+/// (version 1, without it, still decodes). Decoding checks every length
 /// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
 /// cannot read is made again.
 public enum ListingCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     public static func encode(_ listing: ComicListing) -> [UInt8] {
         var out = BinaryWriter()
@@ -31,13 +32,14 @@ public enum ListingCodec {
                 out.signed(stored.offset)
                 out.varint(UInt64(stored.crc32))
             }
+            out.optional(page.computedCRC32) { out, crc in out.varint(UInt64(crc)) }
         }
         return out.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) -> ComicListing? {
         var input = BinaryReader(bytes)
-        guard input.byte() == version, let formatName = input.string(), let format = ArchiveFormat(rawValue: formatName),
+        guard let codecVersion = input.byte(), codecVersion == 1 || codecVersion == version, let formatName = input.string(), let format = ArchiveFormat(rawValue: formatName),
               let solid = input.byte() else { return nil }
         guard let rendering = input.optional({ input -> PageRendering? in
             guard let height = input.varint(), let dpi = input.signed() else { return nil }
@@ -57,8 +59,13 @@ public enum ListingCodec {
                       guard let offset = input.signed(), let crc = input.varint(), crc <= UInt64(UInt32.max) else { return nil }
                       return StoredData(offset: offset, crc32: UInt32(crc))
                   }) else { return nil }
-            pages.append(Page(number: number, name: name, sourcePath: source, entryIndex: Int(truncatingIfNeeded: entryIndex),
-                              size: size, storedData: stored))
+            var page = Page(number: number, name: name, sourcePath: source, entryIndex: Int(truncatingIfNeeded: entryIndex),
+                            size: size, storedData: stored)
+            if codecVersion > 1 {
+                guard let crc = input.optional({ input -> UInt32? in input.varint().flatMap { UInt32(exactly: $0) } }) else { return nil }
+                page.computedCRC32 = crc
+            }
+            pages.append(page)
         }
         guard input.isAtEnd else { return nil }
         return ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: solid == 1,

@@ -28,6 +28,8 @@ final class NodeTable: @unchecked Sendable {
         case page, comicInfo, errorText
         case vaultFolder, vaultComic, vaultPage, vaultComicInfo, vaultErrorText
         case link
+        /// The last of 16: the view protocol widens the kind field.
+        case comicFile
     }
 
     private let lock = NSLock()
@@ -70,6 +72,9 @@ final class NodeTable: @unchecked Sendable {
                 pagePack(comic, .comicInfo, .vaultComicInfo, generation, 0)
             case .errorText(let comic, let generation):
                 pagePack(comic, .errorText, .vaultErrorText, generation, 0)
+            case .comicFile(let comic, let generation):
+                // Only library comics are served as files; a vault comic has no such node.
+                pagePack(comic, .comicFile, .comicFile, generation, 0)
             }
         }
     }
@@ -100,6 +105,7 @@ final class NodeTable: @unchecked Sendable {
             case .vaultPage: return vault(UInt64(pathNumber)).map { .page(comic: .vault($0), generation: generation, index: index) }
             case .vaultComicInfo: return vault(UInt64(pathNumber)).map { .comicInfo(comic: .vault($0), generation: generation) }
             case .vaultErrorText: return vault(UInt64(pathNumber)).map { .errorText(comic: .vault($0), generation: generation) }
+            case .comicFile: return library(UInt64(pathNumber)).map { .comicFile(comic: .library($0), generation: generation) }
             }
         }
     }

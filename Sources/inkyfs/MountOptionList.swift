@@ -10,7 +10,7 @@ struct MountOptionList {
     var allowNonEmpty = false
     var settings: [String: String] = [:]
 
-    static let ownSettings: Set<String> = ["cache_size", "window", "prefetch", "workers", "worker_timeout", "pdf_height", "pdf_dpi", "tree_timeout", "list_ahead"]
+    static let ownSettings: Set<String> = ["cache_size", "window", "prefetch", "workers", "worker_timeout", "pdf_height", "pdf_dpi", "tree_timeout", "list_ahead", "as"]
     static let mountWords: Set<String> = ["defaults", "nofail", "auto", "noauto", "user", "users", "nouser", "owner",
                                           "group", "_netdev", "rw", "ro", "dev", "suid", "exec", "noexec", "nosuid", "nodev"]
 
