@@ -6,7 +6,10 @@
 ///
 /// ZIP64 records are written where a size, an offset or the member count does not fit the
 /// classic fields (a comic past 4 GiB, more than 65,534 members); otherwise the file is the
-/// plainest ZIP there is, for the oldest readers. Names are UTF-8 (flag bit 11).
+/// plainest ZIP there is, for the oldest readers. Names are UTF-8 (flag bit 11). The central
+/// directory starts on a 4 KiB boundary (the last local header carries an extra field of
+/// padding, as zipalign pads): the kernel reads whole pages of a file, and a directory sharing
+/// its first page with the last member's bytes would decode that member to be read.
 public struct StoredZipLayout: Sendable {
     public struct Member: Sendable, Equatable {
         public var name: String
@@ -32,6 +35,8 @@ public struct StoredZipLayout: Sendable {
     private let dataOffsets: [Int64]
     private let time: UInt16
     private let date: UInt16
+    /// Bytes of padding in the last member's local header.
+    private let padding: Int
     /// Offset of the central directory, and everything from there to the end.
     public let centralDirectoryOffset: Int64
     private let tail: [UInt8]
@@ -48,9 +53,10 @@ public struct StoredZipLayout: Sendable {
         var headers: [Int64] = []
         var data: [Int64] = []
         var at: Int64 = 0
-        for member in members {
+        padding = Self.padding(before: Self.unpaddedEnd(members))
+        for (index, member) in members.enumerated() {
             headers.append(at)
-            at += Int64(Self.localHeaderLength(member))
+            at += Int64(Self.localHeaderLength(member) + (index == members.count - 1 ? padding : 0))
             data.append(at)
             at += member.size
         }
@@ -96,9 +102,10 @@ public struct StoredZipLayout: Sendable {
     /// every CBZ in a folder costs arithmetic only.
     public static func size(of members: [Member]) -> Int64 {
         var at: Int64 = 0, directory: Int64 = 0
-        for member in members {
+        let padding = padding(before: unpaddedEnd(members))
+        for (index, member) in members.enumerated() {
             let largeOffset = at >= limit32
-            at += Int64(localHeaderLength(member)) + member.size
+            at += Int64(localHeaderLength(member) + (index == members.count - 1 ? padding : 0)) + member.size
             let extra = needs64(member) || largeOffset ? 4 + (needs64(member) ? 16 : 0) + (largeOffset ? 8 : 0) : 0
             directory += Int64(46 + member.name.utf8.count + extra)
         }
@@ -117,7 +124,8 @@ public struct StoredZipLayout: Sendable {
             let headerStart = headerOffsets[index], dataStart = dataOffsets[index]
             let dataEnd = dataStart + members[index].size
             if at < dataStart {
-                let header = Self.localHeader(members[index], time: time, date: date)
+                let header = Self.localHeader(members[index], time: time, date: date,
+                                              padding: index == members.count - 1 ? padding : 0)
                 let from = Int(at - headerStart), to = Int(min(end, dataStart) - headerStart)
                 pieces.append(.bytes(Array(header[from..<to])))
                 at = min(end, dataStart)
@@ -151,11 +159,27 @@ public struct StoredZipLayout: Sendable {
 
     private static func needs64(_ member: Member) -> Bool { member.size >= limit32 }
 
+    static let alignment: Int64 = 4096
+    /// zipalign's extra field ID: readers skip extra fields they do not know.
+    static let paddingID: UInt16 = 0xD935
+
+    private static func unpaddedEnd(_ members: [Member]) -> Int64 {
+        members.reduce(0) { $0 + Int64(localHeaderLength($1)) + $1.size }
+    }
+
+    /// Padding that moves `end` to the next boundary; an extra field takes at least 4 bytes.
+    private static func padding(before end: Int64) -> Int {
+        guard end > 0 else { return 0 }
+        var padding = Int((alignment - end % alignment) % alignment)
+        if (1...3).contains(padding) { padding += Int(alignment) }
+        return padding
+    }
+
     private static func localHeaderLength(_ member: Member) -> Int {
         30 + member.name.utf8.count + (needs64(member) ? 20 : 0)
     }
 
-    static func localHeader(_ member: Member, time: UInt16, date: UInt16) -> [UInt8] {
+    static func localHeader(_ member: Member, time: UInt16, date: UInt16, padding: Int) -> [UInt8] {
         let large = needs64(member)
         var out = ZipBytes()
         out.u32(0x0403_4B50)
@@ -168,13 +192,18 @@ public struct StoredZipLayout: Sendable {
         out.u32(large ? 0xFFFF_FFFF : UInt32(member.size))
         out.u32(large ? 0xFFFF_FFFF : UInt32(member.size))
         out.u16(UInt16(member.name.utf8.count))
-        out.u16(large ? 20 : 0)
+        out.u16(UInt16((large ? 20 : 0) + padding))
         out.bytes += member.name.utf8
         if large {
             out.u16(1)
             out.u16(16)
             out.u64(UInt64(member.size))
             out.u64(UInt64(member.size))
+        }
+        if padding > 0 {
+            out.u16(paddingID)
+            out.u16(UInt16(padding - 4))
+            out.bytes += repeatElement(0, count: padding - 4)
         }
         return out.bytes
     }

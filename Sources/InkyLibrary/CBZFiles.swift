@@ -137,9 +137,9 @@ extension LibraryFilesystem {
     }
 
     /// The listing with every page's size and CRC-32: pages missing either are read once, in
-    /// order, through the window cache (its read-ahead keeps a decoder busy), and what is learned
-    /// is kept in the comic's listing and the index, every 32 pages so an interrupted pass keeps
-    /// its work.
+    /// stream order (a solid archive decodes once, not once per page), 8 at a time with the next
+    /// 8 already asked for, through the window cache, and what is learned is kept in the comic's
+    /// listing and the index, every batch, so an interrupted pass keeps its work.
     private func checksummedListing(_ state: ComicState, _ snapshot: ComicState.Snapshot) -> Result<ComicListing, Errno> {
         guard case .success(let first) = snapshot.listing else { return .failure(.ENOENT) }
         if first.isZipReady { return .success(first) }
@@ -150,24 +150,31 @@ extension LibraryFilesystem {
             return listing
         }
         guard let listing = current() else { return .failure(.ESTALE) }
-        var crcs: [Int: UInt32] = [:]
-        for page in listing.pages where page.crc32 == nil || !page.isSizeKnown {
-            let outcome = AwaitedResult<Result<[UInt8], Errno>>()
-            readPage(state.comic, generation: snapshot.generation, index: page.number, recordsReading: false) { outcome.finish($0) }
-            switch outcome.wait() {
-            case .failure(let code):
-                keep([:], crcs: crcs, of: state, generation: snapshot.generation)
-                return .failure(code)
-            case .success(let bytes):
-                if page.isSizeKnown, Int64(bytes.count) != page.size { return .failure(.EIO) }
-                crcs[page.number] = bytes.withUnsafeBytes { CRC32.checksum($0) }
+        let missing = listing.pages.filter { $0.crc32 == nil || !$0.isSizeKnown }.sorted { $0.entryIndex < $1.entryIndex }
+        let batches = stride(from: 0, to: missing.count, by: 8).map { Array(missing[$0..<min(missing.count, $0 + 8)]) }
+        if let batch = batches.first { fetch(state, snapshot, listing, pages: batch.map(\.number), first: nil) }
+        for (number, batch) in batches.enumerated() {
+            if number + 1 < batches.count { fetch(state, snapshot, listing, pages: batches[number + 1].map(\.number), first: nil) }
+            var crcs: [Int: UInt32] = [:]
+            for page in batch {
+                let outcome = AwaitedResult<Result<[UInt8], ComicError>>()
+                let key = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: page.number)
+                if !cache.wait(for: key, { outcome.finish($0) }) {
+                    // Evicted since it came: asked for again, alone.
+                    fetch(state, snapshot, listing, pages: [page.number], first: { outcome.finish($0) })
+                }
+                switch outcome.wait() {
+                case .failure(let error):
+                    logger("cannot lay out the CBZ: \(loggable(error, of: state.comic))")
+                    keep([:], crcs: crcs, of: state, generation: snapshot.generation)
+                    return .failure(error.errno)
+                case .success(let bytes):
+                    if page.isSizeKnown, Int64(bytes.count) != page.size { return .failure(.EIO) }
+                    crcs[page.number] = bytes.withUnsafeBytes { CRC32.checksum($0) }
+                }
             }
-            if crcs.count >= 32 {
-                keep([:], crcs: crcs, of: state, generation: snapshot.generation)
-                crcs = [:]
-            }
+            keep([:], crcs: crcs, of: state, generation: snapshot.generation)
         }
-        keep([:], crcs: crcs, of: state, generation: snapshot.generation)
         guard let done = current(), done.isZipReady else { return .failure(.ESTALE) }
         return .success(done)
     }
