@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
+        .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
         .testTarget(name: "ArchitectureTests"),

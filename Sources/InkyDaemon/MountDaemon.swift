@@ -3,6 +3,7 @@ import InkyCore
 import InkyFUSE
 import InkyLibrary
 import InkyStore
+import InkyTree
 import InkyVault
 import InkyWorker
 
@@ -88,7 +89,9 @@ public enum MountDaemon {
             control?.stop()
             filesystem.lockVault()
         }
-        let session = FUSESession(filesystem: filesystem, mountpoint: configuration.mountpoint,
+        // The tree the kernel sees: the library with the views' folders at its root.
+        let mounted = MountComposition(base: filesystem, views: filesystem.standardViews())
+        let session = FUSESession(filesystem: mounted, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
         defer { filesystem.stopBackgroundWork() }
         let result = try session.run {

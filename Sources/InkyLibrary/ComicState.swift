@@ -13,7 +13,7 @@ final class ComicState: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _identity: FileIdentity?
-    /// Derived from the file's identity (the low 16 bits of `FileIdentity.generation`, as page
+    /// Derived from the file's identity (the low 12 bits of `FileIdentity.generation`, as page
     /// inode numbers carry it): a page's inode number is (comic, generation, index), so a
     /// changed file's pages get new numbers and the kernel never serves cached (keep_cache)
     /// bytes of the old file for them; the same file coming back (renamed away and back, or
@@ -119,7 +119,7 @@ final class ComicState: @unchecked Sendable {
         }
     }
 
-    static func generation(of identity: FileIdentity) -> Int { Int(identity.generation & 0xFFFF) }
+    static func generation(of identity: FileIdentity) -> Int { Int(identity.generation & UInt64(NodeTable.generationMask)) }
 
     func pageNumber(named name: String) -> Int? { lock.withLock { _pageIndex[name] } }
 

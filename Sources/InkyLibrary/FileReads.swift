@@ -24,9 +24,9 @@ extension LibraryFilesystem {
             // Laid out (its CRC-32s computed if not known yet) before the first read: what a
             // CBZ's first read costs is paid here, once per comic.
             return cbzLayout(comic, generation: generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
-        case .folder, .comic, .continueReading, .vaultFolder:
+        case .folder, .comic, .vaultFolder:
             return .failure(.EISDIR)
-        case .continueLink, .link:
+        case .link:
             return .failure(.ELOOP)
         }
     }
@@ -55,7 +55,7 @@ extension LibraryFilesystem {
             }
         case .comicFile(let comic, let generation):
             readCBZ(comic, generation: generation, offset: offset, size: size, completion: completion)
-        case .folder, .comic, .continueReading, .continueLink, .vaultFolder, .link:
+        case .folder, .comic, .vaultFolder, .link:
             completion(.failure(.EISDIR))
         }
     }
@@ -69,11 +69,10 @@ extension LibraryFilesystem {
         }
     }
 
-    /// The target of a `Continue Reading/` link or of a link in the library (`LibraryLinks`).
+    /// The target of a link in the library (`LibraryLinks`).
     public func readLink(_ id: NodeID) -> Result<String, Errno> {
-        if case .link(let path)? = nodes.node(id) { return libraryLinkTarget(path) }
-        guard case .continueLink(let comic)? = nodes.node(id), let target = linkTarget(comic) else { return .failure(.EINVAL) }
-        return .success(target)
+        guard case .link(let path)? = nodes.node(id) else { return .failure(.EINVAL) }
+        return libraryLinkTarget(path)
     }
 
     public func extendedAttributes(of id: NodeID) -> [String: [UInt8]] {

@@ -29,6 +29,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     var comics = WeightedLRU.comicStates()
     var unlockedVault: UnlockedVault?
+    /// How `Vault/` tells the kernel it appeared or went (set when `VaultView` is attached).
+    var vaultView: ViewContext? {
+        get { lock.withLock { _vaultView } }
+        set { lock.withLock { _vaultView = newValue } }
+    }
+    private var _vaultView: ViewContext?
     var lastVaultUse = Date()
     var openVaultFiles = 0
     /// Locks and unlocks so far: a vault page fetched across one is discarded.

@@ -2,25 +2,18 @@ import Foundation
 import InkyCore
 import InkyTree
 
-/// Names and attributes: what a lookup finds, what `stat` shows, what a directory lists. The
-/// root holds the library's folders and comics and the virtual folders (`Continue Reading/`,
-/// `Vault/` while unlocked); a comic directory holds its pages, or only ERROR.txt.
+/// Names and attributes: what a lookup finds, what `stat` shows, what a directory lists. A
+/// folder holds the library's folders and comics (the views' folders at the root are added by
+/// `MountComposition`); a comic directory holds its pages, or only ERROR.txt. Vault folders and
+/// comics are answered here too, for `VaultView`, which shares the comics' machinery.
 extension LibraryFilesystem {
     public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
         guard let parentNode = nodes.node(parent) else { return .failure(.ENOENT) }
         touchVault(parentNode)
         switch parentNode {
-        case .folder("") where isFolderLibrary && name == options.vaultName && vaultIsUnlocked:
-            return attributes(of: nodes.id(for: .vaultFolder("")), node: .vaultFolder(""))
         case .vaultFolder(let folder):
             guard let child = vaultChildren(folder)?[name] else { return .failure(.ENOENT) }
             return attributes(of: nodes.id(for: child), node: child)
-        case .folder("") where isFolderLibrary && name == options.continueReadingName:
-            return attributes(of: nodes.id(for: .continueReading), node: .continueReading)
-        case .continueReading:
-            guard let comic = continueReadingLinks().first(where: { $0.name == name })?.comic else { return .failure(.ENOENT) }
-            let node = Node.continueLink(comic: comic)
-            return attributes(of: nodes.id(for: node), node: node)
         case .folder(let path):
             return folderIndex(path).flatMap { index in
                 if options.comicsAsCBZ, let shown = cbzLookup(index, name: name) {
@@ -92,16 +85,6 @@ extension LibraryFilesystem {
             return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(vault: true),
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
                                            entryTimeout: 0, attributeTimeout: 0, linkCount: 2 + children.count))
-        case .continueReading:
-            // The mounting user's reading history: nobody else learns what they read.
-            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o500,
-                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
-                                           entryTimeout: 0, attributeTimeout: 0, linkCount: 2))
-        case .continueLink(let comic):
-            guard let target = linkTarget(comic) else { return .failure(.ENOENT) }
-            return .success(NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777,
-                                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
-                                           entryTimeout: 0, attributeTimeout: 0))
         }
     }
 
@@ -137,22 +120,17 @@ extension LibraryFilesystem {
         vault && !options.vaultAllowOther ? 0o500 : 0o555
     }
 
-    /// Directories under a library folder as the mount shows them: its sub-folders and comics,
-    /// and at the root the virtual folders.
+    /// Directories under a library folder as the mount shows them: its sub-folders and comics
+    /// (`MountComposition` adds the views' folders at the root).
     private func subdirectoryCount(_ path: String) -> Int {
         guard case .success(let index) = folderIndex(path) else { return 0 }
-        var count = index.nodes.values.count { node in
+        return index.nodes.values.count { node in
             switch node {
             case .folder: true
             case .comic: !options.comicsAsCBZ
             default: false
             }
         }
-        if path.isEmpty, isFolderLibrary {
-            if options.continueReadingName != nil { count += 1 }
-            if options.vaultName != nil, vaultIsUnlocked { count += 1 }
-        }
-        return count
     }
 
     /// The directory `..` names in a listing of `id`: the root is its own parent.
@@ -184,7 +162,7 @@ extension LibraryFilesystem {
         case .folder(let path):
             return folderIndex(path).map { index in
                 nodes.prepare(index.nodes.values)
-                var entries = index.names.compactMap { name -> DirectoryEntry? in
+                return index.names.compactMap { name -> DirectoryEntry? in
                     let child = index.nodes[name]!
                     if options.comicsAsCBZ, case .comic(let comic) = child {
                         return cbzEntry(comic, name: name, shadowed: index.nodes)
@@ -196,22 +174,11 @@ extension LibraryFilesystem {
                     }
                     return DirectoryEntry(name: name, id: nodes.id(for: child), kind: kind)
                 }
-                if path.isEmpty, isFolderLibrary, let name = options.continueReadingName {
-                    entries.append(DirectoryEntry(name: name, id: nodes.id(for: .continueReading), kind: .directory))
-                }
-                if path.isEmpty, isFolderLibrary, let name = options.vaultName, vaultIsUnlocked {
-                    entries.append(DirectoryEntry(name: name, id: nodes.id(for: .vaultFolder("")), kind: .directory))
-                }
-                return entries
             }
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
             return .success(children.keys.sorted().map { name in
                 DirectoryEntry(name: name, id: nodes.id(for: children[name]!), kind: .directory)
-            })
-        case .continueReading:
-            return .success(continueReadingLinks().map { link in
-                DirectoryEntry(name: link.name, id: nodes.id(for: .continueLink(comic: link.comic)), kind: .symlink)
             })
         case .comic(let comic):
             // One look at the archive for the whole listing: each page's attributes come from

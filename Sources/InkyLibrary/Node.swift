@@ -16,7 +16,8 @@ public enum ComicRef: Hashable, Sendable {
     var libraryPath: String? { if case .library(let path) = self { path } else { nil } }
 }
 
-/// What an inode of the mount stands for. Paths are relative to the library root ("" is the
+/// What an inode of the library tree and the vault stands for (the views that number their
+/// own nodes, like `Continue Reading/`, are not here). Paths are relative to the library root ("" is the
 /// root itself). Page-level nodes carry the comic's generation: when an archive changes on disk
 /// its pages get new numbers, so nothing cached for the old file can be mistaken for the new one.
 public enum Node: Hashable, Sendable {
@@ -30,16 +31,13 @@ public enum Node: Hashable, Sendable {
     case errorText(comic: ComicRef, generation: Int)
     /// A comic served whole as one synthesized CBZ file (`--as cbz`): a library comic only.
     case comicFile(comic: ComicRef, generation: Int)
-    /// The virtual folder of comics in progress, and one link in it (to a comic's directory).
-    case continueReading
-    case continueLink(comic: String)
     /// A folder of the unlocked vault ("" is `Vault/` itself), by its display path.
     case vaultFolder(String)
 
     var comic: ComicRef? {
         switch self {
         case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _), .comicFile(let comic, _): comic
-        case .folder, .file, .link, .continueReading, .continueLink, .vaultFolder: nil
+        case .folder, .file, .link, .vaultFolder: nil
         }
     }
 

@@ -8,9 +8,12 @@ import InkyTree
 /// is decoded back without a table. Only paths (folders, files, comics) get a number each, the
 /// same for the life of the daemon; the kernel's lookups and FORGETs cost nothing to honour.
 ///
-/// Layout (64 bits): kind (4) | path number (28) | generation (16) | page index (16) for the
-/// page-level kinds; kind (4) | path number (60) for the others. The root is always 1. A page
-/// index past 65,535 has no number (`--max-pages` stays below it).
+/// Layout (64 bits): view slot (8, `ViewSlot`) | kind (4) | path number (24) | generation (12) |
+/// page index (16) for the page-level kinds; slot | kind | path number (52) for the others.
+/// Library nodes are in the base slot (0), whose root is the mount's root (1); vault nodes in
+/// the slot of the `Vault/` view (`VaultView`), whose root is that slot's root. A page index past
+/// 65,535 has no number (`--max-pages` stays below it). The generation's 12 bits only tell a
+/// changed comic's pages apart here: the kernel gets the whole hash (`NodeAttributes.generation`).
 ///
 /// Library paths are numbered by `PathNumbering` (the state database, so a path has the same
 /// number, and its nodes the same inodes, in every mount); a bounded cache keeps the numbers in
@@ -19,92 +22,108 @@ import InkyTree
 final class NodeTable: @unchecked Sendable {
     static let rootID: NodeID = 1
     static let maxPageIndex = 0xFFFF
-    /// Numbers from here on are made in memory, when the state database cannot number a path:
-    /// they never meet the database's, which count from 1.
-    static let memoryNumbers: UInt32 = 1 << 27
+    static let generationMask = 0xFFF
+    static let pathNumberLimit: UInt32 = 1 << 24
+    /// Numbers from here on are made in memory, when the state database cannot number a path
+    /// (or its number is past what fits): they never meet the database's, which count from 1.
+    static let memoryNumbers: UInt32 = 1 << 23
 
+    /// In the vault's slot the same kinds are its folders, comics and their files.
     private enum Kind: UInt64 {
-        case root = 0, folder, file, comic, continueLink, continueReading
+        case root = 0, folder, file, comic, link
         case page, comicInfo, errorText
-        case vaultFolder, vaultComic, vaultPage, vaultComicInfo, vaultErrorText
-        case link
-        /// The last of 16: the view protocol widens the kind field.
+        /// A comic as one CBZ file (`--as cbz`): library comics only.
         case comicFile
     }
+
+    private static let kindShift: UInt64 = 52
 
     private let lock = NSLock()
     private let root: Node
     private var libraryNumbers: PathNumbers
     private var vaultNumbers = PathNumbers(store: MemoryPathNumbering())
+    /// Where vault nodes are numbered: the `Vault/` view's slot, set when it is attached.
+    private var vaultSlot = ViewSlot(255)
 
     init(root: Node, numbering: any PathNumbering = MemoryPathNumbering()) {
         self.root = root
         libraryNumbers = PathNumbers(store: numbering)
     }
 
+    func setVaultSlot(_ slot: ViewSlot) { lock.withLock { vaultSlot = slot } }
+
     /// Numbers the library paths of `nodes` in one go (a folder's listing): one transaction
     /// instead of one per child.
     func prepare(_ nodes: some Sequence<Node>) {
         let paths = nodes.compactMap { node -> String? in
             switch node {
-            case .folder(let path), .file(let path), .comic(.library(let path)): path
+            case .folder(let path), .file(let path), .comic(.library(let path)), .link(let path): path
             default: nil
             }
         }
         lock.withLock { libraryNumbers.prepare(paths) }
     }
 
+    /// A library path's number and back, for views that number their nodes after comics.
+    func pathNumber(_ path: String) -> UInt32 { lock.withLock { libraryNumbers.number(path) } }
+    func libraryPath(_ number: UInt32) -> String? { lock.withLock { libraryNumbers.path(number) } }
+
     func id(for node: Node) -> NodeID {
         if node == root { return Self.rootID }
         return lock.withLock {
             switch node {
-            case .folder(let path): Self.pack(.folder, libraryNumbers.number(path))
-            case .file(let path): Self.pack(.file, libraryNumbers.number(path))
-            case .link(let path): Self.pack(.link, libraryNumbers.number(path))
-            case .continueLink(let path): Self.pack(.continueLink, libraryNumbers.number(path))
-            case .continueReading: Self.pack(.continueReading, 0)
-            case .vaultFolder(let path): Self.pack(.vaultFolder, vaultNumbers.number(path))
-            case .comic(.library(let path)): Self.pack(.comic, libraryNumbers.number(path))
-            case .comic(.vault(let name)): Self.pack(.vaultComic, vaultNumbers.number(name))
+            case .folder(let path): Self.pack(.base, .folder, libraryNumbers.number(path))
+            case .file(let path): Self.pack(.base, .file, libraryNumbers.number(path))
+            case .link(let path): Self.pack(.base, .link, libraryNumbers.number(path))
+            case .vaultFolder(""): vaultSlot.rootID
+            case .vaultFolder(let path): Self.pack(vaultSlot, .folder, vaultNumbers.number(path))
+            case .comic(.library(let path)): Self.pack(.base, .comic, libraryNumbers.number(path))
+            case .comic(.vault(let name)): Self.pack(vaultSlot, .comic, vaultNumbers.number(name))
             case .page(let comic, let generation, let index):
-                pagePack(comic, .page, .vaultPage, generation, index)
+                pagePack(comic, .page, generation, index)
             case .comicInfo(let comic, let generation):
-                pagePack(comic, .comicInfo, .vaultComicInfo, generation, 0)
+                pagePack(comic, .comicInfo, generation, 0)
             case .errorText(let comic, let generation):
-                pagePack(comic, .errorText, .vaultErrorText, generation, 0)
+                pagePack(comic, .errorText, generation, 0)
             case .comicFile(let comic, let generation):
-                // Only library comics are served as files; a vault comic has no such node.
-                pagePack(comic, .comicFile, .comicFile, generation, 0)
+                pagePack(comic, .comicFile, generation, 0)
             }
         }
     }
 
     func node(_ id: NodeID) -> Node? {
         if id == Self.rootID { return root }
-        guard let kind = Kind(rawValue: id >> 60) else { return nil }
-        let low = id & (1 << 60 - 1)
-        let pathNumber = UInt32(truncatingIfNeeded: low >> 32)
-        let generation = Int((low >> 16) & 0xFFFF)
+        let slot = ViewSlot(of: id)
+        let local = slot.local(id)
+        guard let kind = Kind(rawValue: local >> Self.kindShift) else { return nil }
+        let low = local & (1 << Self.kindShift - 1)
+        let pathNumber = UInt32(truncatingIfNeeded: low >> 28)
+        let generation = Int((low >> 16) & UInt64(Self.generationMask))
         let index = Int(low & 0xFFFF)
         return lock.withLock { () -> Node? in
             func library(_ number: UInt64) -> String? { number <= UInt32.max ? libraryNumbers.path(UInt32(number)) : nil }
             func vault(_ number: UInt64) -> String? { number <= UInt32.max ? vaultNumbers.path(UInt32(number)) : nil }
+            if slot == vaultSlot {
+                switch kind {
+                case .root: return local == 1 ? .vaultFolder("") : nil
+                case .folder: return vault(low).map(Node.vaultFolder)
+                case .comic: return vault(low).map { .comic(.vault($0)) }
+                case .page: return vault(UInt64(pathNumber)).map { .page(comic: .vault($0), generation: generation, index: index) }
+                case .comicInfo: return vault(UInt64(pathNumber)).map { .comicInfo(comic: .vault($0), generation: generation) }
+                case .errorText: return vault(UInt64(pathNumber)).map { .errorText(comic: .vault($0), generation: generation) }
+                case .file, .link, .comicFile: return nil
+                }
+            }
+            guard slot == .base else { return nil }
             switch kind {
             case .root: return nil
             case .folder: return library(low).map(Node.folder)
             case .file: return library(low).map(Node.file)
             case .link: return library(low).map(Node.link)
             case .comic: return library(low).map { .comic(.library($0)) }
-            case .continueLink: return library(low).map { .continueLink(comic: $0) }
-            case .continueReading: return low == 0 ? .continueReading : nil
-            case .vaultFolder: return vault(low).map(Node.vaultFolder)
-            case .vaultComic: return vault(low).map { .comic(.vault($0)) }
             case .page: return library(UInt64(pathNumber)).map { .page(comic: .library($0), generation: generation, index: index) }
             case .comicInfo: return library(UInt64(pathNumber)).map { .comicInfo(comic: .library($0), generation: generation) }
             case .errorText: return library(UInt64(pathNumber)).map { .errorText(comic: .library($0), generation: generation) }
-            case .vaultPage: return vault(UInt64(pathNumber)).map { .page(comic: .vault($0), generation: generation, index: index) }
-            case .vaultComicInfo: return vault(UInt64(pathNumber)).map { .comicInfo(comic: .vault($0), generation: generation) }
-            case .vaultErrorText: return vault(UInt64(pathNumber)).map { .errorText(comic: .vault($0), generation: generation) }
             case .comicFile: return library(UInt64(pathNumber)).map { .comicFile(comic: .library($0), generation: generation) }
             }
         }
@@ -114,8 +133,8 @@ final class NodeTable: @unchecked Sendable {
     /// numbers decode to nothing, but a reader holding such a file open gets EIO (the content
     /// is gone), not ENOENT (which says the name went away).
     func isVaultFile(_ id: NodeID) -> Bool {
-        guard let kind = Kind(rawValue: id >> 60) else { return false }
-        return [.vaultPage, .vaultComicInfo, .vaultErrorText].contains(kind)
+        guard let kind = Kind(rawValue: ViewSlot(of: id).local(id) >> Self.kindShift) else { return false }
+        return lock.withLock { ViewSlot(of: id) == vaultSlot } && [.page, .comicInfo, .errorText].contains(kind)
     }
 
     /// The kernel got a counted reference (readdirplus). Numbers are computed, so there is
@@ -133,7 +152,7 @@ final class NodeTable: @unchecked Sendable {
         lock.withLock {
             let numbered = vaultNumbers.all
             let ids = numbered.flatMap { number, _ in
-                [Kind.vaultFolder, .vaultComic].map { Self.pack($0, number) }
+                [Kind.folder, .comic].map { Self.pack(vaultSlot, $0, number) }
             }
             let next = (numbered.map(\.0).max() ?? 0) + 1
             vaultNumbers = PathNumbers(store: MemoryPathNumbering(first: max(next, vaultNumbers.first)))
@@ -141,16 +160,19 @@ final class NodeTable: @unchecked Sendable {
         }
     }
 
-    private func pagePack(_ comic: ComicRef, _ libraryKind: Kind, _ vaultKind: Kind, _ generation: Int, _ index: Int) -> NodeID {
-        let (kind, number) = switch comic {
-        case .library(let path): (libraryKind, libraryNumbers.number(path))
-        case .vault(let name): (vaultKind, vaultNumbers.number(name))
+    private func pagePack(_ comic: ComicRef, _ kind: Kind, _ generation: Int, _ index: Int) -> NodeID {
+        let (slot, number) = switch comic {
+        case .library(let path): (ViewSlot.base, libraryNumbers.number(path))
+        case .vault(let name): (vaultSlot, vaultNumbers.number(name))
         }
-        precondition(number < 1 << 28, "more than 2^28 library paths")
-        return kind.rawValue << 60 | UInt64(number) << 32 | UInt64(generation & 0xFFFF) << 16 | UInt64(min(index, Self.maxPageIndex))
+        precondition(number < Self.pathNumberLimit, "a path number past 24 bits")
+        return slot.id(kind.rawValue << Self.kindShift | UInt64(number) << 28
+                       | UInt64(generation & Self.generationMask) << 16 | UInt64(min(index, Self.maxPageIndex)))
     }
 
-    private static func pack(_ kind: Kind, _ number: UInt32) -> NodeID { kind.rawValue << 60 | UInt64(number) }
+    private static func pack(_ slot: ViewSlot, _ kind: Kind, _ number: UInt32) -> NodeID {
+        slot.id(kind.rawValue << kindShift | UInt64(number))
+    }
 }
 
 /// Where library paths get their numbers, and back.
@@ -250,7 +272,13 @@ final class StoredPathNumbering: PathNumbering, @unchecked Sendable {
         let files = paths.map(file)
         guard let stored = state.nodeNumbers(files) else { return fallback.numbers(paths) }
         var numbers: [String: UInt32] = [:]
-        for (path, file) in zip(paths, files) { numbers[path] = stored[file] }
+        var beyond: [String] = []
+        for (path, file) in zip(paths, files) {
+            // A number past what a page's inode can carry (a database that numbered millions of
+            // paths over its life) is replaced by one made in memory for this mount.
+            if let number = stored[file], number >= NodeTable.memoryNumbers { beyond.append(path) } else { numbers[path] = stored[file] }
+        }
+        if !beyond.isEmpty { numbers.merge(fallback.numbers(beyond)) { $1 } }
         return numbers
     }
 

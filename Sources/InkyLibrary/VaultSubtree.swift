@@ -20,8 +20,7 @@ extension LibraryFilesystem {
         }
         vaultEpoch.advance(unlocked: true)
         cache.drop(where: { $0.comic.isVault }, wiping: true)
-        if let name = options.vaultName { kernelCache?.invalidateEntry(parent: Self.rootID, name: name) }
-        kernelCache?.invalidateNode(Self.rootID)
+        vaultView?.shownChanged()
     }
 
     /// Hides the vault: its subtree answers ENOENT, open files EIO, cached pages and kernel
@@ -39,8 +38,7 @@ extension LibraryFilesystem {
         vaultEpoch.advance(unlocked: false)
         cache.drop(where: { $0.comic.isVault }, wiping: true)
         let kernel = kernelCache
-        if let name = options.vaultName { kernel?.invalidateEntry(parent: Self.rootID, name: name) }
-        kernel?.invalidateNode(Self.rootID)
+        vaultView?.shownChanged()
         // Every file of every vault comic (the kernel's cached page bytes go with its inode's
         // data), then the folders and comics, whose numbers are forgotten with their names.
         for state in states {

@@ -29,7 +29,7 @@ final class MountExitTests: XCTestCase {
         // A live worker still has its command line (a zombie's is empty, a reused pid's differs).
         let alive = workers.filter { ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").contains("__worker") }
         XCTAssertEqual(alive, [], "the workers ended with it")
-        XCTAssertTrue(mounted.logText.contains("unmounted"), mounted.logText)
+        XCTAssertTrue(mounted.logSays("unmounted"), mounted.logText)
         // What was read is in the state database: the writes were finished before the exit.
         let database = mounted.stateHome.appendingPathComponent("inkyfs/state.sqlite").path
         let rows = try ArchiveMaker.run("/usr/bin/sqlite3", [database, "SELECT count(*) FROM reading"])

@@ -9,16 +9,31 @@ final class NodeTableTests: XCTestCase {
     func testNumbersDecodeToTheirNodes() {
         let table = NodeTable(root: .folder(""))
         let nodes: [Node] = [.folder("A"), .file("A/notes.txt"), .comic(.library("A/1.cbz")),
-                             .page(comic: .library("A/1.cbz"), generation: 0xBEEF, index: 399),
+                             .page(comic: .library("A/1.cbz"), generation: 0xBEF, index: 399),
                              .comicInfo(comic: .library("A/1.cbz"), generation: 7), .errorText(comic: .library("A/1.cbz"), generation: 7),
-                             .continueReading, .continueLink(comic: "A/1.cbz"), .vaultFolder("Shelf"), .comic(.vault("0a1b")),
+                             .link("A/elsewhere"), .vaultFolder("Shelf"), .comic(.vault("0a1b")),
                              .page(comic: .vault("0a1b"), generation: 3, index: 2)]
         let ids = nodes.map(table.id(for:))
         XCTAssertEqual(Set(ids).count, nodes.count, "every node its own number")
         XCTAssertEqual(table.id(for: .folder("")), NodeTable.rootID)
         for (node, id) in zip(nodes, ids) { XCTAssertEqual(table.node(id), node) }
         XCTAssertTrue(table.isVaultFile(table.id(for: .page(comic: .vault("0a1b"), generation: 3, index: 2))))
+        // Library nodes are the base tree's, vault nodes the vault view's (its root is `Vault/`).
+        XCTAssertTrue(ids.filter { table.node($0)?.isVault == false }.allSatisfy { ViewSlot(of: $0) == .base })
+        XCTAssertTrue(ids.filter { table.node($0)?.isVault == true }.allSatisfy { ViewSlot(of: $0) == ViewSlot(255) })
+        XCTAssertEqual(table.id(for: .vaultFolder("")), ViewSlot(255).rootID)
+        XCTAssertEqual(table.node(ViewSlot(255).rootID), .vaultFolder(""))
         XCTAssertFalse(table.isVaultFile(table.id(for: .page(comic: .library("A/1.cbz"), generation: 3, index: 2))))
+    }
+
+    func testAVaultNumberDecodesOnlyInTheVaultsSlot() {
+        let table = NodeTable(root: .folder(""))
+        table.setVaultSlot(ViewSlot(2))
+        let page = table.id(for: .page(comic: .vault("0a1b"), generation: 3, index: 2))
+        XCTAssertEqual(ViewSlot(of: page), ViewSlot(2))
+        let elsewhere = ViewSlot(3).id(ViewSlot(2).local(page))
+        XCTAssertNil(table.node(elsewhere), "the same local number in another view's slot is not a vault page")
+        XCTAssertNil(table.node(ViewSlot.base.id(ViewSlot(2).local(page))), "nor a library node")
     }
 
     func testVaultNumbersAreNeverHandedOutAgainAfterALock() {

@@ -45,6 +45,18 @@ public final class MountedLibrary {
 
     public var logText: String { log.text }
 
+    /// Whether the daemon's log says `text` within `seconds`: its lines reach this process
+    /// through a pipe and a handler on another queue, so a line written before the mount came
+    /// up may arrive after it on a loaded machine.
+    public func logSays(_ text: String, within seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !logText.contains(text) {
+            guard Date() < deadline else { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
     public func path(_ relative: String) -> String { mountpoint.appendingPathComponent(relative).path }
 
     public var isDaemonAlive: Bool { kill(process.processIdentifier, 0) == 0 && process.isRunning }

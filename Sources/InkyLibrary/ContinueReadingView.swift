@@ -1,0 +1,61 @@
+import Foundation
+import InkyCore
+import InkyTree
+
+/// `Continue Reading/`: one link per comic in progress, most recent first, to the comic's
+/// directory in the library tree. A link's number is its comic's path number (the library's,
+/// kept in the state database), so the view keeps nothing per inode. The folder is the mounting
+/// user's alone (0500): its link names tell what they read, even from a 0700 folder.
+final class ContinueReadingView: TreeView, @unchecked Sendable {
+    let name: String
+    private let library: LibraryFilesystem
+    private var slot = ViewSlot.base
+
+    init(name: String, library: LibraryFilesystem) {
+        self.name = name
+        self.library = library
+    }
+
+    var isShown: Bool { true }
+
+    func attach(_ context: ViewContext) { slot = context.slot }
+
+    private func id(of comic: String) -> NodeID { slot.id(UInt64(library.nodes.pathNumber(comic)) + 1) }
+
+    private func comic(of id: NodeID) -> String? {
+        let local = slot.local(id)
+        guard local > 1, local - 1 <= UInt64(UInt32.max) else { return nil }
+        return library.nodes.libraryPath(UInt32(local - 1))
+    }
+
+    func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
+        guard parent == slot.rootID else { return .failure(.ENOTDIR) }
+        guard let comic = library.continueReadingLinks().first(where: { $0.name == name })?.comic else { return .failure(.ENOENT) }
+        return attributes(of: id(of: comic))
+    }
+
+    func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
+        let now = Int64(Date().timeIntervalSince1970 * 1e9)
+        if id == slot.rootID {
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o500, modifiedNanoseconds: now,
+                                           entryTimeout: 0, attributeTimeout: 0, linkCount: 2))
+        }
+        guard let comic = comic(of: id), let target = library.linkTarget(comic) else { return .failure(.ENOENT) }
+        return .success(NodeAttributes(id: id, kind: .symlink, size: Int64(target.utf8.count), permissions: 0o777,
+                                       modifiedNanoseconds: now, entryTimeout: 0, attributeTimeout: 0))
+    }
+
+    func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
+        guard id == slot.rootID else { return .failure(.ENOTDIR) }
+        return .success(library.continueReadingLinks().map { link in
+            DirectoryEntry(name: link.name, id: self.id(of: link.comic), kind: .symlink)
+        })
+    }
+
+    func readLink(_ id: NodeID) -> Result<String, Errno> {
+        guard let comic = comic(of: id), let target = library.linkTarget(comic) else { return .failure(.EINVAL) }
+        return .success(target)
+    }
+
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(id == slot.rootID ? .EISDIR : .ELOOP) }
+}

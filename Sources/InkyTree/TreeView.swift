@@ -1,0 +1,108 @@
+import Foundation
+import InkyCore
+
+/// Which tree a node belongs to: the top byte of its number. 0 is the base tree (the library's
+/// folders, rooted at the mount's root); 1...255 are views shown as folders at the mount root.
+/// A view numbers its nodes in the 56 bits below as it likes, from what they stand for: the
+/// composition routes by this byte and keeps no table.
+public struct ViewSlot: Hashable, Sendable {
+    public static let base = ViewSlot(0)
+    public static let localBits: UInt64 = 56
+    public static let localMask: NodeID = 1 << localBits - 1
+
+    public let number: UInt8
+
+    public init(_ number: UInt8) { self.number = number }
+
+    /// The slot of any node number.
+    public init(of id: NodeID) { number = UInt8(id >> Self.localBits) }
+
+    /// The view's own folder at the mount root (local number 1).
+    public var rootID: NodeID { id(1) }
+
+    /// `local` must fit in 56 bits; 0 is never a node, 1 is the view's root.
+    public func id(_ local: UInt64) -> NodeID {
+        precondition(local <= Self.localMask, "a view's node number past 56 bits")
+        return NodeID(number) << Self.localBits | local
+    }
+
+    public func local(_ id: NodeID) -> UInt64 { id & Self.localMask }
+
+    public func contains(_ id: NodeID) -> Bool { ViewSlot(of: id) == self }
+}
+
+/// A folder at the mount root with a tree under it: `Continue Reading/`, `Vault/`, and what the
+/// issues beside the core add (`By Series/`, ...). It answers only for numbers of its slot, its
+/// root being `context.slot.rootID`; the composition (`MountComposition`) puts its folder in the
+/// root's listing while `isShown`, and hides a library entry of the same name.
+public protocol TreeView: AnyObject, Sendable {
+    /// The root folder's name.
+    var name: String { get }
+    /// Whether the folder shows now: a view with nothing in it is not shown, `Vault/` only
+    /// while unlocked. A change is told with `context.shownChanged()`.
+    var isShown: Bool { get }
+    /// Once, before mounting.
+    func attach(_ context: ViewContext)
+
+    func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno>
+    func attributes(of id: NodeID) -> Result<NodeAttributes, Errno>
+    /// A directory's entries, without `.` and `..`.
+    func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno>
+    /// The directory `..` names in a listing of `id`.
+    func parent(of id: NodeID) -> NodeID
+    func readLink(_ id: NodeID) -> Result<String, Errno>
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno>
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void)
+    func release(_ id: NodeID)
+    func extendedAttributes(of id: NodeID) -> [String: [UInt8]]
+    /// The kernel got `entry` with attributes in a readdirplus reply.
+    func remember(_ entry: DirectoryEntry)
+    func forget(_ id: NodeID, count: UInt64)
+    func directoryListed(_ id: NodeID)
+}
+
+/// What a view needs of the mount: its slot, the kernel's cache, and a way to say its folder
+/// appeared or went.
+public final class ViewContext: @unchecked Sendable {
+    public let slot: ViewSlot
+    public let mountRootID: NodeID = 1
+    private let lock = NSLock()
+    private var _kernelCache: (any KernelCacheInvalidating)?
+    private let name: String
+
+    init(slot: ViewSlot, name: String) {
+        self.slot = slot
+        self.name = name
+    }
+
+    /// Set while mounted: what the view tells of its own changes.
+    public internal(set) var kernelCache: (any KernelCacheInvalidating)? {
+        get { lock.withLock { _kernelCache } }
+        set { lock.withLock { _kernelCache = newValue } }
+    }
+
+    /// The view's folder appeared or went: the kernel forgets the root's name for it and the
+    /// root's attributes (its link count counts the views' folders).
+    public func shownChanged() {
+        guard let kernel = kernelCache else { return }
+        kernel.invalidateEntry(parent: mountRootID, name: name)
+        kernel.invalidateNode(mountRootID)
+    }
+}
+
+/// What most views answer: a tree of folders and links with nothing to open.
+public extension TreeView {
+    func parent(of id: NodeID) -> NodeID { 1 }
+    func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        completion(.failure(.EISDIR))
+    }
+    func release(_ id: NodeID) {}
+    func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
+    func remember(_ entry: DirectoryEntry) {}
+    func forget(_ id: NodeID, count: UInt64) {}
+    func directoryListed(_ id: NodeID) {}
+}
