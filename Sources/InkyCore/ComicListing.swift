@@ -45,7 +45,7 @@ public struct ComicListing: Sendable, Equatable, Codable {
     public func learning(crcs: [Int: UInt32]) -> ComicListing {
         var copy = self
         for (number, crc) in crcs where copy.pages.indices.contains(number) && copy.pages[number].crc32 == nil {
-            copy.pages[number].computedCRC32 = crc
+            copy.pages[number].learnedCRC32 = crc
         }
         return copy
     }

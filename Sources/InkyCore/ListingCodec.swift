@@ -1,6 +1,6 @@
 /// A compact binary form of `ComicListing` for the index: a warm mount reads every comic's
 /// listing from SQLite, and decoding 20,000 listings from JSON was most of a warm `ls -lRA`.
-/// Varints, length-prefixed UTF-8, one byte per flag; version 2 adds each page's computed CRC-32
+/// Varints, length-prefixed UTF-8, one byte per flag; version 2 adds each page's learned CRC-32
 /// (version 1, without it, still decodes). Decoding checks every length
 /// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
 /// cannot read is made again.
@@ -32,7 +32,7 @@ public enum ListingCodec {
                 out.signed(stored.offset)
                 out.varint(UInt64(stored.crc32))
             }
-            out.optional(page.computedCRC32) { out, crc in out.varint(UInt64(crc)) }
+            out.optional(page.learnedCRC32) { out, crc in out.varint(UInt64(crc)) }
         }
         return out.bytes
     }
@@ -63,7 +63,7 @@ public enum ListingCodec {
                             size: size, storedData: stored)
             if codecVersion > 1 {
                 guard let crc = input.optional({ input -> UInt32? in input.varint().flatMap { UInt32(exactly: $0) } }) else { return nil }
-                page.computedCRC32 = crc
+                page.learnedCRC32 = crc
             }
             pages.append(page)
         }

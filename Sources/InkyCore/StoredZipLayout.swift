@@ -6,10 +6,12 @@
 ///
 /// ZIP64 records are written where a size, an offset or the member count does not fit the
 /// classic fields (a comic past 4 GiB, more than 65,534 members); otherwise the file is the
-/// plainest ZIP there is, for the oldest readers. Names are UTF-8 (flag bit 11). The central
-/// directory starts on a 4 KiB boundary (the last local header carries an extra field of
-/// padding, as zipalign pads): the kernel reads whole pages of a file, and a directory sharing
-/// its first page with the last member's bytes would decode that member to be read.
+/// plainest ZIP there is, for the oldest readers. Names are UTF-8 (flag bit 11). Every member's
+/// data ends on a 4 KiB boundary, so the central directory starts on one (each local header
+/// carries an extra field of padding, as zipalign pads): the kernel reads whole pages of a
+/// file, and a kernel page holding bytes of two members would decode both to read one (a
+/// thumbnailer reading the first page), fail both when one is damaged, and the directory's
+/// first page would decode the last member. About 2 KiB per page: under 1% of a comic.
 public struct StoredZipLayout: Sendable {
     public struct Member: Sendable, Equatable {
         public var name: String
@@ -35,8 +37,8 @@ public struct StoredZipLayout: Sendable {
     private let dataOffsets: [Int64]
     private let time: UInt16
     private let date: UInt16
-    /// Bytes of padding in the last member's local header.
-    private let padding: Int
+    /// Bytes of padding in each member's local header.
+    private let paddings: [Int]
     /// Offset of the central directory, and everything from there to the end.
     public let centralDirectoryOffset: Int64
     private let tail: [UInt8]
@@ -46,20 +48,24 @@ public struct StoredZipLayout: Sendable {
 
     static let limit32: Int64 = 0xFFFF_FFFF
 
-    /// `modified` (seconds since 1970, UTC) dates every member, in DOS form (2-second steps, from 1980).
-    public init(members: [Member], modified: Int64) {
+    /// `modified` (seconds since 1970, UTC) dates every member, in DOS form (2-second steps, from
+    /// 1980). `alignment`: where members' data ends (1: packed, no padding).
+    public init(members: [Member], modified: Int64, alignment: Int64 = pageAlignment) {
         self.members = members
         (time, date) = Self.dosTime(modified)
         var headers: [Int64] = []
         var data: [Int64] = []
         var at: Int64 = 0
-        padding = Self.padding(before: Self.unpaddedEnd(members))
-        for (index, member) in members.enumerated() {
+        var paddings: [Int] = []
+        for member in members {
             headers.append(at)
-            at += Int64(Self.localHeaderLength(member) + (index == members.count - 1 ? padding : 0))
+            let padding = Self.padding(before: at + Int64(Self.localHeaderLength(member)) + member.size, alignment)
+            paddings.append(padding)
+            at += Int64(Self.localHeaderLength(member) + padding)
             data.append(at)
             at += member.size
         }
+        self.paddings = paddings
         headerOffsets = headers
         dataOffsets = data
         centralDirectoryOffset = at
@@ -100,12 +106,12 @@ public struct StoredZipLayout: Sendable {
 
     /// The size the layout of `members` has, without making its central directory: `stat` of
     /// every CBZ in a folder costs arithmetic only.
-    public static func size(of members: [Member]) -> Int64 {
+    public static func size(of members: [Member], alignment: Int64 = pageAlignment) -> Int64 {
         var at: Int64 = 0, directory: Int64 = 0
-        let padding = padding(before: unpaddedEnd(members))
-        for (index, member) in members.enumerated() {
+        for member in members {
             let largeOffset = at >= limit32
-            at += Int64(localHeaderLength(member) + (index == members.count - 1 ? padding : 0)) + member.size
+            let end = at + Int64(localHeaderLength(member)) + member.size
+            at = end + Int64(padding(before: end, alignment))
             let extra = needs64(member) || largeOffset ? 4 + (needs64(member) ? 16 : 0) + (largeOffset ? 8 : 0) : 0
             directory += Int64(46 + member.name.utf8.count + extra)
         }
@@ -125,7 +131,7 @@ public struct StoredZipLayout: Sendable {
             let dataEnd = dataStart + members[index].size
             if at < dataStart {
                 let header = Self.localHeader(members[index], time: time, date: date,
-                                              padding: index == members.count - 1 ? padding : 0)
+                                              padding: paddings[index])
                 let from = Int(at - headerStart), to = Int(min(end, dataStart) - headerStart)
                 pieces.append(.bytes(Array(header[from..<to])))
                 at = min(end, dataStart)
@@ -159,17 +165,14 @@ public struct StoredZipLayout: Sendable {
 
     private static func needs64(_ member: Member) -> Bool { member.size >= limit32 }
 
-    static let alignment: Int64 = 4096
+    /// The kernel's page size on x86-64 and most arm64 kernels.
+    public static let pageAlignment: Int64 = 4096
     /// zipalign's extra field ID: readers skip extra fields they do not know.
     static let paddingID: UInt16 = 0xD935
 
-    private static func unpaddedEnd(_ members: [Member]) -> Int64 {
-        members.reduce(0) { $0 + Int64(localHeaderLength($1)) + $1.size }
-    }
-
     /// Padding that moves `end` to the next boundary; an extra field takes at least 4 bytes.
-    private static func padding(before end: Int64) -> Int {
-        guard end > 0 else { return 0 }
+    private static func padding(before end: Int64, _ alignment: Int64) -> Int {
+        guard alignment > 1 else { return 0 }
         var padding = Int((alignment - end % alignment) % alignment)
         if (1...3).contains(padding) { padding += Int(alignment) }
         return padding
@@ -184,14 +187,7 @@ public struct StoredZipLayout: Sendable {
         var out = ZipBytes()
         out.u32(0x0403_4B50)
         out.u16(large ? 45 : 10)
-        out.u16(0x0800)
-        out.u16(0)
-        out.u16(time)
-        out.u16(date)
-        out.u32(member.crc32)
-        out.u32(large ? 0xFFFF_FFFF : UInt32(member.size))
-        out.u32(large ? 0xFFFF_FFFF : UInt32(member.size))
-        out.u16(UInt16(member.name.utf8.count))
+        sharedFields(member, large: large, time: time, date: date, into: &out)
         out.u16(UInt16((large ? 20 : 0) + padding))
         out.bytes += member.name.utf8
         if large {
@@ -224,14 +220,7 @@ public struct StoredZipLayout: Sendable {
         out.u32(0x0201_4B50)
         out.u16(version | 3 << 8) // made by Unix, so the external attributes carry a mode
         out.u16(version)
-        out.u16(0x0800)
-        out.u16(0)
-        out.u16(time)
-        out.u16(date)
-        out.u32(member.crc32)
-        out.u32(largeSize ? 0xFFFF_FFFF : UInt32(member.size))
-        out.u32(largeSize ? 0xFFFF_FFFF : UInt32(member.size))
-        out.u16(UInt16(member.name.utf8.count))
+        sharedFields(member, large: largeSize, time: time, date: date, into: &out)
         out.u16(UInt16(extra.bytes.count))
         out.u16(0)
         out.u16(0)
@@ -240,6 +229,18 @@ public struct StoredZipLayout: Sendable {
         out.u32(largeOffset ? 0xFFFF_FFFF : UInt32(headerOffset))
         out.bytes += member.name.utf8
         out.bytes += extra.bytes
+    }
+
+    /// The fields a local header and a directory record share, from the flags to the name's length.
+    private static func sharedFields(_ member: Member, large: Bool, time: UInt16, date: UInt16, into out: inout ZipBytes) {
+        out.u16(0x0800) // UTF-8 names
+        out.u16(0) // stored
+        out.u16(time)
+        out.u16(date)
+        out.u32(member.crc32)
+        out.u32(large ? 0xFFFF_FFFF : UInt32(member.size))
+        out.u32(large ? 0xFFFF_FFFF : UInt32(member.size))
+        out.u16(UInt16(member.name.utf8.count))
     }
 
     /// DOS time and date of a Unix time, UTC; before 1980 (DOS's epoch) is 1980-01-01.

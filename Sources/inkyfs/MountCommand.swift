@@ -49,7 +49,7 @@ struct MountCommand: ParsableCommand {
 
     @Option(name: .customShort("o"), help: ArgumentHelp(
         "Mount options, comma-separated: FUSE ones (allow_other, nonempty, ...) and inkyfs settings "
-            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15), as /etc/fstab passes them.",
+            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15, as=cbz), as /etc/fstab passes them.",
         valueName: "options"))
     var fuseOptions: [String] = []
 

@@ -100,7 +100,11 @@ final class MountCBZTests: XCTestCase {
         try GeneratedComic.write(pages(2), as: .rar5, to: library.appendingPathComponent("Twin.cbr"))
         try Data("not an archive at all".utf8).write(to: library.appendingPathComponent("Broken.cbz"))
         let folders = try MountedLibrary(library: library, arguments: ["--no-list-ahead"])
-        let files = try MountedLibrary(library: library, arguments: ["--as", "cbz", "--no-list-ahead", "--no-continue"])
+        // The fstab form of --as cbz; a shape it does not know is refused before mounting.
+        let refused = try CommandRunner.inkyfs(["mount", "-o", "as=pdf", library.path, scratch.path])
+        XCTAssertEqual(refused.status, 64, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("as=pdf: folders or cbz"), refused.stderr)
+        let files = try MountedLibrary(library: library, arguments: ["-o", "as=cbz", "--no-list-ahead", "--no-continue"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: files.path("")).sorted(),
                        ["Broken.cbz.error.txt", "Twin.cbr.cbz", "Twin.cbz.cbz"])
         let text = String(decoding: try readFile(files.path("Broken.cbz.error.txt")), as: UTF8.self)
@@ -146,8 +150,8 @@ final class MountCBZTests: XCTestCase {
             XCTAssertEqual(Int(info.st_size), bytes.count)
             let fd = open(second.path("\(name).cbz"), O_RDONLY)
             XCTAssertGreaterThanOrEqual(fd, 0)
-            // The central directory (a 46-byte record and a 7-byte name per page, 22 bytes of end),
-            // which starts on a kernel page boundary.
+            // The central directory (a 46-byte record and a 7-byte name per page, 22 bytes of
+            // end), which starts on a kernel page boundary.
             let directory = 12 * (46 + 7) + 22
             XCTAssertEqual((bytes.count - directory) % 4096, 0)
             var tail = [UInt8](repeating: 0, count: directory)
@@ -203,6 +207,43 @@ final class MountCBZTests: XCTestCase {
                 # The first page (480x720) scaled: portrait, not a placeholder icon.
                 assert image.size[1] > image.size[0], image.size
                 """, arguments: [cover.path])
+        }
+        XCTAssertEqual(files.unmount(), 0)
+    }
+
+    /// A ZIP's and a RAR5's pages carry their CRC-32s in the archive's headers: the CBZ opens and
+    /// its directory reads without a pass over the pages. One page's bytes are damaged on disk,
+    /// which a pass would stumble on: the CBZ still opens and lists every page, only that page
+    /// fails, with EIO, and the others read.
+    func testHeaderCRCsNeedNoPassOverThePages() throws {
+        let members = pages(7)
+        let damaged = members[3].1
+        for (container, file) in [(GeneratedComic.Container.zipDeflated, "Zip.cbz"), (.rar5, "Rar.cbr")] {
+            let url = library.appendingPathComponent(file)
+            try GeneratedComic.write(members, as: container, to: url)
+            // Incompressible bytes lie verbatim in both (deflate stores them): flip one inside.
+            var bytes = try Data(contentsOf: url)
+            let probe = Data(damaged[100_000..<101_000])
+            let at = try XCTUnwrap(bytes.range(of: probe)?.lowerBound, file) + 500
+            bytes[at] ^= 0xFF
+            try bytes.write(to: url)
+        }
+        let files = try MountedLibrary(library: library, arguments: ["--as", "cbz", "--no-list-ahead"])
+        for name in ["Zip", "Rar"] {
+            try ArchiveMaker.python("""
+                import sys, zipfile
+                z = zipfile.ZipFile(sys.argv[1])
+                names = z.namelist()
+                assert len(names) == 7, names
+                bad = [n for n in names if n != "004.jpg"]
+                for n in bad:
+                    z.read(n)
+                try:
+                    z.read("004.jpg")
+                    raise SystemExit("the damaged page read")
+                except OSError:
+                    pass
+                """, arguments: [files.path("\(name).cbz")])
         }
         XCTAssertEqual(files.unmount(), 0)
     }
