@@ -220,7 +220,8 @@ extension LibraryFilesystem {
 
     /// Every file node of a comic's current generation: its pages, ComicInfo.xml and ERROR.txt.
     static func files(of comic: ComicRef, _ snapshot: ComicState.Snapshot) -> [Node] {
-        var files = [Node.errorText(comic: comic, generation: snapshot.generation), .comicInfo(comic: comic, generation: snapshot.generation)]
+        var files = [Node.errorText(comic: comic, generation: snapshot.generation), .comicInfo(comic: comic, generation: snapshot.generation),
+                     .comicFile(comic: comic, generation: snapshot.generation)]
         if case .success(let listing) = snapshot.listing {
             files += listing.pages.map { .page(comic: comic, generation: snapshot.generation, index: $0.number) }
         }

@@ -172,6 +172,9 @@ final class MountCBZTests: XCTestCase {
         let files = try MountedLibrary(library: library, arguments: ["--as", "cbz", "--no-list-ahead"])
         let fd = open(files.path("Issue.cbz"), O_RDONLY)
         XCTAssertGreaterThanOrEqual(fd, 0)
+        var before = stat()
+        XCTAssertEqual(fstat(fd, &before), 0)
+        let oldSize = before.st_size
         var head = [UInt8](repeating: 0, count: 100)
         XCTAssertEqual(pread(fd, &head, head.count, 0), head.count)
         let staging = scratch.appendingPathComponent("new.cbz")
@@ -182,6 +185,12 @@ final class MountCBZTests: XCTestCase {
         XCTAssertTrue([ESTALE, EIO].contains(errno), "errno \(errno)")
         // Closed before the unmount: a lazy unmount waits for the last open file.
         close(fd)
+        // The library watcher tells the kernel the name changed (0.3 s debounce): then `stat` shows
+        // the new comic's size, and the file is the new comic's CBZ.
+        var info = stat()
+        let deadline = Date().addingTimeInterval(5)
+        while stat(files.path("Issue.cbz"), &info) == 0, Int(info.st_size) == Int(oldSize), Date() < deadline { usleep(20_000) }
+        XCTAssertNotEqual(Int(info.st_size), Int(oldSize), "the kernel still shows the replaced comic's size")
         let folders = try MountedLibrary(library: library, arguments: ["--no-list-ahead"])
         assertValidCBZ(files.path("Issue.cbz"), pagesIn: folders.path("Issue"))
         XCTAssertEqual(folders.unmount(), 0)
