@@ -13,8 +13,9 @@ enum ZipStoredEntries {
     /// StoredData by libarchive entry index.
     static func locate(in source: FileSource, directory: ZipCentralDirectory, entries: [ArchiveEntry]) -> [Int: StoredData] {
         var found: [Int: StoredData] = [:]
+        let declared = Dictionary(entries.map { ($0.index, $0.declaredSize) }, uniquingKeysWith: { first, _ in first })
         for (index, record) in records(of: directory, for: entries) where record.method == 0 && record.hasPlainSizes
-            && record.compressedSize == record.size && entries.first(where: { $0.index == index })?.declaredSize == record.size {
+            && record.compressedSize == record.size && declared[index] == record.size {
             guard let offset = dataOffset(of: record, in: source) else { continue }
             found[index] = StoredData(offset: offset, crc32: record.crc32)
         }
