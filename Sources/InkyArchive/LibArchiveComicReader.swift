@@ -102,6 +102,11 @@ final class LibArchiveComicReader: EntryStreamingReader {
             // plaintext, whose ranges the daemon then decrypts instead of the file's it preads.
             let stored = ZipStoredEntries.locate(in: source, directory: directory, entries: entries)
             for number in listing.pages.indices { listing.pages[number].storedData = stored[listing.pages[number].entryIndex] }
+            checksums.merge(ZipStoredEntries.checksums(directory: directory, entries: entries)) { rar, _ in rar }
+        }
+        // The archive's own CRC-32s, for a CBZ of the pages without a pass over them.
+        for number in listing.pages.indices where listing.pages[number].crc32 == nil {
+            listing.pages[number].learnedCRC32 = checksums[listing.pages[number].entryIndex]
         }
         self.listing = listing
         finishedStats.sourceBytesRead = handle.source.bytesRead

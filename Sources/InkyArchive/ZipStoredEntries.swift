@@ -12,18 +12,36 @@ import InkyCore
 enum ZipStoredEntries {
     /// StoredData by libarchive entry index.
     static func locate(in source: FileSource, directory: ZipCentralDirectory, entries: [ArchiveEntry]) -> [Int: StoredData] {
+        var found: [Int: StoredData] = [:]
+        let declared = Dictionary(entries.map { ($0.index, $0.declaredSize) }, uniquingKeysWith: { first, _ in first })
+        for (index, record) in records(of: directory, for: entries) where record.method == 0 && record.hasPlainSizes
+            && record.compressedSize == record.size && declared[index] == record.size {
+            guard let offset = dataOffset(of: record, in: source) else { continue }
+            found[index] = StoredData(offset: offset, crc32: record.crc32)
+        }
+        return found
+    }
+
+    /// The CRC-32 the directory declares for each member, by entry index: a CBZ made of the
+    /// pages (`--as cbz`) needs no pass over them to know it. The decoder checks the bytes
+    /// against the CRC it reads, so a lying record only fails its page.
+    static func checksums(directory: ZipCentralDirectory, entries: [ArchiveEntry]) -> [Int: UInt32] {
+        records(of: directory, for: entries).mapValues(\.crc32)
+    }
+
+    /// The directory record of each plain file entry, by entry index: names unique in the
+    /// directory and equal to libarchive's, not encrypted.
+    private static func records(of directory: ZipCentralDirectory, for entries: [ArchiveEntry]) -> [Int: ZipCentralDirectory.Record] {
         var byName: [[UInt8]: ZipCentralDirectory.Record] = [:]
         var repeated: Set<[UInt8]> = []
         for record in directory.records {
             if byName.updateValue(record, forKey: record.name) != nil { repeated.insert(record.name) }
         }
-        var found: [Int: StoredData] = [:]
+        var found: [Int: ZipCentralDirectory.Record] = [:]
         for entry in entries where entry.kind == .file && !entry.isEncrypted {
             let name = Array(entry.path.utf8)
-            guard !repeated.contains(name), let record = byName[name], record.method == 0, record.flags & Self.encrypted == 0,
-                  record.hasPlainSizes, record.compressedSize == record.size, entry.declaredSize == record.size,
-                  let offset = dataOffset(of: record, in: source) else { continue }
-            found[entry.index] = StoredData(offset: offset, crc32: record.crc32)
+            guard !repeated.contains(name), let record = byName[name], record.flags & Self.encrypted == 0 else { continue }
+            found[entry.index] = record
         }
         return found
     }

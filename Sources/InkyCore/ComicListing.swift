@@ -48,6 +48,18 @@ public struct ComicListing: Sendable, Equatable, Codable {
         return copy
     }
 
+    /// The same listing with CRC-32s computed from pages' bytes (page number → CRC).
+    public func learning(crcs: [Int: UInt32]) -> ComicListing {
+        var copy = self
+        for (number, crc) in crcs where copy.pages.indices.contains(number) && copy.pages[number].crc32 == nil {
+            copy.pages[number].learnedCRC32 = crc
+        }
+        return copy
+    }
+
+    /// True when every page's size and CRC-32 are known: enough to lay the comic out as a ZIP.
+    public var isZipReady: Bool { pages.allSatisfy { $0.isSizeKnown && $0.crc32 != nil } }
+
     /// True when a listing can serve under `rendering`: its learned sizes were measured with it,
     /// and its names and sizes are the converted ones exactly when pages are converted (a
     /// converting listing always records its settings, whether or not a page needed them).

@@ -1,13 +1,18 @@
 /// A compact binary form of `ComicListing` for the index: a warm mount reads every comic's
 /// listing from SQLite, and decoding 20,000 listings from JSON was most of a warm `ls -lRA`.
-/// Varints, length-prefixed UTF-8, one byte per flag; version 2 (1 had no page conversion, and
-/// still reads). Decoding checks every length
+/// Varints, length-prefixed UTF-8, one byte per flag; version 3 adds page conversion settings
+/// and each page's learned CRC-32. Version 1 (neither) still decodes; a version 2 listing (one of
+/// the two, written by a development build) does not and is made again. Decoding checks every length
 /// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
 /// cannot read is made again.
 public enum ListingCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
-    public static func encode(_ listing: ComicListing) -> [UInt8] {
+    public static func encode(_ listing: ComicListing) -> [UInt8] { encode(listing, version: version) }
+
+    /// `version` 1 leaves out what version 3 added: how an index written by an older inkyfs
+    /// looks, for the test that it still reads.
+    static func encode(_ listing: ComicListing, version: UInt8) -> [UInt8] {
         var out = BinaryWriter()
         out.byte(version)
         out.string(listing.format.rawValue)
@@ -15,6 +20,7 @@ public enum ListingCodec {
         out.optional(listing.rendering) { out, rendering in
             out.varint(UInt64(max(0, rendering.height)))
             out.signed(Int64(rendering.dpi ?? -1))
+            guard version >= 3 else { return }
             let conversion = rendering.conversion
             out.byte(conversion.format == .jpeg ? 1 : 0)
             out.signed(Int64(conversion.fitWidth ?? -1))
@@ -37,6 +43,7 @@ public enum ListingCodec {
                 out.signed(stored.offset)
                 out.varint(UInt64(stored.crc32))
             }
+            if version >= 3 { out.optional(page.learnedCRC32) { out, crc in out.varint(UInt64(crc)) } }
         }
         return out.bytes
     }
@@ -48,7 +55,7 @@ public enum ListingCodec {
         guard let rendering = input.optional({ input -> PageRendering? in
             guard let height = input.varint(), let dpi = input.signed() else { return nil }
             var rendering = PageRendering(height: Int(height), dpi: dpi < 0 ? nil : Int(dpi))
-            if written >= 2 {
+            if written >= 3 {
                 guard let format = input.byte(), format <= 1, let width = input.signed(), let height = input.signed(),
                       let gray = input.byte(), gray <= 1 else { return nil }
                 rendering.conversion = PageConversion(format: format == 1 ? .jpeg : .original, fitWidth: width < 0 ? nil : Int(width),
@@ -70,8 +77,13 @@ public enum ListingCodec {
                       guard let offset = input.signed(), let crc = input.varint(), crc <= UInt64(UInt32.max) else { return nil }
                       return StoredData(offset: offset, crc32: UInt32(crc))
                   }) else { return nil }
-            pages.append(Page(number: number, name: name, sourcePath: source, entryIndex: Int(truncatingIfNeeded: entryIndex),
-                              size: size, storedData: stored))
+            var page = Page(number: number, name: name, sourcePath: source, entryIndex: Int(truncatingIfNeeded: entryIndex),
+                            size: size, storedData: stored)
+            if written >= 3 {
+                guard let crc = input.optional({ input -> UInt32? in input.varint().flatMap { UInt32(exactly: $0) } }) else { return nil }
+                page.learnedCRC32 = crc
+            }
+            pages.append(page)
         }
         guard input.isAtEnd else { return nil }
         return ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: solid == 1,

@@ -16,6 +16,15 @@ public struct Page: Sendable, Equatable, Hashable, Codable {
     /// file or a vault object's plaintext): the daemon reads them itself. nil for everything that
     /// needs a decoder, and in listings made before.
     public var storedData: StoredData?
+    /// The CRC-32 of the page's bytes when known: a stored ZIP member's from its directory,
+    /// otherwise `learnedCRC32`.
+    public var crc32: UInt32? {
+        get { storedData?.crc32 ?? learnedCRC32 }
+        set { learnedCRC32 = newValue }
+    }
+    /// A CRC-32 from the archive's headers (a ZIP's directory, a RAR5's file header) or computed
+    /// from the page's bytes when the comic was first served as a CBZ; nil until then.
+    public var learnedCRC32: UInt32?
 
     /// The size of a page that is known only once it was rendered.
     public static let sizeAfterRendering: Int64 = -1

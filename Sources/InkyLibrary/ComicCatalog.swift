@@ -13,7 +13,8 @@ extension LibraryFilesystem {
         case .failure(let code): return .failure(code)
         }
         if let index = lock.withLock({ folders[path] }), index.identity == identity { return .success(index) }
-        return FolderIndex.build(root: root, relativePath: path, identity: identity).map { index in
+        return FolderIndex.build(root: root, relativePath: path, identity: identity,
+                                 comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "").map { index in
             lock.withLock { folders[path] = index }
             return index
         }

@@ -26,6 +26,9 @@ final class ComicState: @unchecked Sendable {
     private var _currentPage = 0
     private var _recordedOnce = false
     private var _listedAt = Date.distantPast
+    private var _zipLayout: (generation: Int, layout: StoredZipLayout)?
+    /// Held while the pages' CRC-32s are computed, so concurrent opens of the CBZ compute once.
+    let checksumLock = NSLock()
 
     /// An I/O error while listing is the disk's, not the archive's: such a comic is listed
     /// again at a lookup this long after, so it recovers with the disk instead of at remount.
@@ -97,12 +100,22 @@ final class ComicState: @unchecked Sendable {
 
     /// Keeps sizes learned by rendering pages of `generation`; returns the listing (and the
     /// identity it belongs to) to store in the index, nil when the comic moved on.
-    func learn(sizes: [Int: Int64], generation: Int) -> (ComicListing, FileIdentity)? {
+    func learn(sizes: [Int: Int64] = [:], crcs: [Int: UInt32] = [:], generation: Int) -> (ComicListing, FileIdentity)? {
         lock.withLock {
             guard generation == _generation, let identity = _identity, case .success(let listing) = _listing else { return nil }
-            let updated = listing.learning(sizes: sizes)
+            let updated = listing.learning(sizes: sizes).learning(crcs: crcs)
             _listing = .success(updated)
             return (updated, identity)
+        }
+    }
+
+    /// The comic laid out as a CBZ for `generation`, made once (`--as cbz`).
+    func zipLayout(generation: Int, make: () -> StoredZipLayout?) -> StoredZipLayout? {
+        lock.withLock {
+            if let kept = _zipLayout, kept.generation == generation { return kept.layout }
+            guard generation == _generation, let layout = make() else { return nil }
+            _zipLayout = (generation, layout)
+            return layout
         }
     }
 

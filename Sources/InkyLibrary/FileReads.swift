@@ -20,6 +20,10 @@ extension LibraryFilesystem {
             let opened = sameGeneration(comic, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
             if case .failure = opened, comic.isVault { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
             return opened
+        case .comicFile(let comic, let generation):
+            // Laid out (its CRC-32s computed if not known yet) before the first read: what a
+            // CBZ's first read costs is paid here, once per comic.
+            return cbzLayout(comic, generation: generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
         case .folder, .comic, .vaultFolder:
             return .failure(.EISDIR)
         case .link:
@@ -49,6 +53,8 @@ extension LibraryFilesystem {
             readPage(comic, generation: generation, index: index) { result in
                 completion(result.map { Self.slice($0, offset, size) })
             }
+        case .comicFile(let comic, let generation):
+            readCBZ(comic, generation: generation, offset: offset, size: size, completion: completion)
         case .folder, .comic, .vaultFolder, .link:
             completion(.failure(.EISDIR))
         }
@@ -79,7 +85,7 @@ extension LibraryFilesystem {
         return attributes
     }
 
-    private func comicInfoBytes(_ comic: ComicRef, _ generation: Int) -> Result<[UInt8], Errno> {
+    func comicInfoBytes(_ comic: ComicRef, _ generation: Int) -> Result<[UInt8], Errno> {
         sameGeneration(comic, generation).flatMap { snapshot -> Result<[UInt8], Errno> in
             guard let state = comicState(comic) else { return .failure(.ESTALE) }
             if let bytes = state.comicInfo { return .success(bytes) }

@@ -4,7 +4,9 @@ import InkyCore
 
 /// How a real library folder appears under the mount: sub-folders stay folders, comic archives
 /// become directories named without their extension (unless that name collides with a sibling,
-/// then they keep their full file name), other regular files pass through. Rebuilt only when the
+/// then they keep their full file name), other regular files pass through. Served as CBZ files,
+/// comics get `comicSuffix` (".cbz") after that name: `X.cbr` and `X.cbz` side by side become
+/// `X.cbr.cbz` and `X.cbz.cbz`. Rebuilt only when the
 /// folder itself changes (its mtime moves on every add, delete and rename).
 struct FolderIndex {
     let identity: FileIdentity
@@ -12,7 +14,8 @@ struct FolderIndex {
     let nodes: [String: Node]
 
     /// EACCES (or another errno) when the daemon cannot list the folder: said, not shown empty.
-    static func build(root: LibraryRoot, relativePath: String, identity: FileIdentity) -> Result<FolderIndex, Errno> {
+    static func build(root: LibraryRoot, relativePath: String, identity: FileIdentity,
+                      comicSuffix: String = "") -> Result<FolderIndex, Errno> {
         // Each entry as it is (lstat): a symlink stays a link whatever it points at, so no
         // listing ever leads the mount out of the library or around a loop.
         let children: [LibraryRoot.Entry]
@@ -29,7 +32,7 @@ struct FolderIndex {
                 candidates.append((name, name, .folder(childRelative)))
             case S_IFREG:
                 if ComicFiles.isComicFile(name), let stem = ComicFiles.displayStem(name) {
-                    candidates.append((name, stem, .comic(.library(childRelative))))
+                    candidates.append((name, stem + comicSuffix, .comic(.library(childRelative))))
                 } else {
                     candidates.append((name, name, .file(childRelative)))
                 }
@@ -50,7 +53,9 @@ struct FolderIndex {
         var nodes: [String: Node] = [:]
         for candidate in candidates {
             let short = ComicFiles.printable(candidate.display)
-            let base = uses[short]! > 1 ? ComicFiles.printable(candidate.name) : short
+            let isComic = if case .comic = candidate.node { true } else { false }
+            let full = ComicFiles.printable(candidate.name) + (isComic ? comicSuffix : "")
+            let base = uses[short]! > 1 ? full : short
             // Names that differ only in control characters would still meet: number the later ones.
             var display = base
             var number = 2

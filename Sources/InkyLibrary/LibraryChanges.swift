@@ -66,7 +66,13 @@ extension LibraryFilesystem {
         if let snapshot = comicState(.library(path))?.snapshot() { changed += Self.files(of: .library(path), snapshot) }
         for node in changed { kernel?.invalidateNode(nodes.id(for: node)) }
         guard ComicFiles.isComicFile(name) else { return }
-        if let stem = ComicFiles.displayStem(name) { kernel?.invalidateEntry(parent: parentID, name: stem) }
+        if let stem = ComicFiles.displayStem(name) {
+            // Every name the comic may show under: its directory's, or its CBZ's or error text's.
+            let files = [stem, name].map { $0 + CBZFiles.suffix }
+            for shown in options.comicsAsCBZ ? files + files.map({ $0 + CBZFiles.errorSuffix }) : [stem] {
+                kernel?.invalidateEntry(parent: parentID, name: shown)
+            }
+        }
         kernel?.invalidateNode(nodes.id(for: .comic(.library(path))))
         if case .success = comicIdentity(.library(path)) {
             reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }

@@ -16,6 +16,9 @@ extension LibraryFilesystem {
             return attributes(of: nodes.id(for: child), node: child)
         case .folder(let path):
             return folderIndex(path).flatMap { index in
+                if options.comicsAsCBZ, let shown = cbzLookup(index, name: name) {
+                    return shown.flatMap { attributes(of: nodes.id(for: $0), node: $0) }
+                }
                 guard let child = index.nodes[name] else { return .failure(.ENOENT) }
                 return attributes(of: nodes.id(for: child), node: child)
             }
@@ -72,6 +75,10 @@ extension LibraryFilesystem {
                 guard let text = Self.errorText(snapshot.listing, path: realPath(comic)) else { return .failure(.ENOENT) }
                 return .success(fileAttributes(id, comic, size: Int64(text.utf8.count), snapshot))
             }
+        case .comicFile(let comic, let generation):
+            return sameGeneration(comic, generation).flatMap { snapshot in
+                cbzSize(comic, snapshot).map { fileAttributes(id, comic, size: $0, snapshot) }
+            }
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
             // Every child of a vault folder is a folder or a comic: a directory.
@@ -96,7 +103,7 @@ extension LibraryFilesystem {
     /// A file of a comic directory. The kernel gets the whole identity hash as the entry's
     /// generation: a changed archive whose pages' numbers happened to come out the same (the
     /// number carries 16 bits of it) still gets fresh inodes, never the old file's cached bytes.
-    private func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot,
+    func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot,
                                 source known: SourcePermissions? = nil) -> NodeAttributes {
         let source = known ?? comicPermissions(comic)
         var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
@@ -119,7 +126,8 @@ extension LibraryFilesystem {
         guard case .success(let index) = folderIndex(path) else { return 0 }
         return index.nodes.values.count { node in
             switch node {
-            case .folder, .comic: true
+            case .folder: true
+            case .comic: !options.comicsAsCBZ
             default: false
             }
         }
@@ -155,8 +163,11 @@ extension LibraryFilesystem {
         case .folder(let path):
             return folderIndex(path).map { index in
                 nodes.prepare(index.nodes.values)
-                return index.names.map { name in
+                return index.names.compactMap { name -> DirectoryEntry? in
                     let child = index.nodes[name]!
+                    if options.comicsAsCBZ, case .comic(let comic) = child {
+                        return cbzEntry(comic, name: name, shadowed: index.nodes)
+                    }
                     let kind: NodeAttributes.Kind = switch child {
                     case .file: .regularFile
                     case .link: .symlink
@@ -210,7 +221,8 @@ extension LibraryFilesystem {
 
     /// Every file node of a comic's current generation: its pages, ComicInfo.xml and ERROR.txt.
     static func files(of comic: ComicRef, _ snapshot: ComicState.Snapshot) -> [Node] {
-        var files = [Node.errorText(comic: comic, generation: snapshot.generation), .comicInfo(comic: comic, generation: snapshot.generation)]
+        var files = [Node.errorText(comic: comic, generation: snapshot.generation), .comicInfo(comic: comic, generation: snapshot.generation),
+                     .comicFile(comic: comic, generation: snapshot.generation)]
         if case .success(let listing) = snapshot.listing {
             files += listing.pages.map { .page(comic: comic, generation: snapshot.generation, index: $0.number) }
         }

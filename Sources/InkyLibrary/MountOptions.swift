@@ -35,6 +35,8 @@ public struct MountOptions: Sendable {
     /// After mounting a library folder, list every comic in the background, in the order a
     /// recursive listing reaches them (`listLibraryAhead`).
     public var listLibraryAhead = false
+    /// Serve every comic as one synthesized CBZ file (`--as cbz`) instead of a folder of pages.
+    public var comicsAsCBZ = false
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

@@ -29,19 +29,21 @@ public enum Node: Hashable, Sendable {
     case page(comic: ComicRef, generation: Int, index: Int)
     case comicInfo(comic: ComicRef, generation: Int)
     case errorText(comic: ComicRef, generation: Int)
+    /// A comic served whole as one synthesized CBZ file (`--as cbz`): a library comic only.
+    case comicFile(comic: ComicRef, generation: Int)
     /// A folder of the unlocked vault ("" is `Vault/` itself), by its display path.
     case vaultFolder(String)
 
     var comic: ComicRef? {
         switch self {
-        case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _): comic
+        case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _), .comicFile(let comic, _): comic
         case .folder, .file, .link, .vaultFolder: nil
         }
     }
 
     var generation: Int? {
         switch self {
-        case .page(_, let generation, _), .comicInfo(_, let generation), .errorText(_, let generation): generation
+        case .page(_, let generation, _), .comicInfo(_, let generation), .errorText(_, let generation), .comicFile(_, let generation): generation
         default: nil
         }
     }

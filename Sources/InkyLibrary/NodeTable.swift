@@ -32,6 +32,8 @@ final class NodeTable: @unchecked Sendable {
     private enum Kind: UInt64 {
         case root = 0, folder, file, comic, link
         case page, comicInfo, errorText
+        /// A comic as one CBZ file (`--as cbz`): library comics only.
+        case comicFile
     }
 
     private static let kindShift: UInt64 = 52
@@ -83,6 +85,8 @@ final class NodeTable: @unchecked Sendable {
                 pagePack(comic, .comicInfo, generation, 0)
             case .errorText(let comic, let generation):
                 pagePack(comic, .errorText, generation, 0)
+            case .comicFile(let comic, let generation):
+                pagePack(comic, .comicFile, generation, 0)
             }
         }
     }
@@ -107,7 +111,7 @@ final class NodeTable: @unchecked Sendable {
                 case .page: return vault(UInt64(pathNumber)).map { .page(comic: .vault($0), generation: generation, index: index) }
                 case .comicInfo: return vault(UInt64(pathNumber)).map { .comicInfo(comic: .vault($0), generation: generation) }
                 case .errorText: return vault(UInt64(pathNumber)).map { .errorText(comic: .vault($0), generation: generation) }
-                case .file, .link: return nil
+                case .file, .link, .comicFile: return nil
                 }
             }
             guard slot == .base else { return nil }
@@ -120,6 +124,7 @@ final class NodeTable: @unchecked Sendable {
             case .page: return library(UInt64(pathNumber)).map { .page(comic: .library($0), generation: generation, index: index) }
             case .comicInfo: return library(UInt64(pathNumber)).map { .comicInfo(comic: .library($0), generation: generation) }
             case .errorText: return library(UInt64(pathNumber)).map { .errorText(comic: .library($0), generation: generation) }
+            case .comicFile: return library(UInt64(pathNumber)).map { .comicFile(comic: .library($0), generation: generation) }
             }
         }
     }

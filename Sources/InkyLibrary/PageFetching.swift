@@ -7,7 +7,8 @@ import InkyWorker
 /// next `--prefetch` pages and fetches them from the backend (a worker, or the daemon's own
 /// reader for stored ZIP pages) on the comic's serial queue (solid archives) or in parallel.
 extension LibraryFilesystem {
-    func readPage(_ comic: ComicRef, generation: Int, index: Int,
+    /// `recordsReading`: false for reads that are not a person reading (a CBZ copied whole).
+    func readPage(_ comic: ComicRef, generation: Int, index: Int, recordsReading: Bool = true,
                   completion: @escaping @Sendable (Result<[UInt8], Errno>) -> Void) {
         // The state in memory, else the comic again (from the index): states are dropped when
         // many comics are in use, while the kernel may keep a page open much longer.
@@ -19,7 +20,7 @@ extension LibraryFilesystem {
         }
         let key = PageCache.Key(comic: comic, generation: generation, index: index)
         let previous = state.moveTo(page: index)
-        if index != previous || !state.recordedOnce { recordReading(page: index, of: listing.pages.count, comic: state) }
+        if recordsReading, index != previous || !state.recordedOnce { recordReading(page: index, of: listing.pages.count, comic: state) }
         if let bytes = cache.page(key) {
             completion(.success(bytes))
         } else {

@@ -11,7 +11,7 @@ extension LibraryFilesystem {
         guard let state = comicState(comic) else { return .failure(.ESTALE) }
         let key = PageCache.Key(comic: comic, generation: snapshot.generation, index: index)
         if let bytes = cache.page(key) { return .success(Int64(bytes.count)) }
-        let outcome = RenderOutcome()
+        let outcome = AwaitedResult<Result<Int64, ComicError>>()
         let waiter: PageCache.Waiter = { result in outcome.finish(result.map { Int64($0.count) }) }
         if !cache.wait(for: key, waiter) {
             let ahead = options.window.prefetched(after: index, pageCount: listing.pages.count)
@@ -26,8 +26,8 @@ extension LibraryFilesystem {
     /// Keeps sizes learned by a fetch: in the comic's listing at once, in the index on the state
     /// queue. Page by page, as each arrives: the pages rendered ahead may still be on their way
     /// when the mount ends, and the page a lookup waited for must not be lost with them.
-    func keep(_ learned: [Int: Int64], of state: ComicState, generation: Int) {
-        guard !learned.isEmpty, let (listing, identity) = state.learn(sizes: learned, generation: generation),
+    func keep(_ learned: [Int: Int64], crcs: [Int: UInt32] = [:], of state: ComicState, generation: Int) {
+        guard !learned.isEmpty || !crcs.isEmpty, let (listing, identity) = state.learn(sizes: learned, crcs: crcs, generation: generation),
               let file = libraryFile(state.comic), let database = self.state else { return }
         stateQueue.async { database.storeListing(file, identity: identity, .success(listing)) }
     }
@@ -39,18 +39,18 @@ extension LibraryFilesystem {
     }
 }
 
-/// One render's result, handed from the fetch queue to the lookup thread that waits for it.
-private final class RenderOutcome: @unchecked Sendable {
+/// One result handed from the thread that makes it (a fetch queue) to the thread that waits for it.
+final class AwaitedResult<Value>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
-    private var result: Result<Int64, ComicError>?
+    private var result: Value?
 
-    func finish(_ value: Result<Int64, ComicError>) {
+    func finish(_ value: Value) {
         lock.withLock { result = value }
         done.signal()
     }
 
-    func wait() -> Result<Int64, ComicError> {
+    func wait() -> Value {
         done.wait()
         return lock.withLock { result! }
     }

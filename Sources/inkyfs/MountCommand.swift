@@ -37,12 +37,19 @@ struct MountCommand: ParsableCommand {
     @Argument(help: "An empty directory to mount on.")
     var mountpoint: String
 
+    @Option(name: .customLong("as"), help: ArgumentHelp(
+        "How comics appear: 'folders' (a folder of page images each) or 'cbz' (one NAME.cbz file each, a ZIP of the same "
+            + "pages stored uncompressed and ComicInfo.xml, made on the fly whatever the comic's format, for readers that only "
+            + "take CBZ; a comic that cannot be read is NAME.cbz.error.txt saying why). -o as=cbz in fstab.",
+        valueName: "folders|cbz"))
+    var comicsAs: ComicShape = .folders
+
     @Flag(help: "Stay attached and log to stderr instead of daemonizing.")
     var foreground = false
 
     @Option(name: .customShort("o"), help: ArgumentHelp(
         "Mount options, comma-separated: FUSE ones (allow_other, nonempty, ...) and inkyfs settings "
-            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15, pages=jpeg, fit=1264x1680, grayscale=1), "
+            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15, as=cbz, pages=jpeg, fit=1264x1680, grayscale=1), "
             + "as /etc/fstab passes them.",
         valueName: "options"))
     var fuseOptions: [String] = []
@@ -132,6 +139,10 @@ struct MountCommand: ParsableCommand {
         if let value = list.settings["tree_timeout"] { treeTimeout = Double(try integer(value, "tree_timeout")) }
         if let value = list.settings["views"] { views = value }
         _ = try MountViews.parse(views)
+        if let value = list.settings["as"] {
+            guard let shape = ComicShape(rawValue: value) else { throw ValidationError("-o as=\(value): folders or cbz") }
+            comicsAs = shape
+        }
         if let value = list.settings["list_ahead"] {
             guard value == "0" || value == "1" else { throw ValidationError("-o list_ahead=\(value): 0 or 1") }
             noListAhead = value == "0"
@@ -187,6 +198,7 @@ struct MountCommand: ParsableCommand {
         mountOptions.listLibraryAhead = !noListAhead
         mountOptions.metadataViews = (try? MountViews.parse(views)) ?? []
         mountOptions.readingListsDirectory = readingLists.map(absolutePath)
+        mountOptions.comicsAsCBZ = comicsAs == .cbz
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),
@@ -216,4 +228,9 @@ func parseDuration(_ text: String) throws -> Double {
     if let unit = trimmed.last, let scale = units[unit], let value = Double(trimmed.dropLast()), value >= 0 { return value * scale }
     if let value = Double(trimmed), value >= 0 { return value }
     throw ValidationError("'\(text)' is not a duration: use 15m, 90s, 1h or 0")
+}
+
+/// How `mount --as` shows each comic.
+enum ComicShape: String, ExpressibleByArgument, CaseIterable {
+    case folders, cbz
 }
