@@ -12,6 +12,8 @@ public final class CoverCache: @unchecked Sendable {
     private let lock = NSLock()
     /// Total bytes of the covers on disk, counted once at start and kept up to date after.
     private var total: Int64?
+    /// Covers that could not be made (a page that does not decode), by key: tried once a mount.
+    private var failed: Set<String> = []
 
     public init(directory: String = XDGDirectories.cache + "/covers", capacity: Int64 = 500 << 20) {
         self.directory = directory
@@ -35,6 +37,10 @@ public final class CoverCache: @unchecked Sendable {
         _ = utimensat(AT_FDCWD, path, nil, 0)
         return Array(data)
     }
+
+    /// Remembers that a comic makes no cover, so each `stat` does not start a worker again.
+    public func markFailed(_ key: String) { lock.withLock { _ = failed.insert(key) } }
+    public func hasFailed(_ key: String) -> Bool { lock.withLock { failed.contains(key) } }
 
     /// Stores a cover (atomically: a reader never sees half of one), then evicts down to the cap.
     public func store(_ key: String, _ bytes: [UInt8]) {

@@ -73,13 +73,17 @@ extension LibraryFilesystem {
         }
         return currentComic(.library(comic)).flatMap { state, snapshot in
             guard case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return .failure(.ENOENT) }
+            let key = CoverCache.key(path: comic, identity: snapshot.identity)
+            if covers.hasFailed(key) { return .failure(.EIO) }
             let entry = EntryRequest(entryIndex: first.entryIndex, size: first.size, name: first.sourcePath)
             do throws(ComicError) {
                 let bytes = try backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
                                               limits: options.limits)
-                covers.store(CoverCache.key(path: comic, identity: snapshot.identity), bytes)
+                covers.store(key, bytes)
                 return .success(bytes)
             } catch {
+                // Not tried again this mount: a page that does not decode will not decode at the next stat.
+                if case .io = error {} else { covers.markFailed(key) }
                 logger("cover failed: \(loggable(error, of: .library(comic)))")
                 return .failure(error.errno)
             }

@@ -127,6 +127,21 @@ final class MountCoversTests: XCTestCase {
         XCTAssertEqual(kept.count, 1, "\(kept)")
         XCTAssertEqual(try readFile(folder + "/" + kept[0]), covers[2], "the newest stays")
 
+        // A first page that is no image: folder.jpg says EIO, tried once, and the mount goes on.
+        let broken = library.appendingPathComponent("Broken")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try ArchiveMaker.zip(at: broken.appendingPathComponent("Broken 01.cbz"),
+                             members: [("p1.jpg", ArchiveMaker.noise(count: 5000, seed: 7)), ("p2.jpg", covers[0])])
+        mount = try MountedLibrary(library: library, environment: ["XDG_CACHE_HOME": tiny.path], covers: true)
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: mount.path("Broken")).contains("folder.jpg"))
+        for _ in 0..<2 {
+            XCTAssertThrowsError(try readFile(mount.path("Broken/folder.jpg")))
+            XCTAssertNil(statSize(mount.path("Broken/folder.jpg")))
+        }
+        XCTAssertEqual(try readFile(mount.path("Broken/Broken 01/002.jpg")), covers[0])
+        XCTAssertEqual(mount.logText.components(separatedBy: "cover failed").count - 1, 1, mount.logText)
+        XCTAssertEqual(mount.unmount(), 0)
+
         mount = try MountedLibrary(library: library, arguments: ["-o", "covers=0"], covers: true)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("S0")), ["S0 01"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("S0/S0 01")), ["001.jpg"])
