@@ -9,6 +9,9 @@ public enum XDGDirectories {
     /// `$XDG_DATA_HOME/inkyfs`, else `~/.local/share/inkyfs`: the vault.
     public static var data: String { base("XDG_DATA_HOME", fallback: "/.local/share") + "/inkyfs" }
 
+    /// `$XDG_CACHE_HOME/inkyfs`, else `~/.cache/inkyfs`: covers.
+    public static var cache: String { base("XDG_CACHE_HOME", fallback: "/.cache") + "/inkyfs" }
+
     /// `$XDG_RUNTIME_DIR/inkyfs`, else `/tmp/inkyfs-UID/inkyfs`: control sockets.
     public static var runtime: String {
         let environment = ProcessInfo.processInfo.environment

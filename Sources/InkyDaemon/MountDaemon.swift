@@ -55,7 +55,9 @@ public enum MountDaemon {
         ProcessHardening.releaseLargeBuffersEagerly()
         var workers = configuration.workers
         workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
-        if configuration.mount.limits.rendering.conversion.isActive { workers.arguments.append("--images") }
+        if configuration.mount.limits.rendering.conversion.isActive || configuration.mount.covers != nil {
+            workers.arguments.append("--images")
+        }
         let pool = WorkerPool(workers)
         defer { pool.shutdown() }
         pool.warmUp(2)

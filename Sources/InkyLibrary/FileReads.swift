@@ -24,6 +24,9 @@ extension LibraryFilesystem {
             // Laid out (its CRC-32s computed if not known yet) before the first read: what a
             // CBZ's first read costs is paid here, once per comic.
             return cbzLayout(comic, generation: generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
+        case .folderCover, .folderDesktop, .comicDesktop:
+            // Made at lookup; a series folder's first comic may change under the same name.
+            return coverFileBytes(node).map { _ in OpenedFile(keepCache: false, descriptor: nil) }
         case .folder, .comic, .vaultFolder:
             return .failure(.EISDIR)
         case .link:
@@ -55,6 +58,8 @@ extension LibraryFilesystem {
             }
         case .comicFile(let comic, let generation):
             readCBZ(comic, generation: generation, offset: offset, size: size, completion: completion)
+        case .folderCover, .folderDesktop, .comicDesktop:
+            completion(coverFileBytes(node).map { Self.slice($0, offset, size) })
         case .folder, .comic, .vaultFolder, .link:
             completion(.failure(.EISDIR))
         }

@@ -19,7 +19,7 @@ extension LibraryFilesystem {
                 if options.comicsAsCBZ, let shown = cbzLookup(index, name: name) {
                     return shown.flatMap { attributes(of: nodes.id(for: $0), node: $0) }
                 }
-                guard let child = index.nodes[name] else { return .failure(.ENOENT) }
+                guard let child = index.nodes[name] ?? coverNode(index, folder: path, name: name) else { return .failure(.ENOENT) }
                 return attributes(of: nodes.id(for: child), node: child)
             }
         case .comic(let comic):
@@ -79,6 +79,8 @@ extension LibraryFilesystem {
             return sameGeneration(comic, generation).flatMap { snapshot in
                 cbzSize(comic, snapshot).map { fileAttributes(id, comic, size: $0, snapshot) }
             }
+        case .folderCover, .folderDesktop, .comicDesktop:
+            return coverAttributes(id, node)
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
             // Every child of a vault folder is a folder or a comic: a directory.
@@ -163,7 +165,7 @@ extension LibraryFilesystem {
         case .folder(let path):
             return folderIndex(path).map { index in
                 nodes.prepare(index.nodes.values)
-                return index.names.compactMap { name -> DirectoryEntry? in
+                return coverEntries(index, folder: path) + index.names.compactMap { name -> DirectoryEntry? in
                     let child = index.nodes[name]!
                     if options.comicsAsCBZ, case .comic(let comic) = child {
                         return cbzEntry(comic, name: name, shadowed: index.nodes)
@@ -214,6 +216,8 @@ extension LibraryFilesystem {
             return Self.errorText(snapshot.listing, path: realPath(comic)).map {
                 fileAttributes(id, comic, size: Int64($0.utf8.count), snapshot, source: source)
             }
+        case .comicDesktop(_, let generation):
+            return (try? comicDesktopBytes(comic, generation).get()).map { fileAttributes(id, comic, size: Int64($0.count), snapshot, source: source) }
         default:
             return nil
         }
@@ -222,7 +226,7 @@ extension LibraryFilesystem {
     /// Every file node of a comic's current generation: its pages, ComicInfo.xml and ERROR.txt.
     static func files(of comic: ComicRef, _ snapshot: ComicState.Snapshot) -> [Node] {
         var files = [Node.errorText(comic: comic, generation: snapshot.generation), .comicInfo(comic: comic, generation: snapshot.generation),
-                     .comicFile(comic: comic, generation: snapshot.generation)]
+                     .comicFile(comic: comic, generation: snapshot.generation), .comicDesktop(comic: comic, generation: snapshot.generation)]
         if case .success(let listing) = snapshot.listing {
             files += listing.pages.map { .page(comic: comic, generation: snapshot.generation, index: $0.number) }
         }
@@ -236,6 +240,7 @@ extension LibraryFilesystem {
         guard case .success(let listing) = snapshot.listing else { return [] }
         var children = listing.pages.map { ($0.name, Node.page(comic: comic, generation: snapshot.generation, index: $0.number)) }
         if listing.comicInfo != nil { children.append((".ComicInfo.xml", .comicInfo(comic: comic, generation: snapshot.generation))) }
+        if showsDesktopEntry(comic, listing) { children.append((".directory", .comicDesktop(comic: comic, generation: snapshot.generation))) }
         return children
     }
 
@@ -247,6 +252,9 @@ extension LibraryFilesystem {
             guard case .success(let listing) = snapshot.listing, !listing.pages.isEmpty else { return .failure(.ENOENT) }
             if name == ".ComicInfo.xml", listing.comicInfo != nil {
                 return .success(.comicInfo(comic: comic, generation: snapshot.generation))
+            }
+            if name == ".directory", showsDesktopEntry(comic, listing) {
+                return .success(.comicDesktop(comic: comic, generation: snapshot.generation))
             }
             guard let number = state.pageNumber(named: name) else { return .failure(.ENOENT) }
             return .success(.page(comic: comic, generation: snapshot.generation, index: number))

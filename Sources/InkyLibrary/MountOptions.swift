@@ -1,3 +1,4 @@
+import Foundation
 import InkyCore
 import InkyWorker
 
@@ -37,6 +38,8 @@ public struct MountOptions: Sendable {
     public var listLibraryAhead = false
     /// Serve every comic as one synthesized CBZ file (`--as cbz`) instead of a folder of pages.
     public var comicsAsCBZ = false
+    /// Where covers are kept (`folder.jpg` and `.directory` in the folder view); nil: no covers.
+    public var covers: CoverCache?
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {
@@ -56,6 +59,14 @@ public protocol ComicBackend: Sendable {
     func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
               deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError)
     func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]?
+    /// A cover made from `entry` (a JPEG at most `height` pixels high), decoded where pages are.
+    func cover(_ path: String, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8]
+}
+
+extension ComicBackend {
+    public func cover(_ path: String, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8] {
+        throw .io(path: path, errno: ENOTSUP, detail: "this backend makes no covers")
+    }
 }
 
 extension WorkerPool: ComicBackend {}

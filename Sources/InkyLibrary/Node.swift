@@ -31,19 +31,27 @@ public enum Node: Hashable, Sendable {
     case errorText(comic: ComicRef, generation: Int)
     /// A comic served whole as one synthesized CBZ file (`--as cbz`): a library comic only.
     case comicFile(comic: ComicRef, generation: Int)
+    /// A series folder's `folder.jpg`: the cover of its first comic (`LibraryCovers`).
+    case folderCover(String)
+    /// A series folder's `.directory`, for KDE's folder picture.
+    case folderDesktop(String)
+    /// A comic directory's `.directory`: its icon is the first page.
+    case comicDesktop(comic: ComicRef, generation: Int)
     /// A folder of the unlocked vault ("" is `Vault/` itself), by its display path.
     case vaultFolder(String)
 
     var comic: ComicRef? {
         switch self {
-        case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _), .comicFile(let comic, _): comic
-        case .folder, .file, .link, .vaultFolder: nil
+        case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _), .comicFile(let comic, _),
+             .comicDesktop(let comic, _): comic
+        case .folder, .file, .link, .vaultFolder, .folderCover, .folderDesktop: nil
         }
     }
 
     var generation: Int? {
         switch self {
-        case .page(_, let generation, _), .comicInfo(_, let generation), .errorText(_, let generation), .comicFile(_, let generation): generation
+        case .page(_, let generation, _), .comicInfo(_, let generation), .errorText(_, let generation), .comicFile(_, let generation),
+             .comicDesktop(_, let generation): generation
         default: nil
         }
     }

@@ -34,6 +34,8 @@ final class NodeTable: @unchecked Sendable {
         case page, comicInfo, errorText
         /// A comic as one CBZ file (`--as cbz`): library comics only.
         case comicFile
+        /// `folder.jpg` and `.directory` of a series folder, `.directory` of a comic (`LibraryCovers`).
+        case folderCover, folderDesktop, comicDesktop
     }
 
     private static let kindShift: UInt64 = 52
@@ -87,6 +89,10 @@ final class NodeTable: @unchecked Sendable {
                 pagePack(comic, .errorText, generation, 0)
             case .comicFile(let comic, let generation):
                 pagePack(comic, .comicFile, generation, 0)
+            case .folderCover(let path): Self.pack(.base, .folderCover, libraryNumbers.number(path))
+            case .folderDesktop(let path): Self.pack(.base, .folderDesktop, libraryNumbers.number(path))
+            case .comicDesktop(let comic, let generation):
+                pagePack(comic, .comicDesktop, generation, 0)
             }
         }
     }
@@ -111,7 +117,7 @@ final class NodeTable: @unchecked Sendable {
                 case .page: return vault(UInt64(pathNumber)).map { .page(comic: .vault($0), generation: generation, index: index) }
                 case .comicInfo: return vault(UInt64(pathNumber)).map { .comicInfo(comic: .vault($0), generation: generation) }
                 case .errorText: return vault(UInt64(pathNumber)).map { .errorText(comic: .vault($0), generation: generation) }
-                case .file, .link, .comicFile: return nil
+                case .file, .link, .comicFile, .folderCover, .folderDesktop, .comicDesktop: return nil
                 }
             }
             guard slot == .base else { return nil }
@@ -125,6 +131,9 @@ final class NodeTable: @unchecked Sendable {
             case .comicInfo: return library(UInt64(pathNumber)).map { .comicInfo(comic: .library($0), generation: generation) }
             case .errorText: return library(UInt64(pathNumber)).map { .errorText(comic: .library($0), generation: generation) }
             case .comicFile: return library(UInt64(pathNumber)).map { .comicFile(comic: .library($0), generation: generation) }
+            case .folderCover: return library(low).map(Node.folderCover)
+            case .folderDesktop: return library(low).map(Node.folderDesktop)
+            case .comicDesktop: return library(UInt64(pathNumber)).map { .comicDesktop(comic: .library($0), generation: generation) }
             }
         }
     }

@@ -28,6 +28,7 @@ enum WorkerFault {
         let (path, isRead): (String, Bool) = switch request {
         case .list(let path, _): (path, false)
         case .comicInfo(let path, _, _): (path, false)
+        case .cover(let path, _, _, _, _): (path, false)
         case .read(let path, _, _, _): (path, true)
         case .useKey(let path): (path, false)
         }

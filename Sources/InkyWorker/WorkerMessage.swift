@@ -10,6 +10,9 @@ public enum WorkerRequest: Codable, Sendable, Equatable {
     case read(path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits)
     /// The ComicInfo.xml bytes: one data chunk sequence between `.pageStart`/`.pageEnd`, then `.done`.
     case comicInfo(path: String, identity: FileIdentity, limits: ComicLimits)
+    /// One page made a cover: at most `height` pixels high, JPEG, decoded here and never in the
+    /// daemon. Answered as one entry (`.pageStart`, chunks, `.pageEnd`, or `.pageFailed`), then `.done`.
+    case cover(path: String, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits)
     /// The next frame is the 32-byte key of the vault object at `path`: later requests about
     /// that path read it decrypted. Unanswered. A worker only ever holds keys of objects it
     /// was asked about, never the vault's master key.

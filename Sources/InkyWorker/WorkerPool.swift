@@ -154,7 +154,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// Sends one request and feeds replies (and data chunks, as `reply == nil`) to `handle`
     /// until it returns true (finished). `handle` throws only for protocol violations, after
     /// which the worker cannot be trusted and is stopped. Worker failures become `.parserFailed`.
-    private func exchange(path: String, request: WorkerRequest,
+    func exchange(path: String, request: WorkerRequest,
                           handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
         let key = keyProvider?(path)
         let worker = try checkOut(for: path, vault: key != nil)

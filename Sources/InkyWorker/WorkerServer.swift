@@ -204,6 +204,18 @@ struct WorkerSession {
                 sink.send(.failure(error))
             }
             sink.send(.done)
+        case .cover(let path, let identity, let entry, let height, let limits):
+            do throws(ComicError) {
+                let reader = try open(path, expected: identity, limits: limits).1
+                let page = Page(number: 0, name: entry.name, sourcePath: entry.name, entryIndex: entry.entryIndex, size: entry.size)
+                let cover = try CoverMaker.cover(of: page, in: reader, height: height, limits: limits)
+                stream(entry.entryIndex, size: Int64(cover.count), to: sink) { chunkSink in
+                    cover.withUnsafeBytes { chunkSink($0) }
+                }
+            } catch {
+                sink.send(.failure(error))
+            }
+            sink.send(.done)
         }
         if let failure = sink.failure { throw failure }
     }

@@ -81,6 +81,13 @@ struct MountCommand: ParsableCommand {
                                + "ready; -o list_ahead=0 in fstab."))
     var noListAhead = false
 
+    @Flag(help: ArgumentHelp("No folder.jpg covers nor .directory files in the folder view; -o covers=0 in fstab."))
+    var noCovers = false
+
+    @Option(help: ArgumentHelp("Disk space for covers under $XDG_CACHE_HOME/inkyfs/covers, oldest used dropped first, e.g. 500M; "
+                               + "-o cover_cache_size= in fstab.", valueName: "size"), transform: parseSize)
+    var coverCacheSize: Int64 = 500 << 20
+
     @Flag(help: "Clear a stale mount left on MOUNTPOINT by a daemon that died.")
     var force = false
 
@@ -143,6 +150,11 @@ struct MountCommand: ParsableCommand {
             guard let shape = ComicShape(rawValue: value) else { throw ValidationError("-o as=\(value): folders or cbz") }
             comicsAs = shape
         }
+        if let value = list.settings["cover_cache_size"] { coverCacheSize = try parseSize(value) }
+        if let value = list.settings["covers"] {
+            guard value == "0" || value == "1" else { throw ValidationError("-o covers=\(value): 0 or 1") }
+            noCovers = value == "0"
+        }
         if let value = list.settings["list_ahead"] {
             guard value == "0" || value == "1" else { throw ValidationError("-o list_ahead=\(value): 0 or 1") }
             noListAhead = value == "0"
@@ -199,6 +211,7 @@ struct MountCommand: ParsableCommand {
         mountOptions.metadataViews = (try? MountViews.parse(views)) ?? []
         mountOptions.readingListsDirectory = readingLists.map(absolutePath)
         mountOptions.comicsAsCBZ = comicsAs == .cbz
+        mountOptions.covers = noCovers || comicsAs == .cbz ? nil : CoverCache(capacity: coverCacheSize)
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),

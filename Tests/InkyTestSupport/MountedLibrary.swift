@@ -14,16 +14,21 @@ public final class MountedLibrary {
     private let log = LogBuffer()
 
     /// `launcher`: a program and its arguments that run the daemon (setpriv with fewer rights, say).
-    public init(library: URL, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []) throws {
+    /// `covers`: show folder.jpg and .directory files; off unless a test is about them, so other
+    /// tests see the folders exactly as the library has them.
+    public init(library: URL, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
+                covers: Bool = false) throws {
         self.library = library
         mountpoint = ArchiveMaker.temporaryDirectory("mnt")
         process = Process()
-        let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + arguments + [library.path, mountpoint.path]
+        let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + (covers ? [] : ["--no-covers"]) + arguments
+            + [library.path, mountpoint.path]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        // A state folder of the test's own: never the machine's ~/.local/state.
+        // A state folder of the test's own (and a cache folder, for covers): never the machine's ~/.local/state.
         stateHome = ArchiveMaker.temporaryDirectory("state-home")
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path,
+                                                                                   "XDG_CACHE_HOME": stateHome.path + "/cache"]) { $1 }
             .merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = output

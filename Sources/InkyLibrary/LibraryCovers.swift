@@ -1,0 +1,131 @@
+import Foundation
+import InkyCore
+import InkyTree
+import InkyWorker
+
+/// The files file managers read for a folder's picture, in the folder view: a series folder's
+/// `folder.jpg` (the cover of its first comic, unless the library has a `folder.jpg` or
+/// `cover.jpg` there, which pass through instead) and `.directory` (KDE's `Icon=`) in series
+/// folders and comic directories. A cover is made at the first lookup or stat of `folder.jpg`,
+/// never while listing: a listing sends it without attributes.
+extension LibraryFilesystem {
+    /// Covers are at most this many pixels high.
+    static let coverHeight = 600
+
+    /// The added file `name` of library folder `path`, nil when there is none of that name.
+    func coverNode(_ index: FolderIndex, folder path: String, name: String) -> Node? {
+        guard options.covers != nil, !options.comicsAsCBZ, index.nodes[name] == nil, Self.firstComic(index) != nil else { return nil }
+        switch name {
+        case "folder.jpg": return Self.ownPicture(index) == nil ? .folderCover(path) : nil
+        case ".directory": return .folderDesktop(path)
+        default: return nil
+        }
+    }
+
+    /// The entries a series folder's listing adds: no cover is made here.
+    func coverEntries(_ index: FolderIndex, folder path: String) -> [DirectoryEntry] {
+        ["folder.jpg", ".directory"].compactMap { name in
+            coverNode(index, folder: path, name: name).map { DirectoryEntry(name: name, id: nodes.id(for: $0), kind: .regularFile) }
+        }
+    }
+
+    /// The first comic of a folder in its listing's order (the reading order), nil when it holds none.
+    static func firstComic(_ index: FolderIndex) -> String? {
+        for name in index.names { if case .comic(.library(let path))? = index.nodes[name] { return path } }
+        return nil
+    }
+
+    /// The picture the library itself has for a folder, which passes through unchanged.
+    static func ownPicture(_ index: FolderIndex) -> String? {
+        ["folder.jpg", "cover.jpg"].first { name in
+            if case .file? = index.nodes[name] { true } else { false }
+        }
+    }
+
+    /// `.directory` of a series folder or comic directory: Dolphin shows `Icon=` as its picture.
+    static func desktopEntry(icon: String) -> [UInt8] { Array("[Desktop Entry]\nIcon=./\(icon)\n".utf8) }
+
+    func folderDesktopBytes(_ path: String) -> Result<[UInt8], Errno> {
+        folderIndex(path).map { Self.desktopEntry(icon: Self.ownPicture($0) ?? "folder.jpg") }
+    }
+
+    func comicDesktopBytes(_ comic: ComicRef, _ generation: Int) -> Result<[UInt8], Errno> {
+        sameGeneration(comic, generation).flatMap { snapshot in
+            guard case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return .failure(.ENOENT) }
+            return .success(Self.desktopEntry(icon: first.name))
+        }
+    }
+
+    /// The cover of a series folder's first comic: from the disk cache when there (no archive is
+    /// opened), else made in a worker and cached.
+    func folderCoverBytes(_ path: String) -> Result<[UInt8], Errno> {
+        guard let covers = options.covers else { return .failure(.ENOENT) }
+        return folderIndex(path).flatMap { index in
+            guard let comic = Self.firstComic(index) else { return .failure(.ENOENT) }
+            return cover(of: comic, covers)
+        }
+    }
+
+    private func cover(of comic: String, _ covers: CoverCache) -> Result<[UInt8], Errno> {
+        if case .success(let identity) = FileIdentity.of(realPath(comic)),
+           let bytes = covers.cover(CoverCache.key(path: comic, identity: identity)) {
+            return .success(bytes)
+        }
+        return currentComic(.library(comic)).flatMap { state, snapshot in
+            guard case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return .failure(.ENOENT) }
+            let key = CoverCache.key(path: comic, identity: snapshot.identity)
+            if covers.hasFailed(key) { return .failure(.EIO) }
+            let entry = EntryRequest(entryIndex: first.entryIndex, size: first.size, name: first.sourcePath)
+            do throws(ComicError) {
+                let bytes = try backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
+                                              limits: options.limits)
+                covers.store(key, bytes)
+                return .success(bytes)
+            } catch {
+                // Not tried again this mount: a page that does not decode will not decode at the next stat.
+                if case .io = error {} else { covers.markFailed(key) }
+                logger("cover failed: \(loggable(error, of: .library(comic)))")
+                return .failure(error.errno)
+            }
+        }
+    }
+
+    /// Attributes of the added files: the folder's owner and read bits, the size of the bytes.
+    func coverAttributes(_ id: NodeID, _ node: Node) -> Result<NodeAttributes, Errno> {
+        let folder: String
+        let bytes: Result<[UInt8], Errno>
+        switch node {
+        case .folderCover(let path): (folder, bytes) = (path, folderCoverBytes(path))
+        case .folderDesktop(let path): (folder, bytes) = (path, folderDesktopBytes(path))
+        case .comicDesktop(let comic, let generation):
+            return sameGeneration(comic, generation).flatMap { snapshot in
+                comicDesktopBytes(comic, generation).map { fileAttributes(id, comic, size: Int64($0.count), snapshot) }
+            }
+        default: return .failure(.ENOENT)
+        }
+        return bytes.flatMap { bytes in
+            sourceStatus(folder, type: S_IFDIR).map { info in
+                let source = SourcePermissions(info)
+                return NodeAttributes(id: id, kind: .regularFile, size: Int64(bytes.count), permissions: source.page,
+                                      modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
+                                      entryTimeout: treeTimeout, attributeTimeout: treeTimeout, owner: source.owner, group: source.group)
+            }
+        }
+    }
+
+    func coverFileBytes(_ node: Node) -> Result<[UInt8], Errno> {
+        switch node {
+        case .folderCover(let path): folderCoverBytes(path)
+        case .folderDesktop(let path): folderDesktopBytes(path)
+        case .comicDesktop(let comic, let generation): comicDesktopBytes(comic, generation)
+        default: .failure(.ENOENT)
+        }
+    }
+}
+
+extension LibraryFilesystem {
+    /// A library comic with pages gets a `.directory` (no vault comic: its covers are left out).
+    func showsDesktopEntry(_ comic: ComicRef, _ listing: ComicListing) -> Bool {
+        options.covers != nil && !comic.isVault && !listing.pages.isEmpty && !listing.pages.contains { $0.name == ".directory" }
+    }
+}

@@ -1,0 +1,15 @@
+import InkyCore
+
+extension WorkerPool {
+    /// The cover of a comic made from `entry` in a worker: a JPEG at most `height` pixels high.
+    public func cover(_ path: String, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8] {
+        var collector = PageCollector(path: path, entries: [EntryRequest(entryIndex: entry.entryIndex, size: limits.maxPageBytes, name: entry.name)])
+        var result: Result<[UInt8], ComicError>?
+        try exchange(path: path, request: .cover(path: path, identity: identity, entry: entry, height: height, limits: limits)) { reply, data throws(ComicError) in
+            try collector.accept(reply: reply, data: data) { _, delivered in result = delivered }
+        }
+        if let failure = collector.requestFailure { throw failure }
+        guard let result else { throw .parserFailed(path: path, detail: "the worker made no cover") }
+        return try result.get()
+    }
+}
