@@ -113,7 +113,8 @@ def bench_library_inkyfs(args, lib, notes):
     shutil.rmtree(root, ignore_errors=True)
     mount_state, index_state = root / "mount", root / "index"      # fresh, not yet existing
     mountpoint = args.work / "mnt" / "inkyfs-library"
-    extra = [*args.inkyfs_args, "--state", str(mount_state), "--no-continue"]
+    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost, issue 16).
+    extra = [*args.inkyfs_args, "--state", str(mount_state), "--no-continue", "--no-covers"]
 
     archives = files_below(lib.path)
 

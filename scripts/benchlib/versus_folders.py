@@ -174,7 +174,8 @@ def bench_library_size(args, entry, notes):
     states = args.work / "size-state"
     shutil.rmtree(states, ignore_errors=True)
     mountpoint = args.work / "mnt" / "inkyfs-size"
-    extra = [*args.inkyfs_args, "--state", str(states / "mount"), "--no-continue"]
+    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost, issue 16).
+    extra = [*args.inkyfs_args, "--state", str(states / "mount"), "--no-continue", "--no-covers"]
 
     def new_mount():
         return ExitTimedMount(args.inkyfs, lib.path, mountpoint, extra, notes)
