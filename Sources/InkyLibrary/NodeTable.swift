@@ -165,7 +165,10 @@ final class NodeTable: @unchecked Sendable {
             }
             let next = (numbered.map(\.0).max() ?? 0) + 1
             vaultNumbers = PathNumbers(store: MemoryPathNumbering(first: max(next, vaultNumbers.first)))
-            return ids
+            // `Vault/` keeps its number across lock and unlock (its slot's root), so the kernel's
+            // cached listing of it (directories are never opened: it keeps them) must go too,
+            // or the next unlock lists the names and numbers of the last one.
+            return ids + [vaultSlot.rootID]
         }
     }
 

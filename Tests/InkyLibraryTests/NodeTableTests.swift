@@ -41,6 +41,7 @@ final class NodeTableTests: XCTestCase {
         let before = [table.id(for: .comic(.vault("aaaa"))), table.id(for: .comic(.vault("bbbb"))), table.id(for: .vaultFolder("Shelf"))]
         let forgotten = table.dropVault()
         XCTAssertEqual(Set(forgotten).intersection(before).count, 3, "every vault number is forgotten at lock")
+        XCTAssertTrue(forgotten.contains(table.id(for: .vaultFolder(""))), "and Vault/'s listing, whose number stays")
         XCTAssertNil(table.node(before[0]), "a number from before the lock names nothing")
         // Looked up in the other order after the unlock: still none of the old numbers.
         let after = [table.id(for: .comic(.vault("bbbb"))), table.id(for: .comic(.vault("aaaa"))), table.id(for: .vaultFolder("Shelf"))]
