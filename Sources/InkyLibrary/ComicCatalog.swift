@@ -122,11 +122,15 @@ struct WeightedLRU<Key: Hashable, Value> {
             entries[key] = (entry.value, clock)
             return entry.value
         }
-        set {
-            clock += 1
-            entries[key] = newValue.map { ($0, clock) }
-            if newValue != nil, clock % 256 == 0 { trim() }
-        }
+        set { insert(newValue, for: key) }
+    }
+
+    /// Sets the value for `key`; returns the values dropped for the budget, if any.
+    @discardableResult
+    mutating func insert(_ value: Value?, for key: Key) -> [Value] {
+        clock += 1
+        entries[key] = value.map { ($0, clock) }
+        return value != nil && clock % 256 == 0 ? trim() : []
     }
 
     /// Removes the matching entries; returns their values.
@@ -140,14 +144,17 @@ struct WeightedLRU<Key: Hashable, Value> {
     /// Drops the least recently used entries until the rest fits the budget again (to 75%, so
     /// trimming is rare: each trim sorts every entry, under the filesystem's lock; trimming to
     /// 90% made it 10% of a 20,000-comic listing's time).
-    private mutating func trim() {
+    private mutating func trim() -> [Value] {
         var total = entries.values.reduce(0) { $0 + weight($1.value) }
-        guard total > budget else { return }
+        guard total > budget else { return [] }
+        var dropped: [Value] = []
         for (key, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where !pinned(key) {
             if total <= budget * 3 / 4 { break }
             total -= weight(entry.value)
             entries[key] = nil
+            dropped.append(entry.value)
         }
+        return dropped
     }
 }
 

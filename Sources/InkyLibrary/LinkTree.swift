@@ -38,10 +38,15 @@ struct ComicRecord: Sendable {
         self.modifiedNanoseconds = modifiedNanoseconds
         self.metadata = metadata
         let series = metadata.series.flatMap { SafeName.make($0) }
-        seriesFolder = series.map { series in metadata.volume.map { "\(series) (\($0))" } ?? series }
+        seriesFolder = Self.seriesFolder(metadata.series, volume: metadata.volume)
         let stem = ((comic as NSString).lastPathComponent as NSString).deletingPathExtension
         let number = metadata.number.flatMap { SafeName.make($0, maxBytes: 40) }.map { " #\($0)" } ?? ""
         label = (series ?? SafeName.make(stem) ?? "Comic \(id)") + number + (metadata.year.map { " (\($0))" } ?? "")
+    }
+
+    /// `Series (Volume)`: the folder in `By Series/` of a comic of this series and volume.
+    static func seriesFolder(_ series: String?, volume: Int?) -> String? {
+        series.flatMap { SafeName.make($0) }.map { series in volume.map { "\(series) (\($0))" } ?? series }
     }
 
     static func coverDateOrder(_ lhs: ComicRecord, _ rhs: ComicRecord) -> Bool {
@@ -118,6 +123,14 @@ struct LinkTree: Sendable {
         folders.append(folder)
     }
 
+    /// Adds a folder made elsewhere, with its number (a view's folder read on demand).
+    mutating func addBuilt(_ folder: Folder) {
+        for link in folder.links { linkByLocal[link.local] = link.target }
+        folderByName[folder.name] = folders.count
+        folderByLocal[folder.local] = folders.count
+        folders.append(folder)
+    }
+
     mutating func addRootLinks(_ links: [(name: String, target: Target, local: UInt64)]) {
         for link in links {
             rootLinks.append(Link(name: link.name, local: link.local, target: link.target))
@@ -152,6 +165,11 @@ struct LinkTreeChanges: Equatable {
     var names: [(parent: UInt64, name: String)] = []
 
     var isEmpty: Bool { nodes.isEmpty && names.isEmpty }
+
+    mutating func append(_ other: LinkTreeChanges) {
+        nodes += other.nodes.filter { !nodes.contains($0) }
+        names += other.names
+    }
 
     static func == (lhs: LinkTreeChanges, rhs: LinkTreeChanges) -> Bool {
         lhs.nodes == rhs.nodes && lhs.names.map(\.parent) == rhs.names.map(\.parent) && lhs.names.map(\.name) == rhs.names.map(\.name)

@@ -2,27 +2,33 @@ import Foundation
 import InkyCore
 import InkyStore
 
-/// The library comics' metadata as the views share it: read from the state database when it
-/// moved (`StateDatabase.metadataGeneration`: the watcher re-lists a changed comic, which stores
-/// its metadata), at most four times a second while the views are used. A timer checks twice a
+/// The library comics' metadata as the views share it: the state database, asked on demand
+/// (`MetadataViewQueries`), and a stamp that moves when the metadata moved
+/// (`StateDatabase.metadataGeneration`: the watcher re-lists a changed comic, which stores its
+/// metadata), at most four times a second while the views are used. A timer checks twice a
 /// second, so that the views tell the kernel what changed (a view appearing at the mount root,
 /// a comic moving between folders) without anyone looking: the kernel keeps listings until told.
 final class MetadataCatalog: @unchecked Sendable {
     struct Snapshot: Sendable {
-        var records: [ComicRecord] = []
-        var byID: [Int64: ComicRecord] = [:]
         /// When it was read (ns since 1970): the views' folders carry it as their mtime, so a
         /// kernel that kept a listing drops it once it sees the attributes again.
         var stamp: Int64 = 0
     }
 
-    private let state: StateDatabase
-    private let prefix: String
+    let state: StateDatabase
+    /// The library's path: the views show only comics under it.
+    let libraryPath: String
+
+    /// A row of the index as the views see it, its path made relative to the library.
+    func record(_ row: IndexedMetadata) -> ComicRecord {
+        ComicRecord(id: row.id, comic: String(row.file.path.dropFirst(libraryPath.count + 1)),
+                    modifiedNanoseconds: row.modifiedNanoseconds, metadata: row.metadata)
+    }
     private let lock = NSLock()
     private var generation: UInt64?
     private var snapshot = Snapshot()
     private var lastRead = DispatchTime(uptimeNanoseconds: 0)
-    /// What the last read and the views' trees made from it cost (ns): reads are spaced at least
+    /// What the views' trees made again after the last move cost (ns): moves are spaced at least
     /// five times that apart, so a library being listed for the first time (the metadata moving
     /// all along) spends at most a sixth of a core on its views.
     private var lastCost: UInt64 = 0
@@ -32,12 +38,12 @@ final class MetadataCatalog: @unchecked Sendable {
 
     init(state: StateDatabase, libraryPath: String) {
         self.state = state
-        prefix = libraryPath + "/"
+        self.libraryPath = libraryPath
     }
 
     deinit { timer?.cancel() }
 
-    /// The current records, read again if they moved and the last read is old enough.
+    /// The current stamp, moved if the metadata moved and the last move is old enough.
     func current() -> Snapshot {
         lock.lock()
         defer { lock.unlock() }
@@ -47,7 +53,7 @@ final class MetadataCatalog: @unchecked Sendable {
         if moved, generation == nil || now.uptimeNanoseconds - lastRead.uptimeNanoseconds >= gap {
             generation = state.metadataGeneration
             lastRead = now
-            snapshot = read()
+            snapshot = Snapshot(stamp: Int64(Date().timeIntervalSince1970 * 1e9))
             lastCost = DispatchTime.now().uptimeNanoseconds - now.uptimeNanoseconds
         }
         return snapshot
@@ -76,17 +82,5 @@ final class MetadataCatalog: @unchecked Sendable {
         }
         timer.resume()
         self.timer = timer
-    }
-
-    private func read() -> Snapshot {
-        var snapshot = Snapshot()
-        for row in state.allIndexedMetadata() where row.file.path.hasPrefix(prefix) {
-            let record = ComicRecord(id: row.id, comic: String(row.file.path.dropFirst(prefix.count)),
-                                     modifiedNanoseconds: row.modifiedNanoseconds, metadata: row.metadata)
-            snapshot.records.append(record)
-            snapshot.byID[row.id] = record
-        }
-        snapshot.stamp = Int64(Date().timeIntervalSince1970 * 1e9)
-        return snapshot
     }
 }

@@ -4,8 +4,10 @@ import InkyTree
 
 /// One metadata view at the mount root (`By Series/`, `By Publisher/`, `Story Arcs/`, `Recently
 /// Added/`): folders of relative symlinks to the comics' directories in the library tree, so
-/// progress and bookmarks stay one and `find`, `du` and `rsync -a` see every comic once. Made
-/// from the shared `MetadataCatalog`, again whenever it moved; shown only with something in it.
+/// progress and bookmarks stay one and `find`, `du` and `rsync -a` see every comic once. Its
+/// root is asked of the index (`MetadataCatalog`) again whenever the metadata moved, a folder's
+/// links when it is used (kept while in use, up to `folderBudget` links); shown only with
+/// something in it.
 final class MetadataTreeView: TreeView, @unchecked Sendable {
     let kind: MetadataViewKind
     let name: String
@@ -15,7 +17,17 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     private let lock = NSLock()
     private var context: ViewContext?
     private var slot = ViewSlot.base
-    private var tree = LinkTree()
+    /// The root's tree (By Series/'s and Story Arcs/' folders without their links) and keys.
+    private var root = MetadataViewRoot()
+    private var tree: LinkTree { root.tree }
+    /// Folders read with their links, by name; those in it are compared when the metadata
+    /// moved, to tell the kernel what changed. The kernel is told to forget one dropped from it
+    /// (its listing and names), which then is no longer compared.
+    private var folders = WeightedLRU<String, LinkTree.Folder>(budget: folderBudget, weight: { $0.links.count + 1 })
+    static let folderBudget = 10_000
+    /// The kept folders' links by number: `ls -l` reads every link, which the index would answer
+    /// one query each (4x the time of a walk of the views at 20,000 comics).
+    private var keptTargets: [UInt64: LinkTree.Target] = [:]
     private var treeStamp: Int64 = -1
     private var listsGeneration = 0
     /// Where `Reading Lists/` finds its lists (nil for the other views).
@@ -57,35 +69,97 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     private var firstBuildStarted = false
 
     /// The tree for the catalog's current snapshot; tells the mount when the view appears or goes.
-    private func current() -> (tree: LinkTree, stamp: Int64, snapshot: MetadataCatalog.Snapshot) {
+    private func current() -> (tree: LinkTree, stamp: Int64) {
         let snapshot = catalog.current()
         let lists = readingLists?.current() ?? (lists: [], generation: 0)
         lock.lock()
         var changes = LinkTreeChanges()
         if treeStamp != snapshot.stamp || listsGeneration != lists.generation {
-            let made = LinkTreeBuilder.build(kind, from: snapshot.records, seriesViewName: seriesViewName, readingLists: lists.lists)
-            if treeStamp >= 0 { changes = made.changes(since: tree) }
-            tree = made
+            let made = catalog.root(kind, seriesViewName: seriesViewName, readingLists: lists.lists)
+            if treeStamp >= 0 { changes = made.tree.changes(since: tree) }
+            changes.append(refreshFolders(in: made))
+            root = made
             treeStamp = snapshot.stamp
             listsGeneration = lists.generation
         }
-        let result = (tree, treeStamp, snapshot)
+        let result = (tree, treeStamp)
         // Not shown before the first tree: appearing then is a change the kernel must hear of.
         let wasShown = shown ?? false
         shown = !tree.isEmpty
-        let context = self.context, slot = self.slot
         lock.unlock()
-        let flipped = wasShown != !result.0.isEmpty
-        guard flipped || !changes.isEmpty, let context else { return result }
-        let forget = changes
+        tell(changes, shownChanged: wasShown != !result.0.isEmpty)
+        return result
+    }
+
+    /// Tells the kernel what to forget (and the mount that the view appeared or went).
+    private func tell(_ forget: LinkTreeChanges, shownChanged: Bool = false) {
+        let (context, slot) = lock.withLock { (self.context, self.slot) }
+        guard let context, shownChanged || !forget.isEmpty else { return }
         // Never from inside a request: the kernel may hold the folder's lock for it.
         DispatchQueue.global(qos: .utility).async {
-            if flipped { context.shownChanged() }
+            if shownChanged { context.shownChanged() }
             guard let kernel = context.kernelCache else { return }
             for (parent, name) in forget.names { kernel.invalidateEntry(parent: slot.id(parent), name: name) }
             for node in forget.nodes { kernel.invalidateNode(slot.id(node)) }
         }
-        return result
+    }
+
+    /// The folders read before, read again for the new root: what changed in them.
+    private func refreshFolders(in made: MetadataViewRoot) -> LinkTreeChanges {
+        var before = LinkTree(), after = LinkTree(), dropped: [LinkTree.Folder] = []
+        keptTargets.removeAll()
+        for old in folders.removeAll(where: { _ in true }) {
+            before.addBuilt(old)
+            guard let shell = made.tree.folder(named: old.name), let keys = made.keys[old.name],
+                  var now = catalog.folder(old.name, keys: keys, seriesViewName: seriesViewName) else { continue }
+            now.local = shell.local
+            after.addBuilt(now)
+            dropped += keep(now)
+        }
+        var changes = after.changes(since: before)
+        changes.append(Self.forgetting(dropped))
+        changes.nodes.removeAll { $0 == 1 } // the root's own changes are the root tree's
+        changes.names.removeAll { $0.parent == 1 }
+        return changes
+    }
+
+    /// A folder with its links: read from the index for By Series/ and Story Arcs/.
+    private func folder(local: UInt64) -> LinkTree.Folder? {
+        var dropped: [LinkTree.Folder] = []
+        let found = lock.withLock { () -> LinkTree.Folder? in
+            guard let shell = root.tree.folder(local: local) else { return nil }
+            guard let keys = root.keys[shell.name] else { return shell }
+            if let kept = folders[shell.name] { return kept }
+            guard var read = catalog.folder(shell.name, keys: keys, seriesViewName: seriesViewName) else { return shell }
+            read.local = shell.local
+            dropped = keep(read)
+            return read
+        }
+        tell(Self.forgetting(dropped.filter { $0.local != local }))
+        return found
+    }
+
+    /// Keeps a folder read (under `lock`); returns those dropped for the budget.
+    private func keep(_ folder: LinkTree.Folder) -> [LinkTree.Folder] {
+        let dropped = folders.insert(folder, for: folder.name)
+        for link in folder.links { keptTargets[link.local] = link.target }
+        for old in dropped { for link in old.links { keptTargets[link.local] = nil } }
+        return dropped
+    }
+
+    /// What the kernel must forget of folders no longer kept: their listings and names.
+    private static func forgetting(_ dropped: [LinkTree.Folder]) -> LinkTreeChanges {
+        var forget = LinkTreeChanges()
+        for folder in dropped {
+            forget.nodes.append(folder.local)
+            forget.names += folder.links.map { (folder.local, $0.name) }
+        }
+        return forget
+    }
+
+    /// Where a link leads: from the root's tree, else (a comic in a folder read on demand) its row.
+    private func target(local: UInt64, in tree: LinkTree) -> LinkTree.Target? {
+        tree.target(local: local) ?? lock.withLock { keptTargets[local] } ?? catalog.comicTarget(local: local)
     }
 
     private func directoryAttributes(_ id: NodeID, stamp: Int64, subfolders: Int) -> NodeAttributes {
@@ -109,7 +183,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     }
 
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
-        let (tree, stamp, _) = current()
+        let (tree, stamp) = current()
         let local = slot.local(parent)
         if parent == slot.rootID {
             if let folder = tree.folder(named: name) {
@@ -118,7 +192,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             guard let link = tree.rootLinks.first(where: { $0.name == name }), let text = text(of: link.target, depth: 1) else { return .failure(.ENOENT) }
             return .success(linkAttributes(slot.id(link.local), target: text, stamp: stamp))
         }
-        guard let folder = tree.folder(local: local) else { return .failure(tree.target(local: local) == nil ? .ENOENT : .ENOTDIR) }
+        guard let folder = self.folder(local: local) else { return .failure(self.target(local: local, in: tree) == nil ? .ENOENT : .ENOTDIR) }
         if let file = folder.files.first(where: { $0.name == name }), let bytes = tree.file(local: file.local) {
             return .success(fileAttributes(slot.id(file.local), size: bytes.count, stamp: stamp))
         }
@@ -127,19 +201,19 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     }
 
     func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
-        let (tree, stamp, _) = current()
+        let (tree, stamp) = current()
         if id == slot.rootID { return .success(directoryAttributes(id, stamp: stamp, subfolders: tree.folders.count)) }
         let local = slot.local(id)
         if tree.folder(local: local) != nil { return .success(directoryAttributes(id, stamp: stamp, subfolders: 0)) }
         if let bytes = tree.file(local: local) { return .success(fileAttributes(id, size: bytes.count, stamp: stamp)) }
-        guard let target = tree.target(local: local), let text = text(of: target, depth: depth(of: local, in: tree)) else {
+        guard let target = self.target(local: local, in: tree), let text = text(of: target, depth: depth(of: local, in: tree)) else {
             return .failure(.ENOENT)
         }
         return .success(linkAttributes(id, target: text, stamp: stamp))
     }
 
     func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
-        let (tree, stamp, _) = current()
+        let (tree, stamp) = current()
         let links: [LinkTree.Link], depth: Int
         var files: [DirectoryEntry] = []
         if id == slot.rootID {
@@ -150,7 +224,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             guard tree.folders.isEmpty else { return .success(folders) }
             (links, depth) = (tree.rootLinks, 1)
         } else {
-            guard let folder = tree.folder(local: slot.local(id)) else { return .failure(.ENOTDIR) }
+            guard let folder = self.folder(local: slot.local(id)) else { return .failure(.ENOTDIR) }
             (links, depth) = (folder.links, 2)
             files = folder.files.map { file in
                 DirectoryEntry(name: file.name, id: slot.id(file.local), kind: .regularFile,
@@ -189,7 +263,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     func readLink(_ id: NodeID) -> Result<String, Errno> {
         let tree = current().tree
         let local = slot.local(id)
-        guard let target = tree.target(local: local), let text = text(of: target, depth: depth(of: local, in: tree)) else {
+        guard let target = self.target(local: local, in: tree), let text = text(of: target, depth: depth(of: local, in: tree)) else {
             return .failure(.EINVAL)
         }
         return .success(text)

@@ -71,19 +71,20 @@ extension StateDatabase {
 
     /// The metadata stored for `file`, whatever its identity (views show the last known).
     public func indexedMetadata(_ file: LibraryFile) -> IndexedMetadata? {
-        allIndexedMetadata(where: "path = ?", file.path).first
+        indexedMetadata(where: "path = ?", [file.path]).first
     }
 
     /// Every comic's metadata, arcs included (a view builds its folders from it).
-    public func allIndexedMetadata() -> [IndexedMetadata] { allIndexedMetadata(where: "1", nil) }
+    public func allIndexedMetadata() -> [IndexedMetadata] { indexedMetadata(where: "1", []) }
 
-    private func allIndexedMetadata(where condition: String, _ value: String?) -> [IndexedMetadata] {
+    /// The rows matching `condition` (its `?` bound to `values`), arcs included.
+    func indexedMetadata(where condition: String, _ values: [(any SQLiteBindable)?]) -> [IndexedMetadata] {
         (try? withDatabase { database throws(SQLiteError) -> [IndexedMetadata] in
             let query = try database.prepare("""
                 SELECT id, path, mtime_ns, source, series, number, volume, title, publisher, year, month, page_count,
                        language, manga FROM comic_metadata WHERE \(condition) ORDER BY id
                 """)
-            if let value { try query.bind(value, at: 1) }
+            try query.bind(values)
             var rows: [IndexedMetadata] = []
             var byID: [Int64: Int] = [:]
             func integer(_ column: Int) -> Int? { query.isNull(at: column) ? nil : Int(query.int64(at: column)) }
@@ -98,7 +99,12 @@ extension StateDatabase {
                 rows.append(IndexedMetadata(id: query.int64(at: 0), file: LibraryFile(path: path),
                                             modifiedNanoseconds: query.int64(at: 2), metadata: metadata))
             }
-            let arcs = try database.prepare("SELECT comic, arc, arc_number FROM comic_arcs ORDER BY comic, position")
+            guard !rows.isEmpty else { return rows }
+            let arcs = try database.prepare("""
+                SELECT comic, arc, arc_number FROM comic_arcs WHERE comic IN (SELECT id FROM comic_metadata WHERE \(condition))
+                ORDER BY comic, position
+                """)
+            try arcs.bind(values)
             while try arcs.step() {
                 guard let index = byID[arcs.int64(at: 0)], let name = arcs.text(at: 1) else { continue }
                 rows[index].metadata.arcs.append(ComicMetadata.Arc(name: name, number: arcs.text(at: 2)))

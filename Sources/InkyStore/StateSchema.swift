@@ -68,5 +68,11 @@ enum StateSchema {
             CREATE INDEX comic_arcs_arc ON comic_arcs(arc);
             DELETE FROM comic_index;
             """),
+        // The metadata views ask for By Publisher/'s folders and Recently Added/'s newest comics
+        // on demand (MetadataViewQueries): 416 ms and 49 ms at 100,000 comics without these, 24 and 0.07 with.
+        (8, """
+            CREATE INDEX comic_metadata_publisher ON comic_metadata(publisher, series, volume);
+            CREATE INDEX comic_metadata_recent ON comic_metadata(mtime_ns DESC, path);
+            """),
     ])
 }

@@ -102,11 +102,11 @@ struct MountCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Folders of links by what the comics are, from their ComicInfo.xml (else their file names): "
                                + "By Series, By Publisher, Story Arcs, Reading Lists, Recently Added; each shows only with "
-                               + "something in it. A comma-separated list of series, publishers, arcs, lists, recent; all; "
-                               + "or none, the default: the views hold the library's metadata in memory (about 1.3 KB "
-                               + "a comic, 26 MiB at 20,000 comics), which a library of 100,000 should ask for.",
+                               + "something in it. A comma-separated list of series, publishers, arcs, lists, recent; all, "
+                               + "the default; or none. They are read from the index on demand: they keep in memory their "
+                               + "folders' names and the folders in use, not the library's metadata.",
                                valueName: "list"))
-    var views = "none"
+    var views = "all"
 
     @Option(help: ArgumentHelp("A folder of ComicRack reading lists (.cbl) shown in Reading Lists/, besides those in the library.",
                                valueName: "dir"))

@@ -1,0 +1,60 @@
+import Foundation
+import InkyCore
+import XCTest
+@testable import InkyStore
+
+/// The views' on-demand questions to the index: grouped folders, one folder's comics, the
+/// newest comics, each kept to the mounted library's folder.
+final class MetadataViewQueriesTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUp() {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("view-queries-\(UUID().uuidString)")
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private func store(_ state: StateDatabase, _ path: String, mtime: Int64, series: String?, volume: Int? = nil,
+                       publisher: String? = nil, arcs: [String] = []) {
+        var listing = ComicListing(format: .zip, pages: [Page(number: 0, name: "1.jpg", sourcePath: "1.jpg", entryIndex: 0, size: 10)],
+                                   comicInfo: nil, skipped: [], isSolid: false)
+        listing.metadata = ComicMetadata(source: .comicInfo, series: series, volume: volume, publisher: publisher,
+                                         arcs: arcs.map { ComicMetadata.Arc(name: $0) })
+        state.storeListing(LibraryFile(path: path), identity: FileIdentity(size: 5, modifiedNanoseconds: mtime, inode: 1), .success(listing))
+    }
+
+    func testEachQueryAnswersForTheLibraryFolderOnly() throws {
+        let state = StateDatabase.open(at: folder.appendingPathComponent("state.sqlite").path)
+        XCTAssertEqual(state.schemaVersion, 8)
+        store(state, "/lib/a.cbz", mtime: 10, series: "Batman", volume: 2011, publisher: "DC", arcs: ["Owls"])
+        store(state, "/lib/b.cbz", mtime: 30, series: "Batman", volume: 2011, publisher: "DC")
+        store(state, "/lib/c.cbz", mtime: 30, series: "Batman", publisher: "DC", arcs: ["Owls", "Court"])
+        store(state, "/lib/d.cbz", mtime: 20, series: nil)
+        // Beside the library, and a folder whose name only starts like it: never shown.
+        store(state, "/library2/e.cbz", mtime: 99, series: "Saga", publisher: "Image", arcs: ["War"])
+        store(state, "/other/f.cbz", mtime: 98, series: "Batman", volume: 2011, publisher: "DC", arcs: ["Owls"])
+
+        let groups = state.metadataSeriesGroups(under: "/lib").map { "\($0.series) \($0.volume.map(String.init) ?? "-")" }
+        XCTAssertEqual(groups.sorted(), ["Batman -", "Batman 2011"])
+        let publishers = state.metadataSeriesGroups(under: "/lib", withPublisher: true).map { "\($0.publisher ?? "?") \($0.series)" }
+        XCTAssertEqual(publishers, ["DC Batman", "DC Batman"])
+        XCTAssertEqual(state.metadataArcNames(under: "/lib").sorted(), ["Court", "Owls"])
+
+        let batman2011 = state.indexedMetadata(series: [("Batman", 2011)], under: "/lib")
+        XCTAssertEqual(batman2011.map(\.file.path), ["/lib/a.cbz", "/lib/b.cbz"])
+        XCTAssertEqual(batman2011.first?.metadata.arcs.map(\.name), ["Owls"])
+        XCTAssertEqual(state.indexedMetadata(series: [("Batman", nil)], under: "/lib").map(\.file.path), ["/lib/c.cbz"])
+        XCTAssertEqual(state.indexedMetadata(arcs: ["Owls"], under: "/lib").map(\.file.path), ["/lib/a.cbz", "/lib/c.cbz"])
+        XCTAssertEqual(state.indexedMetadata(arcs: ["Court"], under: "/lib").first?.metadata.arcs.map(\.name), ["Owls", "Court"])
+
+        let id = try XCTUnwrap(batman2011.first?.id)
+        XCTAssertEqual(state.indexedMetadata(id: id, under: "/lib")?.file.path, "/lib/a.cbz")
+        XCTAssertNil(state.indexedMetadata(id: id, under: "/other"))
+
+        // The newest two, and every comic as new as the last of them (its ties).
+        XCTAssertEqual(state.newestMetadata(1, under: "/lib").map(\.file.path).sorted(), ["/lib/b.cbz", "/lib/c.cbz"])
+        XCTAssertEqual(state.newestMetadata(3, under: "/lib").map(\.file.path).sorted(), ["/lib/b.cbz", "/lib/c.cbz", "/lib/d.cbz"])
+        XCTAssertEqual(state.newestMetadata(100, under: "/lib").count, 4)
+        XCTAssertEqual(state.newestMetadata(100, under: "/nowhere").count, 0)
+    }
+}
