@@ -12,26 +12,19 @@ import InkyCore
 /// vault answers EIO for a page held open across lock).
 public final class MountComposition: MountedFilesystem, @unchecked Sendable {
     private let base: any MountedFilesystem
-    private let views: [UInt8: any TreeView]
-    private let contexts: [ViewContext]
-    /// Views in the order they were given: the root lists them in this order, after the base.
-    private let order: [any TreeView]
+    /// Views in the order they were given, each with its context: view i has slot i + 1, and
+    /// the root lists them in this order, after the base.
+    private let views: [(view: any TreeView, context: ViewContext)]
 
     /// Views get slots 1, 2, ... in the order given.
     public init(base: any MountedFilesystem, views: [any TreeView]) {
         precondition(views.count < 255, "at most 254 views")
         self.base = base
-        var bySlot: [UInt8: any TreeView] = [:]
-        var contexts: [ViewContext] = []
-        for (index, view) in views.enumerated() {
+        self.views = views.enumerated().map { index, view in
             let context = ViewContext(slot: ViewSlot(UInt8(index + 1)), name: view.name)
             view.attach(context)
-            bySlot[context.slot.number] = view
-            contexts.append(context)
+            return (view, context)
         }
-        self.views = bySlot
-        self.contexts = contexts
-        order = views
     }
 
     public var sourcePath: String { base.sourcePath }
@@ -40,7 +33,7 @@ public final class MountComposition: MountedFilesystem, @unchecked Sendable {
         get { base.kernelCache }
         set {
             base.kernelCache = newValue
-            for context in contexts { context.kernelCache = newValue }
+            for (_, context) in views { context.kernelCache = newValue }
         }
     }
 
@@ -48,25 +41,16 @@ public final class MountComposition: MountedFilesystem, @unchecked Sendable {
 
     /// The view answering for `id`, nil for the base tree.
     private func view(for id: NodeID) -> (any TreeView)? {
-        let slot = ViewSlot(of: id)
-        return slot == .base ? nil : views[slot.number]
+        let number = Int(ViewSlot(of: id).number)
+        return number == 0 || number > views.count ? nil : views[number - 1].view
     }
 
-    private func shownView(named name: String) -> (any TreeView)? {
-        order.first { $0.name == name && $0.isShown }
-    }
-
-    private func rootID(of view: any TreeView) -> NodeID {
-        contexts.first { $0.slot.number == slotNumber(of: view) }!.slot.rootID
-    }
-
-    private func slotNumber(of view: any TreeView) -> UInt8 {
-        views.first { $0.value === view }!.key
-    }
+    /// The views whose folders show at the root now.
+    private var shown: [(view: any TreeView, context: ViewContext)] { views.filter { $0.view.isShown } }
 
     public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
-        if parent == Self.rootID, let view = shownView(named: name) {
-            return view.attributes(of: rootID(of: view))
+        if parent == Self.rootID, let (view, context) = views.first(where: { $0.view.name == name && $0.view.isShown }) {
+            return view.attributes(of: context.slot.rootID)
         }
         if let view = view(for: parent) {
             guard view.isShown else { return .failure(.ENOENT) }
@@ -83,7 +67,7 @@ public final class MountComposition: MountedFilesystem, @unchecked Sendable {
             // Each shown view's folder is a subdirectory of the root (its `..`). A base folder
             // it hides stays counted: a link count too high only costs find's leaf optimisation
             // a few stats, one too low would make it skip a folder.
-            root.linkCount += order.count(where: \.isShown)
+            root.linkCount += shown.count
             return root
         }
     }
@@ -92,10 +76,10 @@ public final class MountComposition: MountedFilesystem, @unchecked Sendable {
         if let view = view(for: id) { return view.isShown ? view.directoryEntries(of: id) : .failure(.ENOENT) }
         guard id == Self.rootID else { return base.directoryEntries(of: id) }
         return base.directoryEntries(of: id).map { entries in
-            let shown = order.filter(\.isShown)
-            let names = Set(shown.map(\.name))
+            let shown = shown
+            let names = Set(shown.map(\.view.name))
             return entries.filter { !names.contains($0.name) }
-                + shown.map { DirectoryEntry(name: $0.name, id: rootID(of: $0), kind: .directory) }
+                + shown.map { DirectoryEntry(name: $0.view.name, id: $0.context.slot.rootID, kind: .directory) }
         }
     }
 
@@ -110,7 +94,7 @@ public final class MountComposition: MountedFilesystem, @unchecked Sendable {
     }
 
     public func parent(of id: NodeID) -> NodeID {
-        if let view = view(for: id) { return id == rootID(of: view) ? Self.rootID : view.parent(of: id) }
+        if let view = view(for: id) { return id == ViewSlot(of: id).rootID ? Self.rootID : view.parent(of: id) }
         return base.parent(of: id)
     }
 
