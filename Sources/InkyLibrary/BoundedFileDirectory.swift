@@ -52,13 +52,15 @@ final class BoundedFileDirectory: @unchecked Sendable {
         try? manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let final = directory + "/" + name
         let temporary = directory + "/.\(name).\(getpid()).tmp"
+        // Counted before the new file lands: measured after, it would count twice.
+        let before = total ?? measured()
         let replaced = fileSize(final) ?? 0
         guard manager.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
               rename(temporary, final) == 0 else {
             unlink(temporary)
             return
         }
-        total = (total ?? measured()) - replaced + Int64(bytes.count)
+        total = before - replaced + Int64(bytes.count)
         if total! > capacity { evict(keeping: final) }
     }
 
