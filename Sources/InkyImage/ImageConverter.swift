@@ -98,8 +98,10 @@ public enum ImageConverter {
                 throw .tooManyPixels(width: source.width, height: source.height, limit: conversion.maxPixels)
             }
             let target = conversion.fit ?? ImageSize(width: source.width, height: source.height)
+            let luma = conversion.grayscale ? GrayJPEG.luma(raw, of: source, fit: target, maxPixels: conversion.maxPixels) : nil
             var image = try VipsImageHandle.make(ImageError.undecodable) { out in
-                source.loader.hasPrefix("jp2kload")
+                if let luma { return inky_vips_resize_within(luma.pointer, Int32(target.width), Int32(target.height), out) }
+                return source.loader.hasPrefix("jp2kload")
                     ? inky_vips_thumbnail_image(source.pointer, Int32(target.width), Int32(target.height), out)
                     : inky_vips_thumbnail(raw.baseAddress, raw.count, Int32(target.width), Int32(target.height), out)
             }

@@ -46,6 +46,23 @@ final class ImageConverterTests: XCTestCase {
         XCTAssertEqual(shrunk.size, ImageSize(width: 1120, height: 1680))
     }
 
+    /// A grayscale JPEG page is decoded to its luma alone (libjpeg's scaled IDCT): what comes out
+    /// must be what the colour path gives, turned upright, and a damaged page refused as there.
+    func testGrayscaleJPEGPagesComeOutAsTheColourPathWouldGiveThem() throws {
+        let fit = ImageConversion(fit: ImageSize(width: 1264, height: 1680), grayscale: true)
+        let turned = try PageImages.jpeg(width: 1800, height: 1200, orientation: 6)
+        XCTAssertEqual(try ImageConverter.convert(turned, fit).size, ImageSize(width: 1120, height: 1680), "EXIF orientation 6 is obeyed")
+        let tall = try ImageConverter.convert(PageImages.make(.jpeg, width: 1800, height: 2700), fit)
+        let seen = try PageImages.inspect(tall.bytes)
+        XCTAssertEqual([seen.width, seen.height], [1120, 1680])
+        XCTAssertTrue(seen.isGray)
+        XCTAssertEqual(try ImageConverter.convert(PageImages.make(.jpeg, width: 600, height: 900), ImageConversion(grayscale: true)).size,
+                       ImageSize(width: 600, height: 900), "no box: gray at its own size")
+        var truncated = try PageImages.make(.jpeg, width: 1800, height: 2700)
+        truncated.removeLast(truncated.count / 2)
+        XCTAssertThrowsError(try ImageConverter.convert(truncated, fit), "a truncated page is refused, so served as it is")
+    }
+
     func testADecompressionBombIsRefusedOnItsHeader() throws {
         let bomb = try PageImages.bombPNG()
         XCTAssertEqual(try ImageConverter.header(of: bomb).size, ImageSize(width: 100_000, height: 100_000))

@@ -45,6 +45,24 @@ public enum PageImages {
         return Array(try Data(contentsOf: out))
     }
 
+    /// A JPEG stored `width`×`height` whose EXIF says to turn it (`orientation` 6: a quarter
+    /// turn clockwise), as phone scans are.
+    public static func jpeg(width: Int, height: Int, orientation: Int) throws -> [UInt8] {
+        let dir = ArchiveMaker.temporaryDirectory("page-image")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("turned.jpg")
+        try ArchiveMaker.python("""
+            import sys
+            from PIL import Image
+            w, h, orientation = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+            image = Image.merge("RGB", [Image.linear_gradient("L").resize((w, h))] * 2 + [Image.effect_noise((w, h), 60)])
+            exif = Image.Exif()
+            exif[0x0112] = orientation
+            image.save(sys.argv[1], exif=exif)
+            """, arguments: [out.path, "\(width)", "\(height)", "\(orientation)"])
+        return Array(try Data(contentsOf: out))
+    }
+
     /// The JPEG a `jxlFromJPEG` page of that size was made from (Pillow writes it the same every time).
     public static func sourceJPEG(width: Int, height: Int) throws -> [UInt8] { try make(.jpeg, width: width, height: height) }
 

@@ -1,0 +1,118 @@
+/* A JPEG page decoded straight to its luma channel by libjpeg-turbo, for a grayscale device
+ * profile: libjpeg skips the chroma upsampling and colour conversion, so the decode costs about
+ * a fifth of libvips' colour decode followed by a grayscale conversion (scripts/bench --only
+ * convert). The pixels become a libvips image that owns them, so the rest of the pipeline (fit,
+ * encode) is the usual one. libjpeg reports errors by longjmp: the jump lands in this function,
+ * so no Swift frame is ever skipped. */
+#ifndef INKY_JPEG_GRAY_H
+#define INKY_JPEG_GRAY_H
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <jpeglib.h>
+#include <vips/vips.h>
+
+struct inky_jpeg_error {
+    struct jpeg_error_mgr manager;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    int warned;
+};
+
+static inline void inky_jpeg_error_exit(j_common_ptr info) {
+    struct inky_jpeg_error *error = (struct inky_jpeg_error *)info->err;
+    (*info->err->format_message)(info, error->message);
+    longjmp(error->jump, 1);
+}
+
+/* A warning (a truncated file, a corrupt segment) is remembered, not printed: such a page goes
+ * the usual way, where libvips' loader (fail_on error) decides, so both paths refuse the same pages. */
+static inline void inky_jpeg_note_warning(j_common_ptr info, int level) {
+    if (level < 0) ((struct inky_jpeg_error *)info->err)->warned = 1;
+}
+
+static inline void inky_jpeg_free_pixels(VipsImage *image, void *pixels) { (void)image; free(pixels); }
+
+/* 0: `*out` holds the luma image. 1: not for this path (CMYK/YCCK, more than `max_pixels`, a
+ * warning), nothing kept. -1: libjpeg failed; `message` says why. */
+static inline int inky_jpeg_gray(const void *bytes, size_t length, long long max_pixels, int fit_width, int fit_height,
+                                 VipsImage **out, char *message, size_t message_size) {
+    struct jpeg_decompress_struct info;
+    struct inky_jpeg_error error;
+    unsigned char *volatile pixels = NULL;
+    info.err = jpeg_std_error(&error.manager);
+    error.manager.error_exit = inky_jpeg_error_exit;
+    error.manager.emit_message = inky_jpeg_note_warning;
+    error.message[0] = 0;
+    error.warned = 0;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_decompress(&info);
+        free(pixels);
+        snprintf(message, message_size, "%s", error.message);
+        return -1;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, (const unsigned char *)bytes, (unsigned long)length);
+    jpeg_read_header(&info, TRUE);
+    if ((info.jpeg_color_space != JCS_YCbCr && info.jpeg_color_space != JCS_GRAYSCALE)
+        || (long long)info.image_width * (long long)info.image_height > max_pixels) {
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
+    info.out_color_space = JCS_GRAYSCALE;
+    /* libjpeg's scaled IDCT shrinks by n/8 while decoding: the smallest n that still covers
+     * the box, so what is left for the resize is a small step. */
+    double horizontal = (double)fit_width / info.image_width, vertical = (double)fit_height / info.image_height;
+    double scale = horizontal < vertical ? horizontal : vertical;
+    int eighths = (int)ceil(scale * 8.0);
+    info.scale_num = eighths < 1 ? 1 : eighths > 8 ? 8 : eighths;
+    info.scale_denom = 8;
+    jpeg_start_decompress(&info);
+    size_t width = info.output_width, height = info.output_height;
+    pixels = malloc(width * height);
+    if (!pixels) {
+        jpeg_destroy_decompress(&info);
+        snprintf(message, message_size, "no memory for %zux%zu pixels", width, height);
+        return -1;
+    }
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW row = pixels + (size_t)info.output_scanline * width;
+        jpeg_read_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_decompress(&info);
+    jpeg_destroy_decompress(&info);
+    if (error.warned) {
+        free(pixels);
+        return 1;
+    }
+    VipsImage *image = vips_image_new_from_memory(pixels, width * height, (int)width, (int)height, 1, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        free(pixels);
+        snprintf(message, message_size, "libvips would not take the pixels");
+        return -1;
+    }
+    image->Type = VIPS_INTERPRETATION_B_W;
+    g_signal_connect(image, "postclose", G_CALLBACK(inky_jpeg_free_pixels), pixels);
+    *out = image;
+    return 0;
+}
+
+/* Shrinks `in` to fit width x height (never enlarges) with vips_resize alone (vips_thumbnail_image
+ * takes more steps). After a scaled decode the step left is small (1688 -> 1680 rows for a
+ * 2700-row page into 1680): a linear filter is as sharp as Lanczos there at half the cost; a
+ * larger step keeps Lanczos 3. Rounding keeps the result inside the box: the limiting side is
+ * scaled to exactly its bound. */
+static inline int inky_vips_resize_within(VipsImage *in, int width, int height, VipsImage **out) {
+    double horizontal = (double)width / in->Xsize, vertical = (double)height / in->Ysize;
+    double scale = horizontal < vertical ? horizontal : vertical;
+    if (scale >= 1.0) return vips_copy(in, out, NULL);
+    VipsKernel kernel = scale >= 0.8 ? VIPS_KERNEL_LINEAR : VIPS_KERNEL_LANCZOS3;
+    return vips_resize(in, out, scale, "kernel", kernel, NULL);
+}
+
+/* EXIF orientation: libvips' thumbnail turns the page upright, libjpeg alone would not. */
+static inline int inky_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
+
+#endif
