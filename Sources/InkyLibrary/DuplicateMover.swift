@@ -22,9 +22,9 @@ public enum DuplicateMover {
     public static func plan(_ groups: [DuplicateFinder.Group], kinds: Set<DuplicateFinder.Kind>,
                             library: String, destination: String) -> [Move] {
         let kept = Set(groups.compactMap(\.comics.first))
-        var moving: [String] = []
+        var moving: [String] = [], seen: Set<String> = []
         for group in groups where kinds.contains(group.kind) {
-            for comic in group.comics.dropFirst() where !kept.contains(comic) && !moving.contains(comic) { moving.append(comic) }
+            for comic in group.comics.dropFirst() where !kept.contains(comic) && seen.insert(comic).inserted { moving.append(comic) }
         }
         return moving.map { comic in
             let relative = comic.hasPrefix(library + "/") ? String(comic.dropFirst(library.count + 1)) : (comic as NSString).lastPathComponent
