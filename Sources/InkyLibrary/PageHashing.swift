@@ -39,15 +39,22 @@ public enum PageHashing {
                               progress: @escaping @Sendable (Int, String) -> Void) -> [String: [UInt8]] {
         let results = ResultSlots<[UInt8]>(count: candidates.count)
         let delivery = OrderedDelivery<String>(count: candidates.count, deliver: progress)
-        DispatchQueue.concurrentPerform(iterations: candidates.count) { index in
-            let candidate = candidates[index], file = LibraryFile(path: candidate.path)
-            if let kept = state.pageHashes(file, identity: candidate.identity), kept.count == 32 * candidate.listing.pages.count {
-                results[index] = kept
-            } else if let made = try? read(candidate, pool: pool, limits: limits) {
-                state.storePageHashes(file, identity: candidate.identity, made)
-                results[index] = made
+        // In batches, each stored in one transaction, as the indexer stores listings.
+        let batch = LibraryIndexer.batchSize(for: candidates.count)
+        DispatchQueue.concurrentPerform(iterations: (candidates.count + batch - 1) / batch) { number in
+            let indices = number * batch ..< min(candidates.count, (number + 1) * batch)
+            var made: [(file: LibraryFile, identity: FileIdentity, pages: [UInt8])] = []
+            for index in indices {
+                let candidate = candidates[index], file = LibraryFile(path: candidate.path)
+                if let kept = state.pageHashes(file, identity: candidate.identity), kept.count == 32 * candidate.listing.pages.count {
+                    results[index] = kept
+                } else if let pages = try? read(candidate, pool: pool, limits: limits) {
+                    made.append((file, candidate.identity, pages))
+                    results[index] = pages
+                }
             }
-            delivery.store(index, candidate.path)
+            state.storePageHashes(made)
+            for index in indices { delivery.store(index, candidates[index].path) }
         }
         var byPath: [String: [UInt8]] = [:]
         for (index, candidate) in candidates.enumerated() { byPath[candidate.path] = results[index] }

@@ -19,12 +19,25 @@ extension StateDatabase {
 
     /// Stores the page hashes of `file` as it was when they were made (`identity`).
     public func storePageHashes(_ file: LibraryFile, identity: FileIdentity, _ pages: [UInt8]) {
+        storePageHashes([(file, identity, pages)])
+    }
+
+    /// Stores many in one transaction: a commit per comic made hashing 20,000 small comics wait
+    /// on the disk six times longer than it computed.
+    public func storePageHashes(_ rows: [(file: LibraryFile, identity: FileIdentity, pages: [UInt8])]) {
+        guard !rows.isEmpty else { return }
         _ = try? withDatabase { database throws(SQLiteError) in
-            let statement = try database.prepare("""
-                INSERT OR REPLACE INTO page_hashes (path, size, mtime_ns, inode, pages) VALUES (?, ?, ?, ?, ?)
-                """)
-            try statement.bind([file.path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode), pages])
-            try statement.step()
+            try database.immediateTransaction { () throws(SQLiteError) in
+                let statement = try database.prepare("""
+                    INSERT OR REPLACE INTO page_hashes (path, size, mtime_ns, inode, pages) VALUES (?, ?, ?, ?, ?)
+                    """)
+                for row in rows {
+                    statement.reset()
+                    try statement.bind([row.file.path, row.identity.size, row.identity.modifiedNanoseconds,
+                                        Int64(bitPattern: row.identity.inode), row.pages])
+                    try statement.step()
+                }
+            }
         }
     }
 }

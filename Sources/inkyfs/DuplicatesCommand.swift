@@ -95,6 +95,11 @@ struct DuplicatesCommand: ParsableCommand {
             progress.update(done: done, current: path, note: "hashing pages")
         }
         progress.clear()
+        let unread = candidates.map(\.path).filter { hashes[$0] == nil }
+        if !unread.isEmpty {
+            FileHandle.standardError.write(Data(("inkyfs: the pages of \(unread.count) comic\(unread.count == 1 ? "" : "s") could not all be read, compared"
+                + " by bytes, name and tags only: \(unread.prefix(5).joined(separator: ", "))\(unread.count > 5 ? ", ..." : "")\n").utf8))
+        }
         return DuplicateFinder.find(comics, metadata: state.allIndexedMetadata(), pageHashes: hashes)
     }
 

@@ -29,6 +29,24 @@ final class DuplicatesCommandTests: XCTestCase {
         XCTAssertEqual(try DuplicateLibrary.groups(in: again.stdout), planted.expected)
         XCTAssertEqual(try stored(), hashed)
     }
+
+    /// A comic whose page cannot be read (its stored bytes fail their CRC-32) is not compared by
+    /// pages, is said so on stderr, and takes nothing down: its twin of good bytes is no duplicate.
+    func testAComicWhosePagesCannotBeReadIsNamedAndLeftOut() throws {
+        let library = folder.appendingPathComponent("library")
+        let page = ArchiveMaker.noise(count: 500, seed: 41)
+        let good = library.appendingPathComponent("Good 001.cbz"), bad = library.appendingPathComponent("Bad 001.cbz")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        try ArchiveMaker.zip(at: good, members: [("001.jpg", page)])
+        var bytes = try Data(contentsOf: good)
+        let start = try XCTUnwrap(bytes.range(of: Data(page))).lowerBound
+        bytes[start + 100] ^= 0xFF
+        try bytes.write(to: bad)
+        let result = try CommandRunner.inkyfs(["duplicates", "--json", "--state", folder.appendingPathComponent("state").path, library.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try DuplicateLibrary.groups(in: result.stdout), [])
+        XCTAssertTrue(result.stderr.contains("the pages of 1 comic could not all be read") && result.stderr.contains(bad.path), result.stderr)
+    }
 }
 
 /// A library with one planted duplicate of each kind, and near misses that must not match.
