@@ -5,12 +5,15 @@ import InkyStore
 /// `inkyfs duplicates`: groups of a library's comics that are the same. Strongest first, and a
 /// comic already grouped with another by a stronger kind is not grouped with it again:
 /// - identical bytes (same size, same CRC-32, then compared byte for byte);
+/// - the same pages in another container (a CBR and a CBZ of one scan): every page's SHA-256
+///   the same, in the same reading order (`PageHashing`). Tags and other members may differ; the
+///   same pages in another order, or one page more or less, are another comic;
 /// - copies by name (`NAME (1).cbz` beside `NAME.cbz`: what a browser or a file manager makes);
 /// - possibly the same issue: the same series, volume and number in their metadata (ComicInfo.xml,
 ///   CoMet, ComicBookInfo; not the file name alone, which says too little to call two files one).
 public enum DuplicateFinder {
     public enum Kind: String, Sendable, Codable {
-        case identical, copy, possible
+        case identical, samePages = "same-pages", copy, possible
     }
 
     public struct Group: Sendable, Equatable, Codable {
@@ -19,7 +22,9 @@ public enum DuplicateFinder {
         public var comics: [String]
     }
 
-    public static func find(_ comics: [String], metadata: [IndexedMetadata]) -> [Group] {
+    /// `pageHashes`: each comic's page hashes (`PageHashing`), for those that may hold the same
+    /// pages as another.
+    public static func find(_ comics: [String], metadata: [IndexedMetadata], pageHashes: [String: [UInt8]] = [:]) -> [Group] {
         var related = UnionFind(comics)
         var groups: [Group] = []
         func add(_ kind: Kind, _ members: [String]) {
@@ -31,6 +36,8 @@ public enum DuplicateFinder {
             groups.append(Group(kind: kind, comics: fresh))
         }
         for members in identicalGroups(comics) { add(.identical, ordered(members)) }
+        let byPages = Dictionary(grouping: comics.compactMap { path in pageHashes[path].map { (path, $0) } }, by: \.1)
+        for members in byPages.values where members.count > 1 { add(.samePages, ordered(members.map(\.0))) }
         for members in copyGroups(comics) { add(.copy, members) }
         let byIssue = Dictionary(grouping: metadata.filter { $0.metadata.source != .fileName }) { row -> String? in
             guard let series = row.metadata.series, let number = row.metadata.number else { return nil }
@@ -120,8 +127,9 @@ extension DuplicateFinder.Kind {
     var order: Int {
         switch self {
         case .identical: 0
-        case .copy: 1
-        case .possible: 2
+        case .samePages: 1
+        case .copy: 2
+        case .possible: 3
         }
     }
 }

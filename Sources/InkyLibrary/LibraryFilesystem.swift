@@ -35,6 +35,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
         set { lock.withLock { _vaultView = newValue } }
     }
     private var _vaultView: ViewContext?
+    /// The vault's own metadata views (set when `VaultView` is attached): lock drops them.
+    var vaultMetadataViews: VaultMetadataViews? {
+        get { lock.withLock { _vaultMetadataViews } }
+        set { lock.withLock { _vaultMetadataViews = newValue } }
+    }
+    private var _vaultMetadataViews: VaultMetadataViews?
     var lastVaultUse = Date()
     var openVaultFiles = 0
     /// Locks and unlocks so far: a vault page fetched across one is discarded.

@@ -21,6 +21,8 @@ extension LibraryFilesystem {
         vaultEpoch.advance(unlocked: true)
         cache.drop(where: { $0.comic.isVault }, wiping: true)
         vaultView?.shownChanged()
+        // Its views' trees are made now, in the background, so `Vault/By Series/` is there soon.
+        _ = vaultMetadataViews?.catalog.current()
     }
 
     /// Hides the vault: its subtree answers ENOENT, open files EIO, cached pages and kernel
@@ -46,6 +48,8 @@ extension LibraryFilesystem {
             for node in Self.files(of: state.comic, snapshot) { kernel?.invalidateNode(nodes.id(for: node)) }
         }
         for id in nodes.dropVault() { kernel?.invalidateNode(id) }
+        // The vault's views: their tags and names go with the rest.
+        for id in vaultMetadataViews?.drop() ?? [] { kernel?.invalidateNode(id) }
         vault.lock()
         return true
     }

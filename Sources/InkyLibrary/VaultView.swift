@@ -10,10 +10,13 @@ import InkyTree
 final class VaultView: TreeView, @unchecked Sendable {
     let name: String
     private let library: LibraryFilesystem
+    /// The vault's own metadata views inside it (nil when the mount shows none).
+    private let views: VaultMetadataViews?
 
     init(name: String, library: LibraryFilesystem) {
         self.name = name
         self.library = library
+        views = library.options.metadataViews.isEmpty ? nil : VaultMetadataViews(kinds: library.options.metadataViews, library: library)
     }
 
     var isShown: Bool { library.vaultIsUnlocked }
@@ -21,21 +24,61 @@ final class VaultView: TreeView, @unchecked Sendable {
     func attach(_ context: ViewContext) {
         library.nodes.setVaultSlot(context.slot)
         library.vaultView = context
+        views?.attach(context.slot)
+        library.vaultMetadataViews = views
+        // New trees change what `Vault/` lists: the kernel is told (its folders have no timeout to wait out).
+        views?.catalog.changed = { [weak context] in
+            guard let context else { return }
+            context.kernelCache?.invalidateNode(context.slot.rootID)
+            for kind in MetadataViewKind.allCases { context.kernelCache?.invalidateEntry(parent: context.slot.rootID, name: kind.folderName) }
+        }
     }
 
-    func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> { library.lookup(parent: parent, name: name) }
-    func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> { library.attributes(of: id) }
-    func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> { library.directoryEntries(of: id) }
-    func parent(of id: NodeID) -> NodeID { library.parent(of: id) }
-    func open(_ id: NodeID) -> Result<OpenedFile, Errno> { library.open(id) }
+    /// The views' node, nil when `id` is the library's (the vault's folders and comics).
+    private func viewing(_ id: NodeID) -> VaultMetadataViews? {
+        guard let views, views.owns(id) else { return nil }
+        library.touchVault(.vaultFolder(""))
+        return views
+    }
+
+    func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
+        if let views, library.vaultIsUnlocked, let found = views.lookup(parent: parent, name: name) { return found }
+        return library.lookup(parent: parent, name: name)
+    }
+
+    func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
+        if let views = viewing(id) { return views.attributes(of: id) }
+        let attributes = library.attributes(of: id)
+        guard let views, id == library.nodes.id(for: .vaultFolder("")), case .success(var root) = attributes else { return attributes }
+        root.linkCount += views.rootEntries().count
+        return .success(root)
+    }
+
+    func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
+        if let views = viewing(id) { return views.entries(of: id) }
+        let entries = library.directoryEntries(of: id)
+        guard let views, id == library.nodes.id(for: .vaultFolder("")), case .success(let own) = entries else { return entries }
+        // A vault folder named like a shown view is hidden behind it, as at the mount root.
+        let shown = views.rootEntries()
+        let names = Set(shown.map(\.name))
+        return .success(own.filter { !names.contains($0.name) } + shown)
+    }
+
+    func parent(of id: NodeID) -> NodeID { viewing(id)?.parent(of: id) ?? library.parent(of: id) }
+    func readLink(_ id: NodeID) -> Result<String, Errno> { viewing(id)?.readLink(id) ?? .failure(.EINVAL) }
+    func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
+        if let views = viewing(id) { return .failure(views.isLink(id) ? .ELOOP : .EISDIR) }
+        return library.open(id)
+    }
     func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
               completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        if viewing(id) != nil { return completion(.failure(.EISDIR)) }
         library.read(id, offset: offset, size: size, descriptor: descriptor, completion: completion)
     }
-    func release(_ id: NodeID) { library.release(id) }
-    func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { library.extendedAttributes(of: id) }
-    func remember(_ entry: DirectoryEntry) { library.remember(entry) }
-    func forget(_ id: NodeID, count: UInt64) { library.forget(id, count: count) }
+    func release(_ id: NodeID) { if viewing(id) == nil { library.release(id) } }
+    func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { viewing(id) == nil ? library.extendedAttributes(of: id) : [:] }
+    func remember(_ entry: DirectoryEntry) { if viewing(entry.id) == nil { library.remember(entry) } }
+    func forget(_ id: NodeID, count: UInt64) { if viewing(id) == nil { library.forget(id, count: count) } }
 }
 
 extension LibraryFilesystem {

@@ -76,9 +76,11 @@ extension StateDatabase {
     public func removeFromIndex(_ file: LibraryFile) {
         _ = try? withDatabase { database throws(SQLiteError) in
             try database.immediateTransaction { () throws(SQLiteError) in
-                let statement = try database.prepare("DELETE FROM comic_index WHERE path = ?")
-                try statement.bind(file.path, at: 1)
-                try statement.step()
+                for sql in ["DELETE FROM comic_index WHERE path = ?", "DELETE FROM page_hashes WHERE path = ?"] {
+                    let statement = try database.prepare(sql)
+                    try statement.bind(file.path, at: 1)
+                    try statement.step()
+                }
                 try removeMetadata(of: file, in: database)
             }
         }

@@ -11,7 +11,8 @@ public struct IndexedMetadata: Sendable, Equatable {
 
 /// Each library comic's metadata, stored with its listing (same path, same identity, same
 /// transaction) and read by the views. A vault comic never gets here: the store is keyed by
-/// `LibraryFile`, and workers send no metadata for vault objects.
+/// `LibraryFile`, and a vault comic's listing (whose tags `Vault/`'s own views read in memory) is
+/// never stored.
 extension StateDatabase {
     /// Replaces the metadata of each listed comic; a comic that failed or shows no page loses its
     /// row (it shows in no view), a listing without metadata (one read back from the index)

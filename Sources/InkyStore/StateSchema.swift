@@ -7,7 +7,8 @@
 /// numbers that stay the same across remounts; v6 stores listings in `ListingCodec`'s binary
 /// form (older JSON rows are still read, and rewritten binary when next stored); v7 adds each
 /// comic's metadata (ComicInfo.xml or its file name) and its story arcs, for the views, and
-/// empties the index so that every comic is listed again, this time with its metadata.
+/// empties the index so that every comic is listed again, this time with its metadata; v9
+/// keeps the page hashes `inkyfs duplicates` computed (`PageHashes`).
 enum StateSchema {
     static let migrator = Migrator([
         (1, """
@@ -73,6 +74,15 @@ enum StateSchema {
         (8, """
             CREATE INDEX comic_metadata_publisher ON comic_metadata(publisher, series, volume);
             CREATE INDEX comic_metadata_recent ON comic_metadata(mtime_ns DESC, path);
+            """),
+        (9, """
+            CREATE TABLE page_hashes (
+                path TEXT PRIMARY KEY,        -- as comic_index.path
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                pages BLOB NOT NULL           -- each page's SHA-256 in reading order, 32 bytes apiece
+            );
             """),
     ])
 }

@@ -2,12 +2,13 @@ internal import CCrypto
 
 /// Streaming SHA-256 (`EVP_Digest*`). The vault records each comic's plaintext hash in
 /// the manifest and checks it after every write and before every extraction, so a bug
-/// anywhere between the source file and the disk cannot go unnoticed.
-final class SHA256Hasher {
-    static let digestLength = 32
+/// anywhere between the source file and the disk cannot go unnoticed. Public for the same use
+/// outside the vault: `inkyfs duplicates` hashes pages and checks the copies it moves.
+public final class SHA256Hasher {
+    public static let digestLength = 32
     private let context: OpaquePointer
 
-    init() throws(CryptoError) {
+    public init() throws(CryptoError) {
         OpenSSLErrorQueue.clear()
         guard let context = EVP_MD_CTX_new() else { throw OpenSSLErrorQueue.error("EVP_MD_CTX_new") }
         self.context = context
@@ -19,17 +20,17 @@ final class SHA256Hasher {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    func update(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+    public func update(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         try checkOpenSSL(EVP_DigestUpdate(context, base, bytes.count), "EVP_DigestUpdate")
     }
 
-    func update(_ bytes: [UInt8]) throws(CryptoError) {
+    public func update(_ bytes: [UInt8]) throws(CryptoError) {
         try bytes.withBytes { (bytes) throws(CryptoError) in try update(bytes) }
     }
 
     /// The 32-byte digest. The hasher must not be used afterwards.
-    func finish() throws(CryptoError) -> [UInt8] {
+    public func finish() throws(CryptoError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Self.digestLength)
         var length: UInt32 = 0
         try digest.withMutableBytes { (digest) throws(CryptoError) in
@@ -41,7 +42,7 @@ final class SHA256Hasher {
         return digest
     }
 
-    static func hash(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] {
+    public static func hash(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] {
         let hasher = try SHA256Hasher()
         try hasher.update(bytes)
         return try hasher.finish()

@@ -8,9 +8,14 @@ import InkyCore
 enum ListingMetadata {
     static func read(from reader: any ComicReader, path: String) -> ComicMetadata {
         let fromName = FileNameMetadata.parse((path as NSString).lastPathComponent)
-        let tagged = (try? reader.readComicInfo()).flatMap { $0.flatMap(MetadataFiles.comicInfo) }
+        return tags(from: reader)?.filling(from: fromName) ?? fromName
+    }
+
+    /// The tags alone: a vault object's file name is random hex, and the daemon fills in from the
+    /// comic's own name in memory (its views are the vault's, never the index's).
+    static func tags(from reader: any ComicReader) -> ComicMetadata? {
+        (try? reader.readComicInfo()).flatMap { $0.flatMap(MetadataFiles.comicInfo) }
             ?? (try? reader.readCoMet()).flatMap { $0.flatMap(MetadataFiles.coMet) }
             ?? reader.archiveComment.flatMap(MetadataFiles.comicBookInfo)
-        return tagged?.filling(from: fromName) ?? fromName
     }
 }

@@ -167,8 +167,9 @@ struct WorkerSession {
             do throws(ComicError) {
                 let (identity, reader) = try open(path, expected: nil, limits: limits)
                 var listing = reader.listing
-                // A vault object's path is random hex, and its tags are nobody's business.
-                if keys[path] == nil { listing.metadata = ListingMetadata.read(from: reader, path: path) }
+                // A vault object's path is random hex: its tags alone, for the vault's own views
+                // (kept in the daemon's memory, never in the index).
+                listing.metadata = keys[path] == nil ? ListingMetadata.read(from: reader, path: path) : ListingMetadata.tags(from: reader)
                 sink.send(.listing(WireListing(listing), identity: identity))
             } catch {
                 sink.send(.failure(error))

@@ -4,6 +4,7 @@ cold and warm index, and by ratarmount -r; its table."""
 import contextlib
 import os
 import re
+import resource
 import shutil
 import subprocess
 import time
@@ -79,13 +80,18 @@ def measure_library_mount(new_mount, list_timeout):
 
 
 def time_index(inkyfs, library, state, timeout):
-    """`inkyfs index LIBRARY --state DIR`: seconds, and its summary line."""
+    """`inkyfs index LIBRARY --state DIR`: seconds, CPU seconds (user + system, its workers' included:
+    on a shared machine the wall time says more about the others' load than about inkyfs), and its
+    summary line."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run([str(inkyfs), "index", str(library), "--state", str(state)], stdin=subprocess.DEVNULL,
                             capture_output=True, text=True, timeout=timeout)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     lines = result.stdout.splitlines()
     out = {"seconds": seconds, "exit": result.returncode,
+           "cpu_seconds": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
            "summary": next((line for line in lines if line.startswith("indexed ")), None),
            "failed": [line.strip() for line in lines if line.strip().startswith("failed:")][:20]}
     if result.returncode != 0:

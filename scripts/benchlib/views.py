@@ -111,7 +111,8 @@ def print_metadata_views(result):
     index = result["index"]
     print(f"\nMetadata views, {result['comics']:,} tagged comics in {result['series']:,} series")
     print(f"  inkyfs index (listings and metadata): {index['seconds']:.1f} s, "
-          f"{index['comics_per_second']:,.0f} comics/s ({index.get('summary') or index.get('error')})")
+          f"{index['comics_per_second']:,.0f} comics/s, {1000 * index['cpu_seconds'] / result['comics']:.2f} ms CPU "
+          f"(user + sys) a comic ({index.get('summary') or index.get('error')})")
     if "error" in result:
         print(f"  {result['error']}")
         return
