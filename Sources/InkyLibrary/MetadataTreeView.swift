@@ -246,7 +246,8 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         var shown: [String: [String: String]] = [:]
         return links.map { link in
             guard case .comic(let comic) = link.target else { return text(of: link.target, depth: depth) }
-            let folder = (comic as NSString).deletingLastPathComponent
+            // Not NSString's deletingLastPathComponent: bridging each path was a third of this.
+            let folder = comic.lastIndex(of: "/").map { String(comic[..<$0]) } ?? ""
             if shown[folder] == nil {
                 var names: [String: String] = [:]
                 if case .success(let index) = library.folderIndex(folder) {
