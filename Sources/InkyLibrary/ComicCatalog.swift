@@ -143,12 +143,14 @@ struct WeightedLRU<Key: Hashable, Value> {
 
     /// Drops the least recently used entries until the rest fits the budget again (to 75%, so
     /// trimming is rare: each trim sorts every entry, under the filesystem's lock; trimming to
-    /// 90% made it 10% of a 20,000-comic listing's time).
+    /// 90% made it 10% of a 20,000-comic listing's time). The value just inserted stays, even
+    /// alone over the budget: dropped at once, a folder of 20,000 links was read again from the
+    /// index for each of the hundreds of READDIRPLUS requests that list it.
     private mutating func trim() -> [Value] {
         var total = entries.values.reduce(0) { $0 + weight($1.value) }
         guard total > budget else { return [] }
         var dropped: [Value] = []
-        for (key, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where !pinned(key) {
+        for (key, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where !pinned(key) && entry.lastUse != clock {
             if total <= budget * 3 / 4 { break }
             total -= weight(entry.value)
             entries[key] = nil

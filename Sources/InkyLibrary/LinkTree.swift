@@ -49,11 +49,8 @@ struct ComicRecord: Sendable {
         series.flatMap { SafeName.make($0) }.map { series in volume.map { "\(series) (\($0))" } ?? series }
     }
 
-    static func coverDateOrder(_ lhs: ComicRecord, _ rhs: ComicRecord) -> Bool {
-        let left = (lhs.metadata.year ?? Int.max, lhs.metadata.month ?? 13), right = (rhs.metadata.year ?? Int.max, rhs.metadata.month ?? 13)
-        if left != right { return left < right }
-        return NaturalOrder.areInIncreasingOrder(lhs.comic, rhs.comic)
-    }
+    /// (year, month) to order by, undated last.
+    var coverDate: (Int, Int) { (metadata.year ?? Int.max, metadata.month ?? 13) }
 }
 
 /// A view's tree: folders of links (`By Series/<Series>/<links>`) or links at its root

@@ -29,6 +29,10 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// one query each (4x the time of a walk of the views at 20,000 comics).
     private var keptTargets: [UInt64: LinkTree.Target] = [:]
     private var treeStamp: Int64 = -1
+    /// The folder listed last, for the READDIRPLUS requests that go on listing it (the kernel
+    /// asks for a few dozen entries at a time): each made every link's text of a folder of
+    /// 20,000 links again. A comic moving in the library moves the metadata, and the stamp.
+    private var lastListing: (id: NodeID, stamp: Int64, entries: [DirectoryEntry])?
     private var listsGeneration = 0
     /// Where `Reading Lists/` finds its lists (nil for the other views).
     private let readingLists: ReadingListSource?
@@ -224,6 +228,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             guard tree.folders.isEmpty else { return .success(folders) }
             (links, depth) = (tree.rootLinks, 1)
         } else {
+            if let kept = lock.withLock({ lastListing }), kept.id == id, kept.stamp == stamp { return .success(kept.entries) }
             guard let folder = self.folder(local: slot.local(id)) else { return .failure(.ENOTDIR) }
             (links, depth) = (folder.links, 2)
             files = folder.files.map { file in
@@ -232,11 +237,13 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             }
         }
         // A comic gone from the library since it was indexed is left out (no dangling link).
-        return .success(files + zip(links, texts(of: links, depth: depth)).compactMap { link, text in
+        let entries = files + zip(links, texts(of: links, depth: depth)).compactMap { link, text -> DirectoryEntry? in
             guard let text else { return nil }
             return DirectoryEntry(name: link.name, id: slot.id(link.local), kind: .symlink,
                                   attributes: linkAttributes(slot.id(link.local), target: text, stamp: stamp))
-        })
+        }
+        if id != slot.rootID { lock.withLock { lastListing = (id, stamp, entries) } }
+        return .success(entries)
     }
 
     /// `text(of:depth:)` for a whole folder of links: each library folder they lead into is
@@ -246,7 +253,8 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         var shown: [String: [String: String]] = [:]
         return links.map { link in
             guard case .comic(let comic) = link.target else { return text(of: link.target, depth: depth) }
-            let folder = (comic as NSString).deletingLastPathComponent
+            // Not NSString's deletingLastPathComponent: bridging each path was a third of this.
+            let folder = comic.lastIndex(of: "/").map { String(comic[..<$0]) } ?? ""
             if shown[folder] == nil {
                 var names: [String: String] = [:]
                 if case .success(let index) = library.folderIndex(folder) {

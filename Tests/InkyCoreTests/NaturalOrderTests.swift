@@ -117,6 +117,17 @@ final class NaturalOrderTests: XCTestCase {
         XCTAssertEqual(sorted(["\u{216B}.jpg", "2.jpg", "xia.jpg"]), ["2.jpg", "xia.jpg", "\u{216B}.jpg"])
     }
 
+    func testASCIINamesFoldAsTheFullUnicodeFoldDoes() {
+        // The ASCII fast path (lowercase) must agree with NFKC + full case folding on every
+        // code point below 0x80, alone and inside a name.
+        let all = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        for text in all + [all.joined(), "Issue 001 - The_END.JPG", "ÀBC 2.jpg"] {
+            let full = text.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive], locale: nil)
+                .precomposedStringWithCompatibilityMapping
+            XCTAssertEqual(NaturalOrder.Token.fold(text), full, "\(text.unicodeScalars.map(\.value))")
+        }
+    }
+
     func testOrderIsTotalAndConsistent() {
         let names = ["01.jpg", "1.jpg", "0304.jpg", "05.jpg", "a/1.jpg", "A/1.jpg", "p10", "p2", "p02", "x.png", "x.jpg", "0400.jpg"]
         for a in names {

@@ -174,8 +174,9 @@ def bench_library_size(args, entry, notes):
     states = args.work / "size-state"
     shutil.rmtree(states, ignore_errors=True)
     mountpoint = args.work / "mnt" / "inkyfs-size"
-    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost, issue 16).
-    extra = [*args.inkyfs_args, "--state", str(states / "mount"), "--no-continue", "--no-covers"]
+    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost, issue 16),
+    # no metadata views (issue 17: By Series/ and Recently Added/ are links the folders do not have).
+    extra = [*args.inkyfs_args, "--state", str(states / "mount"), "--no-continue", "--no-covers", "--views", "none"]
 
     def new_mount():
         return ExitTimedMount(args.inkyfs, lib.path, mountpoint, extra, notes)
