@@ -28,7 +28,8 @@ final class MountHostileCorpusTests: XCTestCase {
         let escapes = ["/tmp/inkyfs-escape1", "/x"].filter { !FileManager.default.fileExists(atPath: $0) }
 
         let budget = 64 << 20
-        let mount = try MountedLibrary(library: library, arguments: ["--cache-size", "\(budget)", "--worker-timeout", "5"])
+        let mount = try MountedLibrary(library: library, arguments: ["--cache-size", "\(budget)", "--worker-timeout", "5"],
+                                       views: true)
         // The metadata views appear once the listing pass has read the comics' names (the
         // corpus's test_compat_zip_5 gives a series): walk them too, every time, not when the
         // walk happens to start after them.

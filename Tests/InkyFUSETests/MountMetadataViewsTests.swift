@@ -21,7 +21,7 @@ final class MountMetadataViewsTests: XCTestCase {
     }
 
     private func mount(_ library: URL, _ arguments: [String] = []) throws -> MountedLibrary {
-        try MountedLibrary(library: library, arguments: ["--state", folder("views-state").path] + arguments)
+        try MountedLibrary(library: library, arguments: ["--state", folder("views-state").path] + arguments, views: true)
     }
 
     /// `LC_ALL=C ls -A` of a folder of the mount, one name per element; [] while it is missing.

@@ -10,7 +10,7 @@ final class MountVaultViewsTests: XCTestCase {
     private let secrets = ["Umbral Covenant", "Hushed Press", "Eclipse Pact"]
 
     func testTheVaultShowsItsOwnViewsWhileUnlockedAndItsTagsStayInMemory() throws {
-        let fixture = try VaultMountFixture()
+        let fixture = try VaultMountFixture(views: true)
         let sources = fixture.folder.appendingPathComponent("private")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         for number in [2, 1] {

@@ -27,7 +27,7 @@ final class VaultMemoryScanTests: XCTestCase {
 
     func testAfterLockNoVaultNameOrPageByteIsLeftInTheDaemonsMemory() throws {
         guard getuid() == 0 else { throw XCTSkip("reading a non-dumpable daemon's memory needs root") }
-        let fixture = try VaultMountFixture()
+        let fixture = try VaultMountFixture(views: true)
         let source = fixture.folder.appendingPathComponent("sources")
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         var secretPages: [[UInt8]] = []

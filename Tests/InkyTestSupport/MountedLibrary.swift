@@ -14,15 +14,18 @@ public final class MountedLibrary {
     private let log = LogBuffer()
 
     /// `launcher`: a program and its arguments that run the daemon (setpriv with fewer rights, say).
-    /// `covers`: show folder.jpg and .directory files; off unless a test is about them, so other
-    /// tests see the folders exactly as the library has them.
+    /// `covers`: show folder.jpg and .directory files; `views`: the metadata views (By Series/...),
+    /// which appear while the listing pass reads the comics' tags. Both off unless a test is about
+    /// them (or chooses its own `--views`), so other tests see the folders exactly as the library
+    /// has them, at any moment.
     public init(library: URL, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
-                covers: Bool = false) throws {
+                covers: Bool = false, views: Bool = false) throws {
         self.library = library
         mountpoint = ArchiveMaker.temporaryDirectory("mnt")
         process = Process()
-        let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + (covers ? [] : ["--no-covers"]) + arguments
-            + [library.path, mountpoint.path]
+        let choosesViews = views || arguments.contains { $0 == "--views" || $0.hasPrefix("--views=") || $0.contains("views=") }
+        let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + (covers ? [] : ["--no-covers"])
+            + (choosesViews ? [] : ["--views", "none"]) + arguments + [library.path, mountpoint.path]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         // A state folder of the test's own (and a cache folder, for covers): never the machine's ~/.local/state.
