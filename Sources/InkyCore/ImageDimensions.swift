@@ -27,7 +27,9 @@ public enum ImageDimensions: Equatable, Sendable {
         }
         guard case .size(let width, let height) = found else { return found }
         guard width > 0, height > 0 else { return .refused("\(width) × \(height) pixels") }
-        guard Int64(width) * Int64(height) <= maxPixels else {
+        // Each side up to 2^32 - 1 (a PNG's): the product of two could overflow, so it is checked.
+        let pixels = Int64(width).multipliedReportingOverflow(by: Int64(height))
+        guard !pixels.overflow, pixels.partialValue <= maxPixels else {
             return .refused("\(width) × \(height) pixels, more than the limit of \(maxPixels)")
         }
         return found
