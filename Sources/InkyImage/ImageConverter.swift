@@ -105,7 +105,7 @@ public enum ImageConverter {
             }
             var image: VipsImageHandle
             if conversion.cropMargins || conversion.piece != nil {
-                let cut = try ImageCuts.cut(raw, cropMargins: conversion.cropMargins, piece: conversion.piece)
+                let cut = try ImageCuts.cut(raw, cropMargins: conversion.cropMargins, piece: conversion.piece, fit: conversion.fit)
                 let target = conversion.fit ?? ImageSize(width: cut.width, height: cut.height)
                 image = try VipsImageHandle.make(ImageError.undecodable) {
                     inky_vips_thumbnail_image(cut.pointer, Int32(target.width), Int32(target.height), $0)

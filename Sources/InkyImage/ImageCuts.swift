@@ -25,7 +25,8 @@ enum ImageCuts {
     /// How far a strip's cut may move to reach a blank row, as a fraction of the strip's height.
     static let cutTolerance = 6
 
-    static func cut(_ raw: UnsafeRawBufferPointer, cropMargins: Bool, piece: ImagePiece?) throws(ImageError) -> VipsImageHandle {
+    /// `fit`: the box the result is shrunk into, so that no strip is cut taller than it holds.
+    static func cut(_ raw: UnsafeRawBufferPointer, cropMargins: Bool, piece: ImagePiece?, fit: ImageSize?) throws(ImageError) -> VipsImageHandle {
         var image = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_load_upright(raw.baseAddress, raw.count, $0) }
         if cropMargins { image = try trimmed(image) }
         guard let piece, piece.count > 1, (0..<piece.count).contains(piece.position) else { return image }
@@ -34,9 +35,39 @@ enum ImageCuts {
             let left = whole.width * piece.position / piece.count, right = whole.width * (piece.position + 1) / piece.count
             return try extract(whole, left: left, top: 0, width: right - left, height: whole.height)
         }
-        let top = try stripCut(whole, piece.position, of: piece.count)
-        let bottom = try stripCut(whole, piece.position + 1, of: piece.count)
-        return try extract(whole, left: 0, top: top, width: whole.width, height: max(1, bottom - top))
+        // The rows a strip holds at the box's width (never enlarged).
+        let maxRows = fit.map { whole.width > $0.width ? $0.height * whole.width / $0.width : $0.height } ?? whole.height
+        let cuts = try stripCuts(whole, through: piece.position + 1, of: piece.count, maxRows: max(1, maxRows))
+        return try extract(whole, left: 0, top: cuts[piece.position], width: whole.width,
+                           height: max(1, cuts[piece.position + 1] - cuts[piece.position]))
+    }
+
+    /// The rows where strips 0 through `last` start (`count` for the image's end), from the top:
+    /// each the nominal equal cut moved to the nearest blank row within the tolerance, so a cut
+    /// runs through a gutter rather than a panel or a line of text, but never so far that a strip
+    /// holds more than `maxRows` or leaves the strips after it more than they hold. Every piece
+    /// of a page computes the same cuts, so the pieces neither overlap nor leave a row out.
+    static func stripCuts(_ image: VipsImageHandle, through last: Int, of count: Int, maxRows: Int) throws(ImageError) -> [Int] {
+        let height = image.height
+        var cuts = [0]
+        for index in 1...last {
+            guard index < count else {
+                cuts.append(height)
+                break
+            }
+            let previous = cuts[index - 1]
+            let nominal = height * index / count, reach = height / count / cutTolerance
+            let low = max(nominal - reach, previous + 1, height - (count - index) * maxRows)
+            let high = min(nominal + reach, previous + maxRows, height - 1)
+            guard low <= high else {
+                cuts.append(min(max(nominal, previous + 1), previous + maxRows))
+                continue
+            }
+            let aim = min(max(nominal, low), high)
+            let rows = try grayRows(image, top: low, height: high - low + 1)
+            cuts.append(nearestBlank(rows, width: image.width, around: aim - low).map { low + $0 } ?? aim)
+        }
+        return cuts
     }
 
     /// The image inside its uniform border; the image itself when it has none, or when all of it
@@ -54,18 +85,6 @@ enum ImageCuts {
         try VipsImageHandle.make(ImageError.undecodable) {
             inky_vips_extract(image.pointer, Int32(left), Int32(top), Int32(width), Int32(height), $0)
         }
-    }
-
-    /// Row where strip `index` of `count` starts (`count` for the image's end): the nominal
-    /// equal cut, moved to the nearest blank row within the tolerance so a cut does not run
-    /// through a panel or a line of text where a gutter is near.
-    static func stripCut(_ image: VipsImageHandle, _ index: Int, of count: Int) throws(ImageError) -> Int {
-        let nominal = image.height * index / count
-        guard index > 0, index < count else { return nominal }
-        let reach = max(0, image.height / count / cutTolerance)
-        let top = max(0, nominal - reach), bottom = min(image.height, nominal + reach + 1)
-        let rows = try grayRows(image, top: top, height: bottom - top)
-        return nearestBlank(rows, width: image.width, around: nominal - top).map { top + $0 } ?? nominal
     }
 
     /// The blank row nearest `row` in `rows` (`width` gray bytes each), nearer above on a tie.

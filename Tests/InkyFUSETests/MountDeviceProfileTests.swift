@@ -40,10 +40,10 @@ final class MountDeviceProfileTests: XCTestCase {
     /// True when the spread's pieces in `folder` came out red first (left half first) for both spreads.
     private func redFirst(_ folder: String) throws -> [Bool] {
         let halves = ["002-1.jpg", "002-2.jpg", "004-1.png", "004-2.png"].map { URL(fileURLWithPath: "\(folder)/\($0)") }
-        let levels = try ProfileImages.halfLevels(halves).map { ($0.left + $0.right) / 2 }
-        // Red is 76 in gray, blue 29.
-        for level in levels { XCTAssertTrue(abs(level - 76) < 10 || abs(level - 29) < 10, "a half is one colour: \(levels)") }
-        return [levels[0] > levels[1] + 30, levels[2] > levels[3] + 30]
+        let levels = try ProfileImages.halfLevels(halves)
+        for level in levels { XCTAssertEqual(level.left, level.right, accuracy: 5, "each piece is one colour: \(levels)") }
+        // Red is lighter than blue in gray (123 and 89 in libvips' gray, 76 and 29 in Pillow's).
+        return [levels[0].left > levels[1].left + 20, levels[2].left > levels[3].left + 20]
     }
 
     func testSpreadsBecomeTwoPagesInReadingOrderFittedInGrayAndARemountStatsThemFromTheIndex() throws {
@@ -115,8 +115,10 @@ final class MountDeviceProfileTests: XCTestCase {
         for (name, page) in zip(names, seen) { XCTAssertTrue(page.width <= 1_264 && page.height <= 1_680, "\(name): \(page)") }
         XCTAssertEqual(seen.prefix(6).map(\.height).reduce(0, +), 9_100, "no row lost or doubled: \(seen)")
         XCTAssertEqual(seen.prefix(6).map(\.width), Array(repeating: 800, count: 6))
-        // The first cut (nominally at row 1516) moved up into the gutter at rows 1200–1299.
-        XCTAssertTrue((1_200...1_300).contains(seen[0].height), "\(seen[0])")
+        // The first cut (nominally at row 1516) moved up into the gutter at rows 1200–1299; the
+        // second found no gutter near enough and stops where the strip holds a screen.
+        XCTAssertTrue((1_200..<1_300).contains(seen[0].height), "\(seen[0])")
+        XCTAssertEqual(seen[1].height, 1_680, "\(seen[1])")
         XCTAssertEqual(mount.unmount(), 0)
     }
 
