@@ -61,6 +61,8 @@ final class ConvertingComicReader: ComicReader {
                 page.name = PageConversion.renamed(page.name, to: ext)
                 page.size = Page.sizeAfterRendering
                 page.storedData = nil
+                // A deflated member's CRC from the ZIP's directory is the archive's bytes', not these.
+                page.learnedCRC32 = nil
             }
             if conversion.cutsPages { page.entryIndex = PagePiece.entryIndex(of: entry, nil) }
             page.number = pages.count

@@ -169,6 +169,15 @@ final class MountDeviceProfileTests: XCTestCase {
         XCTAssertTrue(page.isGray && page.width <= 1_072 && page.height <= 1_448, "\(page)")
         XCTAssertEqual(mount.unmount(), 0)
 
+        // With --as cbz the comic is one file ready for the reader, its spreads already halves.
+        let asFile = try MountedLibrary(library: library, arguments: ["--device", "kobo-clara", "--as", "cbz"])
+        let cbz = asFile.path("Kobo.cbz")
+        let tested = try CommandRunner.capture("/usr/bin/unzip", ["-t", cbz])
+        XCTAssertEqual(tested.status, 0, tested.stdout + tested.stderr + asFile.logText)
+        let members = try ArchiveMaker.run("/usr/bin/unzip", ["-Z1", cbz]).split(separator: "\n").map(String.init)
+        XCTAssertEqual(members, spreadNames)
+        XCTAssertEqual(asFile.unmount(), 0)
+
         let refused = try CommandRunner.inkyfs(["mount", "--strips", library.path, library.path])
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertTrue(refused.stderr.contains("--strips cuts pages one screen high"), refused.stderr)
