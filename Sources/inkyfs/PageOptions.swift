@@ -31,7 +31,7 @@ struct PageOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo,
           help: ArgumentHelp("Cut a page taller than \(PagePiece.stripFactor) fit boxes, once shrunk to the box's width, into "
                              + "pages one box high (at most \(PagePiece.maxCount)), each cut moved to the nearest blank row "
-                             + "within a sixth of a page; named 007-01.jpg... Needs --fit or --device; -o strips=1."))
+                             + "within a sixth of a strip; named 007-01.jpg... Needs --fit or --device; -o strips=1."))
     var strips: Bool?
 
     @Option(help: ArgumentHelp("Pages for an e-reader's screen: its --fit, in grayscale, spreads split, webtoon strips cut, "
