@@ -43,7 +43,7 @@ struct PageOptions: ParsableArguments {
     /// An e-reader's screen and what suits it.
     struct Device {
         var screen: Box
-        /// Small screens lose a tenth of their area to scanner margins; large ones can spare it.
+        /// On a 6-7" screen a scan's margin costs the page size it shrinks; a 10-13" screen can spare it.
         var cropsMargins: Bool
     }
 
