@@ -74,6 +74,8 @@ public enum MountDaemon {
         filesystem.startWatching()
         defer { filesystem.stopWatching() }
         defer { filesystem.finishStateWrites() }
+        // Pages converted last are still being written: a remount finds them.
+        defer { configuration.mount.pageCache?.finishWrites() }
         let opened = Result { () throws(ControlError) in
             try ControlServer(mountpoint: configuration.mountpoint, log: log) { request, password in
                 VaultControl.handle(request, password: password, filesystem: filesystem, pool: pool,

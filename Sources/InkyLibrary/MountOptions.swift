@@ -40,6 +40,8 @@ public struct MountOptions: Sendable {
     public var comicsAsCBZ = false
     /// Where covers are kept (`folder.jpg` and `.directory` in the folder view); nil: no covers.
     public var covers: CoverCache?
+    /// Where converted pages are kept between mounts (`--page-cache-size`); nil: converted anew each mount.
+    public var pageCache: ConvertedPageCache?
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

@@ -81,13 +81,9 @@ extension LibraryFilesystem {
     /// Asks the backend for the claimed pages in one request on `queue` and completes them.
     private func request(_ claimed: [PageCache.Key], _ state: ComicState, _ snapshot: ComicState.Snapshot,
                          _ listing: ComicListing, on queue: DispatchQueue) {
-        let byEntry = Dictionary(claimed.map { (listing.pages[$0.index].entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
-        let requests = claimed.map { key in
-            let page = listing.pages[key.index]
-            return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: page.storedData)
-        }.sorted { $0.entryIndex < $1.entryIndex }
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
         let discard = vaultPageCheck(for: state.comic, path: path)
+        let onDisk = convertedPageKeys(claimed, state.comic, snapshot, listing)
         queue.async { [self] in
             var pending = Set(claimed)
             if let locked = discard() {
@@ -95,14 +91,32 @@ extension LibraryFilesystem {
                 for key in pending { cache.complete(key, .failure(locked)) }
                 return
             }
+            let delivered = { (key: PageCache.Key, result: Result<[UInt8], ComicError>) in
+                if !listing.pages[key.index].isSizeKnown, case .success(let bytes) = result {
+                    // Known before the waiters wake, so a lookup of this page needs no render.
+                    self.keep([key.index: Int64(bytes.count)], of: state, generation: snapshot.generation)
+                }
+                cache.complete(key, result, discard: discard)
+            }
+            if let pages = options.pageCache {
+                for (key, diskKey) in onDisk {
+                    let page = listing.pages[key.index]
+                    guard let bytes = pages.page(diskKey, size: page.isSizeKnown ? page.size : nil) else { continue }
+                    pending.remove(key)
+                    delivered(key, .success(bytes))
+                }
+                if pending.isEmpty { return }
+            }
+            let byEntry = Dictionary(pending.map { (listing.pages[$0.index].entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
+            let requests = pending.map { key in
+                let page = listing.pages[key.index]
+                return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: page.storedData)
+            }.sorted { $0.entryIndex < $1.entryIndex }
             do throws(ComicError) {
                 try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
                     guard let key = byEntry[entryIndex], pending.remove(key) != nil else { return }
-                    if !listing.pages[key.index].isSizeKnown, case .success(let bytes) = result {
-                        // Known before the waiters wake, so a lookup of this page needs no render.
-                        keep([key.index: Int64(bytes.count)], of: state, generation: snapshot.generation)
-                    }
-                    cache.complete(key, result, discard: discard)
+                    if let diskKey = onDisk[key], case .success(let bytes) = result { options.pageCache?.store(diskKey, bytes) }
+                    delivered(key, result)
                 }
                 for key in pending { cache.complete(key, .failure(.corrupted(path: path, detail: "the page was not delivered"))) }
             } catch {
@@ -115,5 +129,16 @@ extension LibraryFilesystem {
                 for key in pending { cache.complete(key, .failure(error)) }
             }
         }
+    }
+
+    /// The disk cache's keys of the claimed pages a worker converts, for a library comic only.
+    private func convertedPageKeys(_ claimed: [PageCache.Key], _ comic: ComicRef, _ snapshot: ComicState.Snapshot,
+                                   _ listing: ComicListing) -> [PageCache.Key: ConvertedPageCache.Key] {
+        guard options.pageCache != nil, let rendering = listing.rendering else { return [:] }
+        var keys: [PageCache.Key: ConvertedPageCache.Key] = [:]
+        for key in claimed where ConvertedPageCache.holds(listing.pages[key.index], of: listing) {
+            keys[key] = ConvertedPageCache.Key(comic, identity: snapshot.identity, index: key.index, rendering: rendering)
+        }
+        return keys
     }
 }

@@ -36,3 +36,8 @@ func parseSize(_ text: String) throws -> Int64 {
     }
     return bytes
 }
+
+/// A disk cache's size: like `parseSize`, or 0 for none.
+func parseCacheSize(_ text: String) throws -> Int64 {
+    text.trimmingCharacters(in: .whitespaces) == "0" ? 0 : try parseSize(text)
+}

@@ -49,7 +49,8 @@ struct MountCommand: ParsableCommand {
 
     @Option(name: .customShort("o"), help: ArgumentHelp(
         "Mount options, comma-separated: FUSE ones (allow_other, nonempty, ...) and inkyfs settings "
-            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15, as=cbz, pages=jpeg, fit=1264x1680, grayscale=1), "
+            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15, as=cbz, pages=jpeg, fit=1264x1680, grayscale=1, "
+            + "page_cache_size=2G), "
             + "as /etc/fstab passes them.",
         valueName: "options"))
     var fuseOptions: [String] = []
@@ -87,6 +88,12 @@ struct MountCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Disk space for covers under $XDG_CACHE_HOME/inkyfs/covers, oldest used dropped first, e.g. 500M; "
                                + "-o cover_cache_size= in fstab.", valueName: "size"), transform: parseSize)
     var coverCacheSize: Int64 = 500 << 20
+
+    @Option(help: ArgumentHelp("Disk space for converted pages (--pages jpeg, --fit, --grayscale, --device) under "
+                               + "$XDG_CACHE_HOME/inkyfs/pages, so a page is converted once, not at every mount; oldest used "
+                               + "dropped first, e.g. 2G; 0 keeps none. Vault pages are never kept. -o page_cache_size= in fstab.",
+                               valueName: "size"), transform: parseCacheSize)
+    var pageCacheSize: Int64 = 2 << 30
 
     @Flag(help: "Clear a stale mount left on MOUNTPOINT by a daemon that died.")
     var force = false
@@ -151,6 +158,7 @@ struct MountCommand: ParsableCommand {
             comicsAs = shape
         }
         if let value = list.settings["cover_cache_size"] { coverCacheSize = try parseSize(value) }
+        if let value = list.settings["page_cache_size"] { pageCacheSize = try parseCacheSize(value) }
         if let value = list.settings["covers"] {
             guard value == "0" || value == "1" else { throw ValidationError("-o covers=\(value): 0 or 1") }
             noCovers = value == "0"
@@ -212,6 +220,7 @@ struct MountCommand: ParsableCommand {
         mountOptions.readingListsDirectory = readingLists.map(absolutePath)
         mountOptions.comicsAsCBZ = comicsAs == .cbz
         mountOptions.covers = noCovers || comicsAs == .cbz ? nil : CoverCache(capacity: coverCacheSize)
+        if pageOptions.conversion.isActive, pageCacheSize > 0 { mountOptions.pageCache = ConvertedPageCache(capacity: pageCacheSize) }
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),

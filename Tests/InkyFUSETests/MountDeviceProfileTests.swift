@@ -102,6 +102,25 @@ final class MountDeviceProfileTests: XCTestCase {
         XCTAssertEqual(mount.unmount(), 0)
     }
 
+    func testHalvesAreKeptInTheDiskCacheEvenWhenNothingElseIsConverted() throws {
+        try spreadsComic("Halves")
+        let cache = library.deletingLastPathComponent().appendingPathComponent(library.lastPathComponent + "-cache")
+        let state = library.deletingLastPathComponent().appendingPathComponent(library.lastPathComponent + "-halves.db")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        defer { try? FileManager.default.removeItem(at: state) }
+        let arguments = ["--split-spreads", "--prefetch", "0", "--state", state.path]
+        let halves = ["002-1.jpg", "002-2.jpg", "004-1.png", "004-2.png"]
+        var mount = try MountedLibrary(library: library, arguments: arguments, environment: ["XDG_CACHE_HOME": cache.path])
+        let first = try halves.map { try readFile(mount.path("Halves/\($0)")) }
+        XCTAssertEqual(mount.unmount(), 0)
+
+        // A worker asked to read a page now dies: the halves come from the disk cache, byte for byte.
+        mount = try MountedLibrary(library: library, arguments: arguments,
+                                   environment: ["XDG_CACHE_HOME": cache.path, "INKYFS_TEST_WORKER_FAULT": "crash-read:Halves"])
+        XCTAssertEqual(try halves.map { try readFile(mount.path("Halves/\($0)")) }, first)
+        XCTAssertEqual(mount.unmount(), 0)
+    }
+
     func testAWebtoonPageIsCutIntoScreenHighStripsAtBlankRows() throws {
         // Seven 1200-row panels between 100-row white gutters: 9100 rows, 800 wide.
         let strip = try ProfileImages.strip(width: 800, panels: 7, panelHeight: 1_200, gutter: 100)

@@ -13,7 +13,7 @@ final class VaultMountFixture {
     var environment: [String: String] { ["XDG_RUNTIME_DIR": folder.appendingPathComponent("run").path] }
     private(set) var mount: MountedLibrary!
 
-    init(mountArguments: [String] = []) throws {
+    init(mountArguments: [String] = [], mountEnvironment: [String: String] = [:]) throws {
         folder = ArchiveMaker.temporaryDirectory("vault-fixture")
         library = folder.appendingPathComponent("library")
         vault = folder.appendingPathComponent("vault")
@@ -27,7 +27,7 @@ final class VaultMountFixture {
         let added = try vaultCommand(["add", Corpus.fixture("Moon Tales/Moon Tales 01.cb7"), "--keep", "--into", "Secret Series"])
         XCTAssertEqual(added.status, 0, added.stderr)
         mount = try MountedLibrary(library: library, arguments: ["--vault", vault.path, "--state", state.path] + mountArguments,
-                                   environment: environment)
+                                   environment: environment.merging(mountEnvironment) { $1 })
     }
 
     deinit {

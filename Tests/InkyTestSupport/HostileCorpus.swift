@@ -51,6 +51,8 @@ public struct TreeReadReport: Decodable {
         public let seconds: Double?
         public let forbidden: [String]?
         public let text: String?
+        /// A symlink's target, as `readlink` gives it.
+        public let target: String?
     }
 
     public struct Failure: Decodable {

@@ -62,6 +62,17 @@ public final class MountedLibrary {
         return true
     }
 
+    /// Whether `relative` shows under the mount within `seconds`: what the background listing
+    /// pass makes (metadata views) appears some time after the mount comes up.
+    public func appears(_ relative: String, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !FileManager.default.fileExists(atPath: path(relative)) {
+            guard Date() < deadline else { return false }
+            usleep(50_000)
+        }
+        return true
+    }
+
     public func path(_ relative: String) -> String { mountpoint.appendingPathComponent(relative).path }
 
     public var isDaemonAlive: Bool { kill(process.processIdentifier, 0) == 0 && process.isRunning }

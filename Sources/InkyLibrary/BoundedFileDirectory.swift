@@ -1,0 +1,108 @@
+import Foundation
+import InkyCore
+
+/// A directory of cache files under a byte cap, shared by the cover and page caches: the
+/// directory is made 0700 and files 0600 (they are pictures of the user's comics); a file is
+/// written to a temporary name and renamed, so a reader never sees half of one; reading one
+/// sets its modification time, and past the cap the files read longest ago go first.
+///
+/// Files of one cache end in `suffix`; anything else in the directory is left alone.
+final class BoundedFileDirectory: @unchecked Sendable {
+    let directory: String
+    let capacity: Int64
+    private let suffix: String
+    /// Eviction goes this far below the cap, so the directory is not listed at every store
+    /// once the cache is full (a full 2 GB page cache holds ~10,000 files).
+    private let slack: Int64
+    private let lock = NSLock()
+    /// Total bytes of the files on disk, counted once at start and kept up to date after.
+    private var total: Int64?
+
+    init(directory: String, capacity: Int64, suffix: String, slack: Int64 = 0) {
+        self.directory = directory
+        self.capacity = capacity
+        self.suffix = suffix
+        self.slack = min(max(0, slack), capacity)
+    }
+
+    /// A file name for `bytes` (a key's fields): two FNV-1a hashes with different seeds, 32 hex digits.
+    static func hashedName(of bytes: [UInt8]) -> String {
+        func fnv(_ seed: UInt64) -> UInt64 { bytes.reduce(seed) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 } }
+        let hex = { (value: UInt64) in
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return hex(fnv(0xcbf2_9ce4_8422_2325)) + hex(fnv(0x6c62_272e_07bb_0142))
+    }
+
+    /// The file's bytes, or nil; a hit counts as a use for eviction.
+    func read(_ name: String) -> [UInt8]? {
+        let path = directory + "/" + name
+        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return nil }
+        _ = utimensat(AT_FDCWD, path, nil, 0)
+        return Array(data)
+    }
+
+    /// Stores a file (atomically), then evicts down to the cap; the file just written stays.
+    func write(_ name: String, _ bytes: [UInt8]) {
+        guard Int64(bytes.count) <= capacity, !bytes.isEmpty else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let manager = FileManager.default
+        try? manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let final = directory + "/" + name
+        let temporary = directory + "/.\(name).\(getpid()).tmp"
+        // Counted before the new file lands: measured after, it would count twice.
+        let before = total ?? measured()
+        let replaced = fileSize(final) ?? 0
+        guard manager.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
+              rename(temporary, final) == 0 else {
+            unlink(temporary)
+            return
+        }
+        total = before - replaced + Int64(bytes.count)
+        if total! > capacity { evict(keeping: final) }
+    }
+
+    /// Removes a file found bad (truncated, corrupt, not what its name says).
+    func remove(_ name: String) {
+        lock.withLock {
+            let path = directory + "/" + name
+            let size = fileSize(path) ?? 0
+            if unlink(path) == 0, let known = total { total = known - size }
+        }
+    }
+
+    /// Bytes of the files on disk (what the cap bounds).
+    var size: Int64 { lock.withLock { total ?? measured() } }
+
+    private func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    private func entries() -> [(path: String, size: Int64, used: Int64)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.compactMap { name in
+            let path = directory + "/" + name
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            return (path, Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        }
+    }
+
+    private func measured() -> Int64 { entries().reduce(0) { $0 + $1.size } }
+
+    /// Removes the files used longest ago until the rest fit `slack` below the cap.
+    private func evict(keeping kept: String) {
+        var all = entries().sorted { $0.used < $1.used }
+        var sum = all.reduce(0) { $0 + $1.size }
+        all.removeAll { $0.path == kept }
+        while sum > capacity - slack, !all.isEmpty {
+            let oldest = all.removeFirst()
+            unlink(oldest.path)
+            sum -= oldest.size
+        }
+        total = sum
+    }
+}

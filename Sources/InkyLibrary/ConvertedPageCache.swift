@@ -1,0 +1,97 @@
+import Foundation
+import InkyCore
+
+/// Converted pages kept on disk between mounts (`~/.cache/inkyfs/pages/`, `--page-cache-size`):
+/// a page a worker converted (`--pages jpeg`, `--fit`, `--grayscale`...) is served from here next
+/// time without opening the archive. A file is named by a hash of its `Key` and starts with a
+/// header holding that hash again, the page's length and its CRC-32: a truncated, damaged or
+/// misplaced file is removed and the page converted again, never served. Stored and capped as a
+/// `BoundedFileDirectory`, written on a queue of its own (never on a reply's path).
+public final class ConvertedPageCache: @unchecked Sendable {
+    /// One converted page of one library comic. There is no key for a vault comic: its pages
+    /// are converted in memory only and no name of it may reach the disk.
+    struct Key: Hashable {
+        let name: String
+
+        /// `rendering`: the settings the comic's listing was converted with, all of them
+        /// (page numbers and bytes both follow from them: a split page is a page of the listing).
+        init?(_ comic: ComicRef, identity: FileIdentity, index: Int, rendering: PageRendering) {
+            guard case .library(let path) = comic, let settings = Self.fingerprint(rendering) else { return nil }
+            var bytes = Array(path.utf8) + [0]
+            withUnsafeBytes(of: identity.generation.littleEndian) { bytes += $0 }
+            withUnsafeBytes(of: Int64(index).littleEndian) { bytes += $0 }
+            name = BoundedFileDirectory.hashedName(of: bytes + settings)
+        }
+
+        /// Every setting, in a stable order: a setting added to `PageRendering` is part of the key.
+        private static func fingerprint(_ rendering: PageRendering) -> [UInt8]? {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return (try? encoder.encode(rendering)).map(Array.init)
+        }
+    }
+
+    private let files: BoundedFileDirectory
+    private let writes = DispatchQueue(label: "inkyfs.page-cache", qos: .utility)
+
+    /// "INKYPG1\n", the key's name (32 hex digits), the page's length (8 bytes) and CRC-32 (4), little-endian.
+    private static let magic = Array("INKYPG1\n".utf8)
+    private static let headerSize = magic.count + 32 + 8 + 4
+
+    public init(directory: String = XDGDirectories.cache + "/pages", capacity: Int64 = 2 << 30) {
+        files = BoundedFileDirectory(directory: directory, capacity: capacity, suffix: ".page", slack: capacity / 20)
+    }
+
+    public var directory: String { files.directory }
+    public var capacity: Int64 { files.capacity }
+    /// Bytes of the pages on disk (what the cap bounds).
+    public var size: Int64 { files.size }
+
+    /// Whether a listing's page is one a worker converts, so one worth keeping here: the
+    /// listing was converted and the page is not served as its archive's bytes.
+    static func holds(_ page: Page, of listing: ComicListing) -> Bool {
+        guard let conversion = listing.rendering?.conversion, conversion.isActive, page.storedData == nil else { return false }
+        let source = EntryPath.components(of: page.sourcePath).last ?? page.sourcePath
+        return conversion.convertsEveryPage
+            || EntryPath.lowercasedExtension(of: source) != EntryPath.lowercasedExtension(of: page.name)
+            // A spread's half or a strip is encoded even where the format stays (`--split-spreads` alone).
+            || (conversion.cutsPages && PagePiece.decode(page.entryIndex)?.piece != nil)
+    }
+
+    /// The page's bytes when a whole, undamaged copy is here (of `size` bytes, when known);
+    /// a bad copy is removed.
+    func page(_ key: Key, size: Int64?) -> [UInt8]? {
+        guard let file = files.read(key.name + ".page") else { return nil }
+        guard let bytes = Self.unwrap(file, name: key.name), size.map({ $0 == Int64(bytes.count) }) ?? true else {
+            files.remove(key.name + ".page")
+            return nil
+        }
+        return bytes
+    }
+
+    /// Stores a page later, on the cache's own queue.
+    func store(_ key: Key, _ bytes: [UInt8]) {
+        writes.async { [files] in files.write(key.name + ".page", Self.wrap(bytes, name: key.name)) }
+    }
+
+    /// Waits for the stores queued so far (tests, the end of a mount).
+    public func finishWrites() { writes.sync {} }
+
+    private static func wrap(_ bytes: [UInt8], name: String) -> [UInt8] {
+        var file = magic + Array(name.utf8)
+        file.reserveCapacity(headerSize + bytes.count)
+        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { file += $0 }
+        withUnsafeBytes(of: CRC32.checksum(bytes).littleEndian) { file += $0 }
+        return file + bytes
+    }
+
+    private static func unwrap(_ file: [UInt8], name: String) -> [UInt8]? {
+        guard file.count >= headerSize, file.starts(with: magic),
+              file[magic.count..<magic.count + 32].elementsEqual(name.utf8) else { return nil }
+        let length = file.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + 32, as: UInt64.self)) }
+        let crc = file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + 40, as: UInt32.self)) }
+        guard length == UInt64(file.count - headerSize) else { return nil }
+        let bytes = Array(file[headerSize...])
+        return CRC32.checksum(bytes) == crc ? bytes : nil
+    }
+}
