@@ -1,12 +1,13 @@
 /// A compact binary form of `ComicListing` for the index: a warm mount reads every comic's
 /// listing from SQLite, and decoding 20,000 listings from JSON was most of a warm `ls -lRA`.
 /// Varints, length-prefixed UTF-8, one byte per flag; version 3 adds page conversion settings
-/// and each page's learned CRC-32. Version 1 (neither) still decodes; a version 2 listing (one of
+/// and each page's learned CRC-32; version 4 the device profile's flags (split spreads, right to
+/// left, crop margins, strips), and version 3 still decodes (all off). Version 1 (neither) still decodes; a version 2 listing (one of
 /// the two, written by a development build) does not and is made again. Decoding checks every length
 /// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
 /// cannot read is made again.
 public enum ListingCodec {
-    static let version: UInt8 = 3
+    static let version: UInt8 = 4
 
     public static func encode(_ listing: ComicListing) -> [UInt8] { encode(listing, version: version) }
 
@@ -26,6 +27,8 @@ public enum ListingCodec {
             out.signed(Int64(conversion.fitWidth ?? -1))
             out.signed(Int64(conversion.fitHeight ?? -1))
             out.byte(conversion.grayscale ? 1 : 0)
+            guard version >= 4 else { return }
+            out.byte(ProfileFlags(conversion).rawValue)
         }
         out.optional(listing.comicInfo) { out, entry in out.entry(entry) }
         out.varint(UInt64(listing.skipped.count))
@@ -50,7 +53,7 @@ public enum ListingCodec {
 
     public static func decode(_ bytes: [UInt8]) -> ComicListing? {
         var input = BinaryReader(bytes)
-        guard let written = input.byte(), written == 1 || written == version, let formatName = input.string(),
+        guard let written = input.byte(), written == 1 || written == 3 || written == version, let formatName = input.string(),
               let format = ArchiveFormat(rawValue: formatName), let solid = input.byte() else { return nil }
         guard let rendering = input.optional({ input -> PageRendering? in
             guard let height = input.varint(), let dpi = input.signed() else { return nil }
@@ -60,6 +63,10 @@ public enum ListingCodec {
                       let gray = input.byte(), gray <= 1 else { return nil }
                 rendering.conversion = PageConversion(format: format == 1 ? .jpeg : .original, fitWidth: width < 0 ? nil : Int(width),
                                                       fitHeight: height < 0 ? nil : Int(height), grayscale: gray == 1)
+            }
+            if written >= 4 {
+                guard let flags = input.byte().flatMap(ProfileFlags.init(exactly:)) else { return nil }
+                flags.apply(to: &rendering.conversion)
             }
             return rendering
         }), let comicInfo = input.optional({ $0.entry() }), let skippedCount = input.count() else { return nil }
@@ -88,6 +95,39 @@ public enum ListingCodec {
         guard input.isAtEnd else { return nil }
         return ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: solid == 1,
                             rendering: rendering)
+    }
+}
+
+/// The device profile's switches in one byte; a byte with an unknown bit is refused.
+struct ProfileFlags: OptionSet {
+    let rawValue: UInt8
+    static let splitSpreads = ProfileFlags(rawValue: 1)
+    static let rightToLeft = ProfileFlags(rawValue: 2)
+    static let cropMargins = ProfileFlags(rawValue: 4)
+    static let strips = ProfileFlags(rawValue: 8)
+    static let known: ProfileFlags = [.splitSpreads, .rightToLeft, .cropMargins, .strips]
+
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    init?(exactly byte: UInt8) {
+        guard ProfileFlags.known.isSuperset(of: ProfileFlags(rawValue: byte)) else { return nil }
+        self.init(rawValue: byte)
+    }
+
+    init(_ conversion: PageConversion) {
+        var flags: ProfileFlags = []
+        if conversion.splitSpreads { flags.insert(.splitSpreads) }
+        if conversion.rightToLeft { flags.insert(.rightToLeft) }
+        if conversion.cropMargins { flags.insert(.cropMargins) }
+        if conversion.strips { flags.insert(.strips) }
+        self = flags
+    }
+
+    func apply(to conversion: inout PageConversion) {
+        conversion.splitSpreads = contains(.splitSpreads)
+        conversion.rightToLeft = contains(.rightToLeft)
+        conversion.cropMargins = contains(.cropMargins)
+        conversion.strips = contains(.strips)
     }
 }
 

@@ -15,12 +15,25 @@ public struct PageConversion: Sendable, Equatable, Hashable, Codable {
     public var fitWidth: Int?
     public var fitHeight: Int?
     public var grayscale: Bool
+    /// A landscape page (a two-page spread) becomes two pages, its halves in reading order.
+    public var splitSpreads: Bool
+    /// Every comic is read right to left, whatever its ComicInfo says (`--rtl`).
+    public var rightToLeft: Bool
+    /// Uniform borders (a scanner's) are trimmed before fitting.
+    public var cropMargins: Bool
+    /// A page far taller than the fit box (a webtoon strip) becomes screen-high pages.
+    public var strips: Bool
 
-    public init(format: Format = .original, fitWidth: Int? = nil, fitHeight: Int? = nil, grayscale: Bool = false) {
+    public init(format: Format = .original, fitWidth: Int? = nil, fitHeight: Int? = nil, grayscale: Bool = false,
+                splitSpreads: Bool = false, rightToLeft: Bool = false, cropMargins: Bool = false, strips: Bool = false) {
         self.format = format
         self.fitWidth = fitWidth
         self.fitHeight = fitHeight
         self.grayscale = grayscale
+        self.splitSpreads = splitSpreads
+        self.rightToLeft = rightToLeft
+        self.cropMargins = cropMargins
+        self.strips = strips
     }
 
     public static let none = PageConversion()
@@ -28,7 +41,9 @@ public struct PageConversion: Sendable, Equatable, Hashable, Codable {
     /// True when any page may be served other than as its archive's bytes.
     public var isActive: Bool { self != .none }
     /// Every page is re-encoded (a device profile), not only the ones in other formats.
-    public var convertsEveryPage: Bool { fitWidth != nil || fitHeight != nil || grayscale }
+    public var convertsEveryPage: Bool { fitWidth != nil || fitHeight != nil || grayscale || cropMargins }
+    /// Pages may become several (`PagePiece`): the listing reads every page's dimensions.
+    public var cutsPages: Bool { splitSpreads || (strips && fitHeight != nil) }
 
     /// Extensions served as they are by `--pages jpeg`.
     static let servedAsIs: Set<String> = ["jpg", "jpeg", "png"]
@@ -42,6 +57,11 @@ public struct PageConversion: Sendable, Equatable, Hashable, Codable {
         let ext = EntryPath.lowercasedExtension(of: name)
         if !convertsEveryPage && Self.servedAsIs.contains(ext) { return nil }
         return Self.servedAsPNG.contains(ext) ? "png" : "jpg"
+    }
+
+    /// The extension a piece of a cut page (`PagePiece`) is served with: it is always encoded.
+    public func cutExtension(of name: String) -> String {
+        convertedExtension(of: name) ?? (Self.servedAsPNG.contains(EntryPath.lowercasedExtension(of: name)) ? "png" : "jpg")
     }
 
     /// `name` with its extension replaced: `007.webp` → `007.jpg`, keeping the number, so the order.

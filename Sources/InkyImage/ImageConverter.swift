@@ -14,11 +14,17 @@ public struct ImageConversion: Sendable, Equatable {
     public var maxPixels: Int64
     /// Refused after encoding (the per-page limit).
     public var maxBytes: Int
+    /// Uniform borders trimmed before anything else.
+    public var cropMargins: Bool
+    /// Only this part of the (trimmed) image is kept.
+    public var piece: ImagePiece?
 
     public init(fit: ImageSize? = nil, grayscale: Bool = false, output: ConvertedImage.Format? = nil, jpegQuality: Int = 85,
-                maxPixels: Int64 = 100_000_000, maxBytes: Int = 128 << 20) {
+                maxPixels: Int64 = 100_000_000, maxBytes: Int = 128 << 20, cropMargins: Bool = false, piece: ImagePiece? = nil) {
         self.fit = fit
         self.grayscale = grayscale
+        self.cropMargins = cropMargins
+        self.piece = piece
         self.output = output
         self.jpegQuality = jpegQuality
         self.maxPixels = maxPixels
@@ -78,7 +84,7 @@ public enum ImageConverter {
                                                                                      maxBytes: conversion.maxBytes) {
             let header = try Self.header(of: jpeg)
             if conversion.fit.map({ header.size.width <= $0.width && header.size.height <= $0.height }) ?? true,
-               !conversion.grayscale {
+               !conversion.grayscale, !conversion.cropMargins, conversion.piece == nil {
                 return ConvertedImage(bytes: jpeg, format: .jpeg, size: header.size)
             }
             return try convert(jpeg, conversion, progress: progress)
@@ -97,13 +103,22 @@ public enum ImageConverter {
             guard pixels <= conversion.maxPixels else {
                 throw .tooManyPixels(width: source.width, height: source.height, limit: conversion.maxPixels)
             }
-            let target = conversion.fit ?? ImageSize(width: source.width, height: source.height)
-            let luma = conversion.grayscale ? GrayJPEG.luma(raw, of: source, fit: target, maxPixels: conversion.maxPixels) : nil
-            var image = try VipsImageHandle.make(ImageError.undecodable) { out in
-                if let luma { return inky_vips_resize_within(luma.pointer, Int32(target.width), Int32(target.height), out) }
-                return source.loader.hasPrefix("jp2kload")
-                    ? inky_vips_thumbnail_image(source.pointer, Int32(target.width), Int32(target.height), out)
-                    : inky_vips_thumbnail(raw.baseAddress, raw.count, Int32(target.width), Int32(target.height), out)
+            var image: VipsImageHandle
+            if conversion.cropMargins || conversion.piece != nil {
+                let cut = try ImageCuts.cut(raw, cropMargins: conversion.cropMargins, piece: conversion.piece, fit: conversion.fit)
+                let target = conversion.fit ?? ImageSize(width: cut.width, height: cut.height)
+                image = try VipsImageHandle.make(ImageError.undecodable) {
+                    inky_vips_thumbnail_image(cut.pointer, Int32(target.width), Int32(target.height), $0)
+                }
+            } else {
+                let target = conversion.fit ?? ImageSize(width: source.width, height: source.height)
+                let luma = conversion.grayscale ? GrayJPEG.luma(raw, of: source, fit: target, maxPixels: conversion.maxPixels) : nil
+                image = try VipsImageHandle.make(ImageError.undecodable) { out in
+                    if let luma { return inky_vips_resize_within(luma.pointer, Int32(target.width), Int32(target.height), out) }
+                    return source.loader.hasPrefix("jp2kload")
+                        ? inky_vips_thumbnail_image(source.pointer, Int32(target.width), Int32(target.height), out)
+                        : inky_vips_thumbnail(raw.baseAddress, raw.count, Int32(target.width), Int32(target.height), out)
+                }
             }
             if conversion.grayscale {
                 let colour = image

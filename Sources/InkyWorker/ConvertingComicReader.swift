@@ -5,42 +5,32 @@ import InkyImage
 /// A comic whose pages are converted on their way out (`PageConversion`): its listing names a
 /// converted page with its new extension (`007.webp` → `007.jpg`) and lists it with
 /// `Page.sizeAfterRendering`, so the daemon learns its size from the worker's `pageStart`, as
-/// for a rendered PDF page. Listing decodes nothing. A page that does not decode, or that a
-/// limit refuses (a decompression bomb's header), is served as its archive's bytes, and logged.
+/// for a rendered PDF page. A profile that cuts pages (spreads, strips) lists each piece as a
+/// page of its own (`PagePiece`), from dimensions read at listing (`PageShapes`); the listing
+/// is made only when asked for, so a worker opened to read pages does not read them all first.
+/// Listing encodes nothing. A page that does not decode, or that a limit refuses (a
+/// decompression bomb's header), is served as its archive's bytes, and logged.
 final class ConvertingComicReader: ComicReader {
     private let inner: any ComicReader
-    let listing: ComicListing
     private let conversion: PageConversion
     private let limits: ComicLimits
-    /// Entry index → the page as the archive has it, for the pages that are converted.
+    /// Archive entry index → the page as the archive has it.
     private let originals: [Int: Page]
-    private let outputs: [Int: ConvertedImage.Format]
     /// A vault object: its log lines name no member (the names are the vault's secret).
     private let isPrivate: Bool
+    /// The last page read, for its next piece: a solid archive would otherwise restart for it.
+    private var lastSource: (entry: Int, bytes: [UInt8])?
+    private lazy var madeListing: ComicListing = makeListing()
 
     init(_ inner: any ComicReader, limits: ComicLimits, isPrivate: Bool) {
         self.inner = inner
         self.limits = limits
         self.isPrivate = isPrivate
         conversion = limits.rendering.conversion
-        var listing = inner.listing
-        var originals: [Int: Page] = [:]
-        var outputs: [Int: ConvertedImage.Format] = [:]
-        for (number, page) in listing.pages.enumerated() {
-            guard let ext = conversion.convertedExtension(of: page.name) else { continue }
-            originals[page.entryIndex] = page
-            outputs[page.entryIndex] = ext == "png" ? .png : .jpeg
-            listing.pages[number].name = PageConversion.renamed(page.name, to: ext)
-            listing.pages[number].size = Page.sizeAfterRendering
-            listing.pages[number].storedData = nil
-        }
-        // Recorded whether or not a page needed it: the daemon then knows the names are final.
-        listing.rendering = limits.rendering
-        self.listing = listing
-        self.originals = originals
-        self.outputs = outputs
+        originals = Dictionary(inner.listing.pages.map { ($0.entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    var listing: ComicListing { madeListing }
     var path: String { inner.path }
     var stats: ReaderStats { inner.stats }
     var onProgress: (() -> Void)? {
@@ -48,28 +38,83 @@ final class ConvertingComicReader: ComicReader {
         set { inner.onProgress = newValue }
     }
 
-    func cost(of page: Page) -> ReadCost { inner.cost(of: originals[page.entryIndex] ?? page) }
+    private func makeListing() -> ComicListing {
+        var listing = inner.listing
+        let cuts = conversion.cutsPages ? PageShapes.pieces(of: inner, conversion: conversion, limits: limits, isPrivate: isPrivate) : [:]
+        var pages: [Page] = []
+        for var page in listing.pages {
+            let entry = page.entryIndex
+            if let pieces = cuts[entry] {
+                let name = PageConversion.renamed(page.name, to: conversion.cutExtension(of: page.name))
+                page.size = Page.sizeAfterRendering
+                page.storedData = nil
+                page.learnedCRC32 = nil
+                for piece in pieces {
+                    page.number = pages.count
+                    page.name = piece.name(for: name)
+                    page.entryIndex = PagePiece.entryIndex(of: entry, piece)
+                    pages.append(page)
+                }
+                continue
+            }
+            if let ext = conversion.convertedExtension(of: page.name) {
+                page.name = PageConversion.renamed(page.name, to: ext)
+                page.size = Page.sizeAfterRendering
+                page.storedData = nil
+                // A deflated member's CRC from the ZIP's directory is the archive's bytes', not these.
+                page.learnedCRC32 = nil
+            }
+            if conversion.cutsPages { page.entryIndex = PagePiece.entryIndex(of: entry, nil) }
+            page.number = pages.count
+            pages.append(page)
+        }
+        listing.pages = pages
+        // Recorded whether or not a page needed it: the daemon then knows the names are final.
+        listing.rendering = limits.rendering
+        return listing
+    }
+
+    /// The archive's page behind a listed one, and the piece of it when it is cut.
+    private func source(of page: Page) throws(ComicError) -> (original: Page, piece: PagePiece?) {
+        guard conversion.cutsPages else { return (originals[page.entryIndex] ?? page, nil) }
+        guard let (entry, piece) = PagePiece.decode(page.entryIndex), let original = originals[entry] else {
+            throw .corrupted(path: path, detail: "no page listed as entry \(page.entryIndex)")
+        }
+        return (original, piece)
+    }
+
+    func cost(of page: Page) -> ReadCost {
+        guard let (original, _) = try? source(of: page) else { return .direct }
+        return lastSource?.entry == original.entryIndex ? .direct : inner.cost(of: original)
+    }
 
     func readComicInfo() throws(ComicError) -> [UInt8]? { try inner.readComicInfo() }
 
     func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
-        guard let original = originals[page.entryIndex], let output = outputs[page.entryIndex] else {
-            return try inner.read(page, into: sink)
+        let (original, piece) = try source(of: page)
+        let ext = piece == nil ? conversion.convertedExtension(of: original.name) : conversion.cutExtension(of: original.name)
+        guard let ext else { return try inner.read(original, into: sink) }
+        let bytes: [UInt8]
+        if let lastSource, lastSource.entry == original.entryIndex {
+            bytes = lastSource.bytes
+        } else {
+            bytes = try inner.readPage(original)
+            lastSource = piece == nil ? nil : (original.entryIndex, bytes)
         }
-        let source = try inner.readPage(original)
         onProgress?()
-        let bytes = converted(source, output: output, page: original)
-        if page.isSizeKnown && Int64(bytes.count) != page.size {
-            throw .corrupted(path: path, detail: "converted page \(page.entryIndex + 1) came out as \(bytes.count) bytes, not the \(page.size) learned before")
+        let converted = converted(bytes, output: ext == "png" ? .png : .jpeg, page: original, piece: piece)
+        if page.isSizeKnown && Int64(converted.count) != page.size {
+            throw .corrupted(path: path, detail: "converted page \(page.number + 1) came out as \(converted.count) bytes, not the \(page.size) learned before")
         }
-        bytes.withUnsafeBytes { sink($0) }
+        converted.withUnsafeBytes { sink($0) }
     }
 
-    private func converted(_ source: [UInt8], output: ConvertedImage.Format, page: Page) -> [UInt8] {
+    private func converted(_ source: [UInt8], output: ConvertedImage.Format, page: Page, piece: PagePiece?) -> [UInt8] {
         let fit = conversion.fitWidth != nil || conversion.fitHeight != nil
             ? ImageSize(width: conversion.fitWidth ?? Int(Int32.max), height: conversion.fitHeight ?? Int(Int32.max)) : nil
         let settings = ImageConversion(fit: fit, grayscale: conversion.grayscale, output: output,
-                                       maxBytes: Int(clamping: limits.maxPageBytes))
+                                       maxBytes: Int(clamping: limits.maxPageBytes), cropMargins: conversion.cropMargins,
+                                       piece: piece.map { ImagePiece(vertical: $0.cut == .strip, position: $0.position, count: $0.count) })
         do throws(ImageError) {
             return try ImageConverter.convert(source, settings, progress: onProgress).bytes
         } catch {

@@ -12,6 +12,7 @@ struct MountOptionList {
 
     static let ownSettings: Set<String> = ["cache_size", "window", "prefetch", "workers", "worker_timeout", "pdf_height", "pdf_dpi",
                                            "tree_timeout", "list_ahead", "views", "pages", "fit", "grayscale", "device", "as",
+                                           "split_spreads", "rtl", "crop_margins", "strips",
                                            "covers", "cover_cache_size", "page_cache_size"]
     static let mountWords: Set<String> = ["defaults", "nofail", "auto", "noauto", "user", "users", "nouser", "owner",
                                           "group", "_netdev", "rw", "ro", "dev", "suid", "exec", "noexec", "nosuid", "nodev"]

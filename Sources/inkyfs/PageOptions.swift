@@ -16,17 +16,47 @@ struct PageOptions: ParsableArguments {
     @Flag(help: "Serve every page in grayscale (JPEG, or PNG for PNG and GIF pages); -o grayscale=1.")
     var grayscale = false
 
-    @Option(help: ArgumentHelp("Pages for an e-reader's screen: its --fit, in grayscale (an explicit --fit wins). "
+    @Flag(inversion: .prefixedNo,
+          help: ArgumentHelp("A landscape page (a two-page spread) becomes two pages, its halves in reading order: left first, "
+                             + "right first for a right-to-left comic (ComicInfo Manga=YesAndRightToLeft, or --rtl). The halves "
+                             + "are named 007-1.jpg, 007-2.jpg; -o split_spreads=1."))
+    var splitSpreads: Bool?
+
+    @Flag(help: "Read every comic right to left, whatever its ComicInfo says (the order of a spread's halves); -o rtl=1.")
+    var rtl = false
+
+    @Flag(inversion: .prefixedNo, help: "Trim uniform (scanner) borders before fitting; -o crop_margins=1.")
+    var cropMargins: Bool?
+
+    @Flag(inversion: .prefixedNo,
+          help: ArgumentHelp("Cut a page taller than \(PagePiece.stripFactor) fit boxes, once shrunk to the box's width, into "
+                             + "pages one box high (at most \(PagePiece.maxCount)), each cut moved to the nearest blank row "
+                             + "within a sixth of a strip; named 007-01.jpg... Needs --fit or --device; -o strips=1."))
+    var strips: Bool?
+
+    @Option(help: ArgumentHelp("Pages for an e-reader's screen: its --fit, in grayscale, spreads split, webtoon strips cut, "
+                               + "margins cropped on 6-7\" screens (an explicit --fit or --no-... wins). "
                                + "One of: \(PageOptions.devices.keys.sorted().joined(separator: ", ")); -o device=.",
                                valueName: "name"))
     var device: String?
 
-    /// Portrait screens in pixels, all e-ink in gray.
-    static let devices: [String: Box] = [
-        "kobo-libra-2": Box(width: 1264, height: 1680), "kobo-clara": Box(width: 1072, height: 1448),
-        "kindle-paperwhite": Box(width: 1236, height: 1648), "kindle-scribe": Box(width: 1860, height: 2480),
-        "remarkable-2": Box(width: 1404, height: 1872), "pocketbook-era": Box(width: 1264, height: 1680),
-        "boox-note-air": Box(width: 1404, height: 1872),
+    /// An e-reader's screen and what suits it.
+    struct Device {
+        var screen: Box
+        /// On a 6-7" screen a scan's margin costs the page size it shrinks; a 10-13" screen can spare it.
+        var cropsMargins: Bool
+    }
+
+    /// Portrait screens in pixels, all e-ink in gray; every one splits spreads and cuts strips
+    /// (a spread or a webtoon page shrunk whole onto a portrait e-ink screen is unreadable).
+    static let devices: [String: Device] = [
+        "kobo-libra-2": Device(screen: Box(width: 1264, height: 1680), cropsMargins: true),
+        "kobo-clara": Device(screen: Box(width: 1072, height: 1448), cropsMargins: true),
+        "kindle-paperwhite": Device(screen: Box(width: 1236, height: 1648), cropsMargins: true),
+        "kindle-scribe": Device(screen: Box(width: 1860, height: 2480), cropsMargins: false),
+        "remarkable-2": Device(screen: Box(width: 1404, height: 1872), cropsMargins: false),
+        "pocketbook-era": Device(screen: Box(width: 1264, height: 1680), cropsMargins: true),
+        "boox-note-air": Device(screen: Box(width: 1404, height: 1872), cropsMargins: false),
     ]
 
     struct Box: Equatable {
@@ -42,21 +72,34 @@ struct PageOptions: ParsableArguments {
         }
         if let value = settings["fit"] { fit = try parseBox(value) }
         if let value = settings["device"] { device = value }
-        if let value = settings["grayscale"] {
-            guard value == "0" || value == "1" else { throw ValidationError("-o grayscale=\(value): 0 or 1") }
-            grayscale = value == "1"
-        }
+        if let value = try switchSetting(settings, "grayscale") { grayscale = value }
+        if let value = try switchSetting(settings, "split_spreads") { splitSpreads = value }
+        if let value = try switchSetting(settings, "rtl") { rtl = value }
+        if let value = try switchSetting(settings, "crop_margins") { cropMargins = value }
+        if let value = try switchSetting(settings, "strips") { strips = value }
+    }
+
+    private func switchSetting(_ settings: [String: String], _ key: String) throws -> Bool? {
+        guard let value = settings[key] else { return nil }
+        guard value == "0" || value == "1" else { throw ValidationError("-o \(key)=\(value): 0 or 1") }
+        return value == "1"
     }
 
     func validate() throws {
         if let device, Self.devices[device] == nil {
             throw ValidationError("--device \(device): not a known reader; one of \(Self.devices.keys.sorted().joined(separator: ", "))")
         }
+        if strips == true && fit == nil && device == nil {
+            throw ValidationError("--strips cuts pages one screen high: give the screen with --fit WxH or --device")
+        }
     }
 
     var conversion: PageConversion {
-        let screen = fit ?? device.flatMap { Self.devices[$0] }
-        return PageConversion(format: pages, fitWidth: screen?.width, fitHeight: screen?.height, grayscale: grayscale || device != nil)
+        let profile = device.flatMap { Self.devices[$0] }
+        let screen = fit ?? profile?.screen
+        return PageConversion(format: pages, fitWidth: screen?.width, fitHeight: screen?.height, grayscale: grayscale || profile != nil,
+                              splitSpreads: splitSpreads ?? (profile != nil), rightToLeft: rtl,
+                              cropMargins: cropMargins ?? (profile?.cropsMargins ?? false), strips: strips ?? (profile != nil))
     }
 }
 

@@ -50,6 +50,51 @@ static inline int inky_vips_thumbnail_image(VipsImage *in, int width, int height
     return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
 }
 
+/* The whole image decoded and turned upright (EXIF orientation), as thumbnail does: for cuts
+ * (crop, spread halves, strips) that need its pixels more than once. */
+static inline int inky_vips_load_upright(const void *bytes, size_t length, VipsImage **out) {
+    VipsImage *loaded = vips_image_new_from_buffer(bytes, length, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!loaded) return -1;
+    int status = vips_autorot(loaded, out, NULL);
+    g_object_unref(loaded);
+    return status;
+}
+
+/* The box inside uniform borders: the background is the top-left pixel's colour, and a pixel
+ * differs from it when any band differs by more than `threshold`. */
+static inline int inky_vips_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height) {
+    double *corner = NULL;
+    int bands = 0;
+    if (vips_getpoint(in, &corner, &bands, 0, 0, NULL) != 0) return -1;
+    VipsArrayDouble *background = vips_array_double_new(corner, bands);
+    g_free(corner);
+    int status = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return status;
+}
+
+static inline int inky_vips_extract(VipsImage *in, int left, int top, int width, int height, VipsImage **out) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+/* Rows top..top+height of the image as one byte of gray per pixel, for finding blank rows. */
+static inline int inky_vips_gray_rows(VipsImage *in, int top, int height, void **bytes, size_t *length) {
+    VipsImage *gray = NULL, *band = NULL, *small = NULL, *rows = NULL;
+    int status = -1;
+    if (vips_colourspace(in, &gray, VIPS_INTERPRETATION_B_W, NULL) == 0
+        && vips_extract_band(gray, &band, 0, NULL) == 0
+        && vips_cast_uchar(band, &small, NULL) == 0
+        && vips_extract_area(small, &rows, 0, top, vips_image_get_width(small), height, NULL) == 0) {
+        *bytes = vips_image_write_to_memory(rows, length);
+        status = *bytes ? 0 : -1;
+    }
+    if (rows) g_object_unref(rows);
+    if (small) g_object_unref(small);
+    if (band) g_object_unref(band);
+    if (gray) g_object_unref(gray);
+    return status;
+}
+
 static inline int inky_vips_grayscale(VipsImage *in, VipsImage **out) {
     return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
 }
