@@ -142,14 +142,16 @@ extension LibraryFilesystem {
         case .folderCover(let path): folderCoverBytes(path)
         case .folderDesktop(let path): folderDesktopBytes(path)
         case .comicDesktop(let comic, let generation): comicDesktopBytes(comic, generation)
+        case .vaultFolderCover(let folder): vaultFolderCoverBytes(folder)
+        case .vaultFolderDesktop(let folder): vaultFolderDesktopBytes(folder)
         default: .failure(.ENOENT)
         }
     }
 }
 
 extension LibraryFilesystem {
-    /// A library comic with pages gets a `.directory` (no vault comic: its covers are left out).
+    /// A comic with pages gets a `.directory` (a vault comic's is made in memory, like its pages).
     func showsDesktopEntry(_ comic: ComicRef, _ listing: ComicListing) -> Bool {
-        options.covers != nil && !comic.isVault && !listing.pages.isEmpty && !listing.pages.contains { $0.name == ".directory" }
+        options.covers != nil && !listing.pages.isEmpty && !listing.pages.contains { $0.name == ".directory" }
     }
 }

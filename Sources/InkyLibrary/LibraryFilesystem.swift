@@ -29,6 +29,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     /// Series folders' covers, made off the FUSE threads (`LibraryCovers`).
     let coverMaking = BackgroundOnce(label: "inkyfs.covers")
+    /// The vault's covers, in memory only, wiped at lock.
+    let vaultCovers = VaultCoverMemory()
     var comics = WeightedLRU.comicStates()
     var unlockedVault: UnlockedVault?
     /// How `Vault/` tells the kernel it appeared or went (set when `VaultView` is attached).
