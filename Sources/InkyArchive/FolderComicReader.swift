@@ -91,33 +91,22 @@ final class FolderComicReader: ComicReader {
 
     /// The folder's entries with their own `lstat` (a link is a link), in name order.
     private static func entries(of descriptor: Int32, label: String) throws(ComicError) -> [ArchiveEntry] {
-        // A second descriptor for the listing (closedir closes it); openat, not dup, which the
+        // A second descriptor for the listing (which closes it); openat, not dup, which the
         // worker's seccomp filter does not allow.
         let listed = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard listed >= 0, let stream = fdopendir(listed) else {
-            let code = errno
-            if listed >= 0 { close(listed) }
-            throw .io(path: label, errno: code, detail: "cannot list the folder")
+        let found: [LibraryRoot.Entry]
+        switch listed >= 0 ? LibraryRoot.entries(ofOpenFolder: listed) : .failure(.current) {
+        case .success(let value): found = value
+        case .failure(let code): throw .io(path: label, errno: code.code, detail: "cannot list the folder: \(code.description)")
         }
-        defer { closedir(stream) }
-        var found: [(String, stat)] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name == "." || name == ".." { continue }
-            var info = stat()
-            guard fstatat(dirfd(stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            found.append((name, info))
-        }
-        return found.sorted { $0.0 < $1.0 }.enumerated().map { index, item in
-            let kind: EntryKind = switch item.1.st_mode & S_IFMT {
+        return found.sorted { $0.name < $1.name }.enumerated().map { index, item in
+            let kind: EntryKind = switch item.info.st_mode & S_IFMT {
             case S_IFREG: .file
             case S_IFDIR: .directory
             case S_IFLNK: .symlink
             default: .other
             }
-            return ArchiveEntry(index: index, path: item.0, kind: kind, declaredSize: Int64(item.1.st_size))
+            return ArchiveEntry(index: index, path: item.name, kind: kind, declaredSize: Int64(item.info.st_size))
         }
     }
 

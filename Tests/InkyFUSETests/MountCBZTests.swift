@@ -49,8 +49,10 @@ final class MountCBZTests: XCTestCase {
         // A folder of loose images ("Issue folder") is a comic too.
         let generated = GeneratedComic.Container.allCases.map { "Issue \($0.rawValue)" }
         let comics = generated + ["With Info", "Images", "Vector"]
+        // (The metadata views beside them come once the comics are indexed: not compared here.)
         let shown = try FileManager.default.contentsOfDirectory(atPath: files.path("")).sorted()
-        XCTAssertEqual(shown, (comics.map { "\($0).cbz" } + ["Continue Reading"]).sorted())
+        XCTAssertEqual(shown.filter { $0.hasSuffix(".cbz") }, comics.map { "\($0).cbz" }.sorted())
+        XCTAssertFalse(shown.contains("Issue folder"), "\(shown)")
         for comic in comics {
             var info = stat()
             XCTAssertEqual(lstat(files.path("\(comic).cbz"), &info), 0)
