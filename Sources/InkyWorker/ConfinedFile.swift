@@ -22,7 +22,11 @@ enum ConfinedFile {
         }
         let descriptor: Int32
         // A folder of loose images is a comic too: opened as a folder (O_NOFOLLOW), never a link.
-        switch root.openFile(relative).flatMapError({ code in code == .EACCES ? root.openFolder(relative) : .failure(code) }) {
+        // (EACCES is also a file the daemon may not read: then that is what is said.)
+        let opened = root.openFile(relative).flatMapError { code in
+            code == .EACCES ? root.openFolder(relative).flatMapError { _ in .failure(code) } : .failure(code)
+        }
+        switch opened {
         case .success(let value): descriptor = value
         case .failure(let code):
             let detail = code == .ELOOP ? "a symlink: the library's links are never followed" : "cannot open: \(code.description)"
