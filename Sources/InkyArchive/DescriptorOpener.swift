@@ -8,6 +8,10 @@ extension ComicOpener {
     /// was checked, whatever the path names by now. Takes ownership of `descriptor`; `label`
     /// names the comic in messages.
     public static func open(descriptor: Int32, label: String, limits: ComicLimits = .default) throws(ComicError) -> any ComicReader {
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            return try FolderComicReader(folder: descriptor, label: label, limits: limits)
+        }
         let file = try ArchiveFile(descriptor: descriptor, label: label)
         let format = try detectFormat(FileSource(bytes: file, label: label))
         do throws(ComicError) {

@@ -2,26 +2,48 @@ import Foundation
 import InkyCore
 
 /// A directory of loose images read as a comic: its image files (not recursive) are the pages.
+/// Opened from a descriptor (a worker's, opened beneath the library root), each page is opened
+/// relative to it without following links: a page swapped for a link to `/etc/shadow` is refused.
 final class FolderComicReader: ComicReader {
     let path: String
     let listing: ComicListing
     var onProgress: (() -> Void)?
     private let limits: ComicLimits
     private var currentStats = ReaderStats()
+    /// The folder's descriptor when opened from one (owned), else -1 (pages opened by path).
+    private let folder: Int32
 
     init(path: String, limits: ComicLimits) throws(ComicError) {
         self.path = path
         self.limits = limits
+        folder = -1
         let entries = try Self.entries(in: path, limits: limits)
         listing = try ComicListing.build(path: path, format: .folder, entries: entries, isSolid: false, limits: limits)
     }
+
+    /// Takes ownership of `descriptor`, a folder the caller opened; `label` names it in messages.
+    init(folder descriptor: Int32, label: String, limits: ComicLimits) throws(ComicError) {
+        path = label
+        self.limits = limits
+        folder = descriptor
+        let entries: [ArchiveEntry]
+        do throws(ComicError) {
+            entries = try Self.entries(of: descriptor, label: label)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        listing = try ComicListing.build(path: label, format: .folder, entries: entries, isSolid: false, limits: limits)
+    }
+
+    deinit { if folder >= 0 { close(folder) } }
 
     var stats: ReaderStats { currentStats }
 
     func cost(of page: Page) -> ReadCost { .direct }
 
     func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
-        let source = try FileSource(path: path + "/" + page.sourcePath)
+        let source = try pageSource(page.sourcePath)
         var budget = PageBudget(path: path, entryName: page.sourcePath, declaredSize: page.size, limits: limits)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
@@ -51,6 +73,41 @@ final class FolderComicReader: ComicReader {
             images += 1
         }
         return images > 0
+    }
+
+    /// A page's file: beneath the folder's descriptor without following a link, or by path.
+    private func pageSource(_ name: String) throws(ComicError) -> FileSource {
+        guard folder >= 0 else { return try FileSource(path: path + "/" + name) }
+        guard !name.contains("/") else { throw .io(path: path, errno: EACCES, detail: "\(name): not in the folder") }
+        let opened = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY)
+        guard opened >= 0 else { throw FileSource.ioError(path: path + "/" + name, errno: errno, action: "cannot open") }
+        var info = stat()
+        guard fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(opened)
+            throw .io(path: path + "/" + name, errno: EACCES, detail: "not a regular file")
+        }
+        return FileSource(bytes: try ArchiveFile(descriptor: opened, label: path + "/" + name), label: path + "/" + name)
+    }
+
+    /// The folder's entries with their own `lstat` (a link is a link), in name order.
+    private static func entries(of descriptor: Int32, label: String) throws(ComicError) -> [ArchiveEntry] {
+        // A second descriptor for the listing (which closes it); openat, not dup, which the
+        // worker's seccomp filter does not allow.
+        let listed = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let found: [LibraryRoot.Entry]
+        switch listed >= 0 ? LibraryRoot.entries(ofOpenFolder: listed) : .failure(.current) {
+        case .success(let value): found = value
+        case .failure(let code): throw .io(path: label, errno: code.code, detail: "cannot list the folder: \(code.description)")
+        }
+        return found.sorted { $0.name < $1.name }.enumerated().map { index, item in
+            let kind: EntryKind = switch item.info.st_mode & S_IFMT {
+            case S_IFREG: .file
+            case S_IFDIR: .directory
+            case S_IFLNK: .symlink
+            default: .other
+            }
+            return ArchiveEntry(index: index, path: item.name, kind: kind, declaredSize: Int64(item.info.st_size))
+        }
     }
 
     private static func entries(in path: String, limits: ComicLimits) throws(ComicError) -> [ArchiveEntry] {

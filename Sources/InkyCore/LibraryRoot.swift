@@ -69,11 +69,12 @@ public final class LibraryRoot: @unchecked Sendable {
 
     /// The entries of folder `relative` with their `lstat`; `.` and `..` left out.
     public func entries(_ relative: String) -> Result<[Entry], Errno> {
-        let folder: Int32
-        switch openFolder(relative) {
-        case .success(let value): folder = value
-        case .failure(let code): return .failure(code)
-        }
+        openFolder(relative).flatMap(Self.entries(ofOpenFolder:))
+    }
+
+    /// The entries of an open folder (O_RDONLY | O_DIRECTORY) with their `lstat`, `.` and `..`
+    /// left out; takes ownership of `folder` and closes it.
+    public static func entries(ofOpenFolder folder: Int32) -> Result<[Entry], Errno> {
         guard let stream = fdopendir(folder) else {
             let code = Errno.current
             close(folder)

@@ -27,6 +27,11 @@ public final class CoverCache: @unchecked Sendable {
     /// The cover's bytes, or nil; a hit counts as an access for eviction.
     public func cover(_ key: String) -> [UInt8]? { files.read(key) }
 
+    /// Whether the cover is on disk, without reading it (a listing asks this for every folder).
+    public func contains(_ key: String) -> Bool {
+        access(directory + "/" + key, F_OK) == 0
+    }
+
     /// Remembers that a comic makes no cover, so each `stat` does not start a worker again.
     public func markFailed(_ key: String) { lock.withLock { _ = failed.insert(key) } }
     public func hasFailed(_ key: String) -> Bool { lock.withLock { failed.contains(key) } }

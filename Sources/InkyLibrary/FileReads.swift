@@ -24,9 +24,11 @@ extension LibraryFilesystem {
             // Laid out (its CRC-32s computed if not known yet) before the first read: what a
             // CBZ's first read costs is paid here, once per comic.
             return cbzLayout(comic, generation: generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
-        case .folderCover, .folderDesktop, .comicDesktop:
-            // Made at lookup; a series folder's first comic may change under the same name.
-            return coverFileBytes(node).map { _ in OpenedFile(keepCache: false, descriptor: nil) }
+        case .folderCover, .folderDesktop, .comicDesktop, .vaultFolderCover, .vaultFolderDesktop:
+            // A series folder's first comic may change under the same name: never kept.
+            let opened = coverFileBytes(node).map { _ in OpenedFile(keepCache: false, descriptor: nil) }
+            if case .failure = opened, node.isVault { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
+            return opened
         case .folder, .comic, .vaultFolder:
             return .failure(.EISDIR)
         case .link:
@@ -58,7 +60,7 @@ extension LibraryFilesystem {
             }
         case .comicFile(let comic, let generation):
             readCBZ(comic, generation: generation, offset: offset, size: size, completion: completion)
-        case .folderCover, .folderDesktop, .comicDesktop:
+        case .folderCover, .folderDesktop, .comicDesktop, .vaultFolderCover, .vaultFolderDesktop:
             completion(coverFileBytes(node).map { Self.slice($0, offset, size) })
         case .folder, .comic, .vaultFolder, .link:
             completion(.failure(.EISDIR))

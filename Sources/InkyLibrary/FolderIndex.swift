@@ -6,7 +6,8 @@ import InkyCore
 /// become directories named without their extension (unless that name collides with a sibling,
 /// then they keep their full file name), other regular files pass through. Served as CBZ files,
 /// comics get `comicSuffix` (".cbz") after that name: `X.cbr` and `X.cbz` side by side become
-/// `X.cbr.cbz` and `X.cbz.cbz`. Rebuilt only when the
+/// `X.cbr.cbz` and `X.cbz.cbz`; a folder of loose images is then a comic too (`X` → `X.cbz`).
+/// Rebuilt only when the
 /// folder itself changes (its mtime moves on every add, delete and rename).
 struct FolderIndex {
     let identity: FileIdentity
@@ -28,6 +29,9 @@ struct FolderIndex {
             let name = child.name
             let childRelative = relativePath.isEmpty ? name : relativePath + "/" + name
             switch child.info.st_mode & S_IFMT {
+            case S_IFDIR where !comicSuffix.isEmpty && !name.hasPrefix(".") && isImageFolder(root, childRelative):
+                // Served as files, a folder of loose images is a comic like any archive.
+                candidates.append((name, name + comicSuffix, .comic(.library(childRelative))))
             case S_IFDIR:
                 candidates.append((name, name, .folder(childRelative)))
             case S_IFREG:
@@ -66,6 +70,19 @@ struct FolderIndex {
             nodes[display] = candidate.node
         }
         return .success(FolderIndex(identity: identity, names: nodes.keys.sorted(), nodes: nodes))
+    }
+
+    /// `FolderComicReader`'s rule (at least one image, nothing but images, hidden names aside),
+    /// checked without following links: a link in the folder makes it no comic.
+    static func isImageFolder(_ root: LibraryRoot, _ relative: String) -> Bool {
+        guard case .success(let entries) = root.entries(relative) else { return false }
+        var images = 0
+        for entry in entries where !entry.name.hasPrefix(".") {
+            guard entry.info.st_mode & S_IFMT == S_IFREG,
+                  PageFilter.imageExtensions.contains(EntryPath.lowercasedExtension(of: entry.name)) else { return false }
+            images += 1
+        }
+        return images > 0
     }
 }
 

@@ -65,6 +65,7 @@ extension LibraryFilesystem {
         var changed: [Node] = [.folder(path), .file(path), .link(path)]
         if let snapshot = comicState(.library(path))?.snapshot() { changed += Self.files(of: .library(path), snapshot) }
         for node in changed { kernel?.invalidateNode(nodes.id(for: node)) }
+        if options.comicsAsCBZ { folderComicChanged(path) }
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) {
             // Every name the comic may show under: its directory's, or its CBZ's or error text's.
@@ -78,6 +79,20 @@ extension LibraryFilesystem {
             reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }
         } else {
             state?.removeFromIndex(LibraryFile(path: realPath(path)))
+        }
+    }
+
+    /// `--as cbz` shows a folder of loose images as `NAME.cbz`: a folder made, removed or
+    /// renamed (`path`), and a page added or changed in one (`path`'s folder), change that file.
+    private func folderComicChanged(_ path: String) {
+        for folder in [path, (path as NSString).deletingLastPathComponent] where !folder.isEmpty {
+            let parentID = nodes.id(for: .folder((folder as NSString).deletingLastPathComponent))
+            let name = (folder as NSString).lastPathComponent + CBZFiles.suffix
+            for shown in [name, name + CBZFiles.errorSuffix] { kernelCache?.invalidateEntry(parent: parentID, name: shown) }
+            let comic = ComicRef.library(folder)
+            if let snapshot = comicState(comic)?.snapshot() {
+                for node in Self.files(of: comic, snapshot) { kernelCache?.invalidateNode(nodes.id(for: node)) }
+            }
         }
     }
 }

@@ -6,8 +6,9 @@ import InkyWorker
 /// The files file managers read for a folder's picture, in the folder view: a series folder's
 /// `folder.jpg` (the cover of its first comic, unless the library has a `folder.jpg` or
 /// `cover.jpg` there, which pass through instead) and `.directory` (KDE's `Icon=`) in series
-/// folders and comic directories. A cover is made at the first lookup or stat of `folder.jpg`,
-/// never while listing: a listing sends it without attributes.
+/// folders and comic directories. No lookup, `stat` or listing waits for a cover: one not made
+/// yet is not there, its making is queued (`BackgroundOnce`), and once it is in the cache the
+/// kernel is told to forget the folder's listing and the missing name, so `folder.jpg` appears.
 extension LibraryFilesystem {
     /// Covers are at most this many pixels high.
     static let coverHeight = 600
@@ -16,7 +17,7 @@ extension LibraryFilesystem {
     func coverNode(_ index: FolderIndex, folder path: String, name: String) -> Node? {
         guard options.covers != nil, !options.comicsAsCBZ, index.nodes[name] == nil, Self.firstComic(index) != nil else { return nil }
         switch name {
-        case "folder.jpg": return Self.ownPicture(index) == nil ? .folderCover(path) : nil
+        case "folder.jpg": return Self.ownPicture(index) == nil && coverIsMade(index, folder: path) ? .folderCover(path) : nil
         case ".directory": return .folderDesktop(path)
         default: return nil
         }
@@ -26,6 +27,27 @@ extension LibraryFilesystem {
     func coverEntries(_ index: FolderIndex, folder path: String) -> [DirectoryEntry] {
         ["folder.jpg", ".directory"].compactMap { name in
             coverNode(index, folder: path, name: name).map { DirectoryEntry(name: name, id: nodes.id(for: $0), kind: .regularFile) }
+        }
+    }
+
+    /// Whether the folder's cover is in the cache; when it is not (and has not failed), its
+    /// making is queued. Costs a `stat` of the first comic and an `access` of the cache file.
+    private func coverIsMade(_ index: FolderIndex, folder path: String) -> Bool {
+        guard let covers = options.covers, let comic = Self.firstComic(index),
+              case .success(let identity) = comicIdentity(.library(comic)) else { return false }
+        let key = CoverCache.key(path: comic, identity: identity)
+        if covers.contains(key) { return true }
+        if !covers.hasFailed(key) { scheduleCover(folder: path, comic: comic, covers) }
+        return false
+    }
+
+    private func scheduleCover(folder path: String, comic: String, _ covers: CoverCache) {
+        coverMaking.schedule(path) { [weak self] in
+            guard let self, !self.isStopping, case .success = self.makeCover(of: comic, covers) else { return }
+            // The kernel may hold the listing without folder.jpg and the name as missing.
+            let folder = self.nodes.id(for: .folder(path))
+            self.kernelCache?.invalidateEntry(parent: folder, name: "folder.jpg")
+            self.kernelCache?.invalidateNode(folder)
         }
     }
 
@@ -56,33 +78,35 @@ extension LibraryFilesystem {
         }
     }
 
-    /// The cover of a series folder's first comic: from the disk cache when there (no archive is
-    /// opened), else made in a worker and cached.
+    /// The cover of a series folder's first comic, from the disk cache only (no archive is
+    /// opened here); one not made yet is queued and is not there.
     func folderCoverBytes(_ path: String) -> Result<[UInt8], Errno> {
         guard let covers = options.covers else { return .failure(.ENOENT) }
         return folderIndex(path).flatMap { index in
-            guard let comic = Self.firstComic(index) else { return .failure(.ENOENT) }
-            return cover(of: comic, covers)
+            guard let comic = Self.firstComic(index), case .success(let identity) = comicIdentity(.library(comic)) else { return .failure(.ENOENT) }
+            if let bytes = covers.cover(CoverCache.key(path: comic, identity: identity)) { return .success(bytes) }
+            _ = coverIsMade(index, folder: path)
+            return .failure(.ENOENT)
         }
     }
 
-    private func cover(of comic: String, _ covers: CoverCache) -> Result<[UInt8], Errno> {
-        if case .success(let identity) = FileIdentity.of(realPath(comic)),
-           let bytes = covers.cover(CoverCache.key(path: comic, identity: identity)) {
-            return .success(bytes)
-        }
-        return currentComic(.library(comic)).flatMap { state, snapshot in
+    /// Makes a comic's cover in a worker and keeps it in the cache (off the FUSE threads).
+    private func makeCover(of comic: String, _ covers: CoverCache) -> Result<[UInt8], Errno> {
+        currentComic(.library(comic)).flatMap { state, snapshot in
             guard case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return .failure(.ENOENT) }
             let key = CoverCache.key(path: comic, identity: snapshot.identity)
+            if let bytes = covers.cover(key) { return .success(bytes) }
             if covers.hasFailed(key) { return .failure(.EIO) }
             let entry = EntryRequest(entryIndex: first.entryIndex, size: first.size, name: first.sourcePath)
             do throws(ComicError) {
                 let bytes = try backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
                                               limits: options.limits)
                 covers.store(key, bytes)
+                // One the cache cannot hold (over its cap) would be made again at every listing.
+                if !covers.contains(key) { covers.markFailed(key) }
                 return .success(bytes)
             } catch {
-                // Not tried again this mount: a page that does not decode will not decode at the next stat.
+                // Not tried again this mount: a page that does not decode will not decode at the next listing.
                 if case .io = error {} else { covers.markFailed(key) }
                 logger("cover failed: \(loggable(error, of: .library(comic)))")
                 return .failure(error.errno)
@@ -118,14 +142,16 @@ extension LibraryFilesystem {
         case .folderCover(let path): folderCoverBytes(path)
         case .folderDesktop(let path): folderDesktopBytes(path)
         case .comicDesktop(let comic, let generation): comicDesktopBytes(comic, generation)
+        case .vaultFolderCover(let folder): vaultFolderCoverBytes(folder)
+        case .vaultFolderDesktop(let folder): vaultFolderDesktopBytes(folder)
         default: .failure(.ENOENT)
         }
     }
 }
 
 extension LibraryFilesystem {
-    /// A library comic with pages gets a `.directory` (no vault comic: its covers are left out).
+    /// A comic with pages gets a `.directory` (a vault comic's is made in memory, like its pages).
     func showsDesktopEntry(_ comic: ComicRef, _ listing: ComicListing) -> Bool {
-        options.covers != nil && !comic.isVault && !listing.pages.isEmpty && !listing.pages.contains { $0.name == ".directory" }
+        options.covers != nil && !listing.pages.isEmpty && !listing.pages.contains { $0.name == ".directory" }
     }
 }

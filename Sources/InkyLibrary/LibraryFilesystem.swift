@@ -27,6 +27,10 @@ public final class LibraryFilesystem: @unchecked Sendable {
     private var _kernelCache: (any KernelCacheInvalidating)?
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
+    /// Series folders' covers, made off the FUSE threads (`LibraryCovers`).
+    let coverMaking = BackgroundOnce(label: "inkyfs.covers")
+    /// The vault's covers, in memory only, wiped at lock.
+    let vaultCovers = VaultCoverMemory()
     var comics = WeightedLRU.comicStates()
     var unlockedVault: UnlockedVault?
     /// How `Vault/` tells the kernel it appeared or went (set when `VaultView` is attached).

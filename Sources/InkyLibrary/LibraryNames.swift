@@ -12,7 +12,9 @@ extension LibraryFilesystem {
         touchVault(parentNode)
         switch parentNode {
         case .vaultFolder(let folder):
-            guard let child = vaultChildren(folder)?[name] else { return .failure(.ENOENT) }
+            guard let children = vaultChildren(folder), let child = children[name] ?? vaultCoverNode(children, folder: folder, name: name) else {
+                return .failure(.ENOENT)
+            }
             return attributes(of: nodes.id(for: child), node: child)
         case .folder(let path):
             return folderIndex(path).flatMap { index in
@@ -81,6 +83,8 @@ extension LibraryFilesystem {
             }
         case .folderCover, .folderDesktop, .comicDesktop:
             return coverAttributes(id, node)
+        case .vaultFolderCover, .vaultFolderDesktop:
+            return vaultCoverAttributes(id, node)
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
             // Every child of a vault folder is a folder or a comic: a directory.
@@ -180,7 +184,7 @@ extension LibraryFilesystem {
             }
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
-            return .success(children.keys.sorted().map { name in
+            return .success(vaultCoverEntries(children, folder: folder) + children.keys.sorted().map { name in
                 DirectoryEntry(name: name, id: nodes.id(for: children[name]!), kind: .directory)
             })
         case .comic(let comic):

@@ -35,6 +35,10 @@ public enum Node: Hashable, Sendable {
     case folderCover(String)
     /// A series folder's `.directory`, for KDE's folder picture.
     case folderDesktop(String)
+    /// A folder of the unlocked vault's `folder.jpg` and `.directory`, by its display path:
+    /// covers kept in memory only (`VaultCovers`).
+    case vaultFolderCover(String)
+    case vaultFolderDesktop(String)
     /// A comic directory's `.directory`: its icon is the first page.
     case comicDesktop(comic: ComicRef, generation: Int)
     /// A folder of the unlocked vault ("" is `Vault/` itself), by its display path.
@@ -44,7 +48,7 @@ public enum Node: Hashable, Sendable {
         switch self {
         case .comic(let comic), .page(let comic, _, _), .comicInfo(let comic, _), .errorText(let comic, _), .comicFile(let comic, _),
              .comicDesktop(let comic, _): comic
-        case .folder, .file, .link, .vaultFolder, .folderCover, .folderDesktop: nil
+        case .folder, .file, .link, .vaultFolder, .folderCover, .folderDesktop, .vaultFolderCover, .vaultFolderDesktop: nil
         }
     }
 
@@ -58,7 +62,10 @@ public enum Node: Hashable, Sendable {
 
     /// A node of `Vault/`: dropped, with its number, at lock.
     var isVault: Bool {
-        if case .vaultFolder = self { return true }
+        switch self {
+        case .vaultFolder, .vaultFolderCover, .vaultFolderDesktop: return true
+        default: break
+        }
         return comic?.isVault ?? false
     }
 }

@@ -91,6 +91,8 @@ final class NodeTable: @unchecked Sendable {
                 pagePack(comic, .comicFile, generation, 0)
             case .folderCover(let path): Self.pack(.base, .folderCover, libraryNumbers.number(path))
             case .folderDesktop(let path): Self.pack(.base, .folderDesktop, libraryNumbers.number(path))
+            case .vaultFolderCover(let path): Self.pack(vaultSlot, .folderCover, vaultNumbers.number(path))
+            case .vaultFolderDesktop(let path): Self.pack(vaultSlot, .folderDesktop, vaultNumbers.number(path))
             case .comicDesktop(let comic, let generation):
                 pagePack(comic, .comicDesktop, generation, 0)
             }
@@ -117,7 +119,10 @@ final class NodeTable: @unchecked Sendable {
                 case .page: return vault(UInt64(pathNumber)).map { .page(comic: .vault($0), generation: generation, index: index) }
                 case .comicInfo: return vault(UInt64(pathNumber)).map { .comicInfo(comic: .vault($0), generation: generation) }
                 case .errorText: return vault(UInt64(pathNumber)).map { .errorText(comic: .vault($0), generation: generation) }
-                case .file, .link, .comicFile, .folderCover, .folderDesktop, .comicDesktop: return nil
+                case .folderCover: return vault(low).map(Node.vaultFolderCover)
+                case .folderDesktop: return vault(low).map(Node.vaultFolderDesktop)
+                case .comicDesktop: return vault(UInt64(pathNumber)).map { .comicDesktop(comic: .vault($0), generation: generation) }
+                case .file, .link, .comicFile: return nil
                 }
             }
             guard slot == .base else { return nil }
@@ -143,7 +148,7 @@ final class NodeTable: @unchecked Sendable {
     /// is gone), not ENOENT (which says the name went away).
     func isVaultFile(_ id: NodeID) -> Bool {
         guard let kind = Kind(rawValue: ViewSlot(of: id).local(id) >> Self.kindShift) else { return false }
-        return lock.withLock { ViewSlot(of: id) == vaultSlot } && [.page, .comicInfo, .errorText].contains(kind)
+        return lock.withLock { ViewSlot(of: id) == vaultSlot } && [.page, .comicInfo, .errorText, .folderCover, .folderDesktop, .comicDesktop].contains(kind)
     }
 
     /// The kernel got a counted reference (readdirplus). Numbers are computed, so there is
@@ -161,7 +166,7 @@ final class NodeTable: @unchecked Sendable {
         lock.withLock {
             let numbered = vaultNumbers.all
             let ids = numbered.flatMap { number, _ in
-                [Kind.folder, .comic].map { Self.pack(vaultSlot, $0, number) }
+                [Kind.folder, .comic, .folderCover, .folderDesktop].map { Self.pack(vaultSlot, $0, number) }
             }
             let next = (numbered.map(\.0).max() ?? 0) + 1
             vaultNumbers = PathNumbers(store: MemoryPathNumbering(first: max(next, vaultNumbers.first)))

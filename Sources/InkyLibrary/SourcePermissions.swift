@@ -62,7 +62,10 @@ extension LibraryFilesystem {
     func comicIdentity(_ comic: ComicRef) -> Result<FileIdentity, Errno> {
         switch comic {
         case .vault: FileIdentity.of(realPath(comic))
-        case .library(let path): sourceStatus(path, type: S_IFREG).map(FileIdentity.init)
+        // A folder is a comic when it holds loose images only (`--as cbz` serves it as one).
+        case .library(let path): root.status(path).flatMap { info in
+            [S_IFREG, S_IFDIR].contains(info.st_mode & S_IFMT) ? .success(FileIdentity(info)) : .failure(.ENOENT)
+        }
         }
     }
 

@@ -39,6 +39,8 @@ extension LibraryFilesystem {
         // completed before it is dropped and wiped with the rest.
         vaultEpoch.advance(unlocked: false)
         cache.drop(where: { $0.comic.isVault }, wiping: true)
+        let covers = vaultCovers.wipeAll()
+        if covers > 0 { logger("vault locked: \(covers) covers wiped from memory") }
         let kernel = kernelCache
         vaultView?.shownChanged()
         // Every file of every vault comic (the kernel's cached page bytes go with its inode's

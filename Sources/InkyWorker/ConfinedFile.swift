@@ -4,7 +4,7 @@ import Glibc
 #endif
 import InkyCore
 
-/// A comic file of the mounted library opened for reading where it is read (a worker, the
+/// A comic file (or a folder of loose images) of the mounted library opened for reading where it is read (a worker, the
 /// pool's stored-page reader): beneath the library root, without following any link, so a
 /// comic swapped for a link to `/etc/shadow` after it was listed is refused, not read.
 enum ConfinedFile {
@@ -21,7 +21,12 @@ enum ConfinedFile {
             throw .io(path: path, errno: EACCES, detail: "outside the mounted library: not opened")
         }
         let descriptor: Int32
-        switch root.openFile(relative) {
+        // A folder of loose images is a comic too: opened as a folder (O_NOFOLLOW), never a link.
+        // (EACCES is also a file the daemon may not read: then that is what is said.)
+        let opened = root.openFile(relative).flatMapError { code in
+            code == .EACCES ? root.openFolder(relative).flatMapError { _ in .failure(code) } : .failure(code)
+        }
+        switch opened {
         case .success(let value): descriptor = value
         case .failure(let code):
             let detail = code == .ELOOP ? "a symlink: the library's links are never followed" : "cannot open: \(code.description)"

@@ -4,17 +4,21 @@ import InkyImage
 /// A comic's cover, made in the worker (the daemon never decodes an image): its page shrunk on
 /// load to at most `height` pixels high (never enlarged) and written as JPEG whatever the page
 /// was, since file managers look for `folder.jpg`.
-enum CoverMaker {
+public enum CoverMaker {
     static func cover(of page: Page, in reader: any ComicReader, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8] {
         let source = try reader.readPage(page)
         reader.onProgress?()
-        // The width is bounded too (three heights): a panorama strip must not become a huge cover.
-        let settings = ImageConversion(fit: ImageSize(width: height * 3, height: height), output: .jpeg, jpegQuality: 80,
-                                       maxBytes: Int(clamping: limits.maxPageBytes))
+        let settings = Self.settings(height: height, maxBytes: Int(clamping: limits.maxPageBytes))
         do throws(ImageError) {
             return try ImageConverter.convert(source, settings, progress: reader.onProgress).bytes
         } catch {
             throw .corrupted(path: reader.path, detail: "page \(page.entryIndex + 1) makes no cover: \(error)")
         }
+    }
+
+    /// How a cover is converted (`inkyfs __convert --cover` times the same). The width is bounded
+    /// too (three heights): a panorama strip must not become a huge cover.
+    public static func settings(height: Int, maxBytes: Int) -> ImageConversion {
+        ImageConversion(fit: ImageSize(width: height * 3, height: height), output: .jpeg, jpegQuality: 80, maxBytes: maxBytes)
     }
 }

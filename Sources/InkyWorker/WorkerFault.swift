@@ -10,7 +10,9 @@ import Glibc
 /// or stops answering. `probe:TEXT` makes the listing of such a comic try what the seccomp
 /// filter forbids and fail with the errno of each try, so ERROR.txt shows what a hijacked
 /// decoder would get. `stall-read:TEXT` answers page reads 3 s late, long enough for a test
-/// to kill the worker in the middle of one. Unset it does nothing, and a release build has no
+/// to kill the worker in the middle of one. `hold-cover:TEXT` holds a cover's making while the
+/// file named by `INKYFS_TEST_WORKER_HOLD` exists, so a test decides when a cover may come
+/// (`-cover` forms act on cover requests only). Unset it does nothing, and a release build has no
 /// such hook at all: the setting is never read (the tests run the debug build).
 enum WorkerFault {
     static let setting: (kind: Substring, text: Substring)? = {
@@ -25,22 +27,26 @@ enum WorkerFault {
 
     static func inject(for request: WorkerRequest) {
         guard let setting, !setting.text.isEmpty else { return }
-        let (path, isRead): (String, Bool) = switch request {
-        case .list(let path, _): (path, false)
-        case .comicInfo(let path, _, _): (path, false)
-        case .cover(let path, _, _, _, _): (path, false)
-        case .read(let path, _, _, _): (path, true)
-        case .useKey(let path): (path, false)
+        let (path, only): (String, String) = switch request {
+        case .list(let path, _): (path, "")
+        case .comicInfo(let path, _, _): (path, "")
+        case .cover(let path, _, _, _, _): (path, "-cover")
+        case .read(let path, _, _, _): (path, "-read")
+        case .useKey(let path): (path, "")
         }
         guard path.contains(setting.text) else { return }
-        // "crash" and "hang" on any request, the "-read" forms only on page reads.
-        let kind = setting.kind.hasSuffix("-read") && isRead ? setting.kind.dropLast("-read".count) : setting.kind
+        // "crash" and "hang" on any request, the "-read" and "-cover" forms only on those requests.
+        let kind = !only.isEmpty && setting.kind.hasSuffix(only) ? setting.kind.dropLast(only.count) : setting.kind
+        let isRead = only == "-read"
         switch kind {
         case "crash":
             // A real invalid access, as a decoder bug would make; raise() would return from the handler.
             UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
         case "hang": while true { sleep(1000) }
         case "stall" where isRead: sleep(3)
+        case "hold" where only == "-cover":
+            let file = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_HOLD"] ?? ""
+            while !file.isEmpty, access(file, F_OK) == 0 { usleep(10_000) }
         default: return
         }
     }

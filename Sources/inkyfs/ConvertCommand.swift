@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InkyImage
+import InkyWorker
 
 /// `inkyfs __convert`: converts image files in this process as a worker would and prints how long
 /// each conversion took, for `scripts/bench --only convert`. Writes no file. Not for people.
@@ -15,12 +16,17 @@ struct ConvertCommand: ParsableCommand {
 
     @Flag var grayscale = false
 
+    @Option(help: ArgumentHelp("Make a cover this many pixels high instead, as a worker makes one (--fit is then ignored).",
+                               valueName: "HEIGHT"))
+    var cover: Int?
+
     @Option(help: "Conversions of each file (the first, which starts libvips, is timed apart).")
     var rounds: Int = 10
 
     func run() throws {
         let images = try files.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
-        let settings = ImageConversion(fit: fit.map { ImageSize(width: $0.width, height: $0.height) }, grayscale: grayscale)
+        let settings = cover.map { CoverMaker.settings(height: $0, maxBytes: 256 << 20) }
+            ?? ImageConversion(fit: fit.map { ImageSize(width: $0.width, height: $0.height) }, grayscale: grayscale)
         var times: [Double] = []
         var cpu: [Double] = []
         var output: ConvertedImage?

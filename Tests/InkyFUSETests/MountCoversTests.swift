@@ -46,6 +46,17 @@ final class MountCoversTests: XCTestCase {
         return (fields[0], Int(fields[1]) ?? -1, Int(fields[2]) ?? -1, fields[3...].compactMap(Double.init))
     }
 
+    /// Waits until the folder's listing shows `name` (a cover is made in the background after
+    /// the folder is first listed); false after `seconds`.
+    private func appears(_ name: String, in folder: String, within seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains(name) {
+            guard Date() < deadline else { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
     private func makeSeries() throws {
         let series = library.appendingPathComponent("Series")
         try FileManager.default.createDirectory(at: series, withIntermediateDirectories: true)
@@ -65,6 +76,7 @@ final class MountCoversTests: XCTestCase {
         let environment = ["XDG_CACHE_HOME": cache.path]
 
         var mount = try MountedLibrary(library: library, environment: environment, covers: true)
+        XCTAssertTrue(appears("folder.jpg", in: mount.path("Series")), mount.logText)
         let listed = try FileManager.default.contentsOfDirectory(atPath: mount.path("Series")).sorted()
         XCTAssertEqual(listed, [".directory", "Series 01", "Series 02", "folder.jpg"])
         let coverPath = mount.path("Series/folder.jpg")
@@ -110,7 +122,10 @@ final class MountCoversTests: XCTestCase {
             try ArchiveMaker.zip(at: folder.appendingPathComponent("S\(index) 01.cbz"), members: [("p1.jpg", try page(colour))])
         }
         var mount = try MountedLibrary(library: library, environment: ["XDG_CACHE_HOME": scratch.appendingPathComponent("big").path], covers: true)
-        let covers = try (0..<3).map { try readFile(mount.path("S\($0)/folder.jpg")) }
+        let covers = try (0..<3).map { index in
+            XCTAssertTrue(appears("folder.jpg", in: mount.path("S\(index)")))
+            return try readFile(mount.path("S\(index)/folder.jpg"))
+        }
         XCTAssertEqual(mount.unmount(), 0)
 
         // Room for the largest cover alone: each new one pushes out the one used longest ago.
@@ -118,7 +133,10 @@ final class MountCoversTests: XCTestCase {
         let tiny = scratch.appendingPathComponent("tiny")
         mount = try MountedLibrary(library: library, arguments: ["-o", "cover_cache_size=\(cap)"],
                                    environment: ["XDG_CACHE_HOME": tiny.path], covers: true)
-        for index in 0..<3 { XCTAssertEqual(try readFile(mount.path("S\(index)/folder.jpg")), covers[index]) }
+        for index in 0..<3 {
+            XCTAssertTrue(appears("folder.jpg", in: mount.path("S\(index)")))
+            XCTAssertEqual(try readFile(mount.path("S\(index)/folder.jpg")), covers[index])
+        }
         XCTAssertEqual(mount.unmount(), 0)
         let folder = tiny.path + "/inkyfs/covers"
         let kept = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -127,14 +145,16 @@ final class MountCoversTests: XCTestCase {
         XCTAssertEqual(kept.count, 1, "\(kept)")
         XCTAssertEqual(try readFile(folder + "/" + kept[0]), covers[2], "the newest stays")
 
-        // A first page that is no image: folder.jpg says EIO, tried once, and the mount goes on.
+        // A first page that is no image: no folder.jpg, tried once, and the mount goes on.
         let broken = library.appendingPathComponent("Broken")
         try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
         try ArchiveMaker.zip(at: broken.appendingPathComponent("Broken 01.cbz"),
                              members: [("p1.jpg", ArchiveMaker.noise(count: 5000, seed: 7)), ("p2.jpg", covers[0])])
         mount = try MountedLibrary(library: library, environment: ["XDG_CACHE_HOME": tiny.path], covers: true)
-        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: mount.path("Broken")).contains("folder.jpg"))
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: mount.path("Broken")).contains("folder.jpg"))
+        XCTAssertTrue(mount.logSays("cover failed"), mount.logText)
         for _ in 0..<2 {
+            XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: mount.path("Broken")).contains("folder.jpg"))
             XCTAssertThrowsError(try readFile(mount.path("Broken/folder.jpg")))
             XCTAssertNil(statSize(mount.path("Broken/folder.jpg")))
         }
@@ -146,6 +166,27 @@ final class MountCoversTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("S0")), ["S0 01"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("S0/S0 01")), ["001.jpg"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: mount.path("S0/folder.jpg")))
+        XCTAssertEqual(mount.unmount(), 0)
+    }
+
+    /// `ls -l` of a series folder whose cover is not made returns while the worker making it
+    /// is held back (a test hook of debug builds), without `folder.jpg`; once the worker may go
+    /// on, the cover appears in the listing by itself, and reads as a JPEG.
+    func testAListingNeverWaitsForACover() throws {
+        try makeSeries()
+        let hold = scratch.appendingPathComponent("hold")
+        FileManager.default.createFile(atPath: hold.path, contents: nil)
+        let mount = try MountedLibrary(library: library, environment: ["INKYFS_TEST_WORKER_FAULT": "hold-cover:Series 01",
+                                                                        "INKYFS_TEST_WORKER_HOLD": hold.path], covers: true)
+        let listing = try ArchiveMaker.run("/bin/ls", ["-la", mount.path("Series")])
+        XCTAssertTrue(listing.contains("Series 01") && listing.contains(".directory"), listing)
+        XCTAssertFalse(listing.contains("folder.jpg"), "no cover yet: its worker is held\n\(listing)")
+        // The making is under way and held: the folder is listed and looked up again at once.
+        XCTAssertEqual(try ArchiveMaker.run("/bin/ls", ["-la", mount.path("Series")]), listing)
+        XCTAssertNil(statSize(mount.path("Series/folder.jpg")))
+        try FileManager.default.removeItem(at: hold)
+        XCTAssertTrue(appears("folder.jpg", in: mount.path("Series")), mount.logText)
+        XCTAssertEqual(try inspect(mount.path("Series/folder.jpg")).height, 600)
         XCTAssertEqual(mount.unmount(), 0)
     }
 }

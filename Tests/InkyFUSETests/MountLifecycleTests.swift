@@ -96,7 +96,13 @@ final class MountLifecycleTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: state) }
         let forced = try CommandRunner.inkyfs(["mount", "--force", Corpus.fixtures.path, mountpoint], environment: ["XDG_STATE_HOME": state.path])
         XCTAssertEqual(forced.status, 0, forced.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mountpoint + "/Moon Tales").sorted(),
+        // The cover is made in the background after the first listing: it appears by itself.
+        let series = mountpoint + "/Moon Tales"
+        let deadline = Date().addingTimeInterval(30)
+        while !((try? FileManager.default.contentsOfDirectory(atPath: series)) ?? []).contains("folder.jpg"), Date() < deadline {
+            usleep(20_000)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: series).sorted(),
                        [".directory", "Moon Tales 01", "Moon Tales 02", "folder.jpg"], "a series folder, with its cover files by default")
         XCTAssertEqual(try CommandRunner.inkyfs(["unmount", mountpoint]).status, 0)
     }

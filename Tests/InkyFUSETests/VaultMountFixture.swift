@@ -13,7 +13,7 @@ final class VaultMountFixture {
     var environment: [String: String] { ["XDG_RUNTIME_DIR": folder.appendingPathComponent("run").path] }
     private(set) var mount: MountedLibrary!
 
-    init(mountArguments: [String] = [], mountEnvironment: [String: String] = [:], views: Bool = false) throws {
+    init(mountArguments: [String] = [], mountEnvironment: [String: String] = [:], covers: Bool = false, views: Bool = false) throws {
         folder = ArchiveMaker.temporaryDirectory("vault-fixture")
         library = folder.appendingPathComponent("library")
         vault = folder.appendingPathComponent("vault")
@@ -27,7 +27,7 @@ final class VaultMountFixture {
         let added = try vaultCommand(["add", Corpus.fixture("Moon Tales/Moon Tales 01.cb7"), "--keep", "--into", "Secret Series"])
         XCTAssertEqual(added.status, 0, added.stderr)
         mount = try MountedLibrary(library: library, arguments: ["--vault", vault.path, "--state", state.path] + mountArguments,
-                                   environment: environment.merging(mountEnvironment) { $1 }, views: views)
+                                   environment: environment.merging(mountEnvironment) { $1 }, covers: covers, views: views)
     }
 
     deinit {
@@ -45,6 +45,11 @@ final class VaultMountFixture {
         let unlocked = try CommandRunner.inkyfs(["vault", "unlock", mount.mountpoint.path, "--password-file", passwordFile.path],
                                                 environment: environment)
         XCTAssertEqual(unlocked.status, 0, unlocked.stderr)
+    }
+
+    /// `inkyfs vault COMMAND` through the mount's control socket (lock, debug...).
+    func vaultControl(_ arguments: [String]) throws -> CommandRunner.Result {
+        try CommandRunner.inkyfs(["vault"] + arguments, environment: environment)
     }
 
     func path(_ relative: String) -> String { mount.path(relative) }

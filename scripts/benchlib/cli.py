@@ -16,6 +16,7 @@ from .measure import measure_floor
 from .mounts import ACTIVE_MOUNTS, TOOLS, build_ceiling, unmount
 from .pages import ensure_library
 from .convert import bench_convert
+from .cbz_view import bench_cbz
 from .pdf import bench_pdf
 from .procs import become_subreaper, proc_children, proc_cmdline, stop_pid
 from .report import print_report
@@ -34,7 +35,9 @@ EPILOG = """examples:
                                       case, the vault case, then the library-scale case (1,000 small comics)
   scripts/bench --quick               the solid comic has 100 pages instead of 400, the library 500 comics
   scripts/bench --json out.json       also write every number (and every raw latency) as JSON
-  scripts/bench --only comics         only the per-comic page reads (also: --only vault, library, pdf, convert)
+  scripts/bench --only comics         only the per-comic page reads (also: --only vault, library, pdf, convert, cbz)
+  scripts/bench --only cbz            only issue 16's rows: --as cbz reads beside the folder view, stat of every
+                                      CBZ of 20,000 comics, one cover on one core, ls -l of a series without covers
   scripts/bench --library-scale       only the library-scale case (= --only library)
   scripts/bench --library-scale 20000 only issue 14's case: 20,000 small CBZ comics listed by inkyfs beside
                                       the same tree extracted to plain folders: index, cold and warm
@@ -68,9 +71,10 @@ def parse_args():
     parser.add_argument("--peer-timeout", type=float, default=120.0, help="seconds a peer's sequential run may take")
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ", ".join(TOOLS))
     parser.add_argument("--comics", default="", help="comma-separated subset of comic names, e.g. stored-40,solid-400")
-    parser.add_argument("--only", choices=["comics", "vault", "library", "pdf", "convert"],
+    parser.add_argument("--only", choices=["comics", "vault", "library", "pdf", "convert", "cbz"],
                         help="run only the per-comic page reads (comics), the vault case (vault), the library-scale "
-                             "case (library), the PDF case (pdf) or page conversion (convert)")
+                             "case (library), the PDF case (pdf), page conversion (convert) or comics as CBZ "
+                             "files and covers (cbz)")
     parser.add_argument("--library-scale", nargs="?", const=0, type=library_size, metavar="N",
                         help="without N: run only the library-scale case (= --only library); with N (e.g. 20000 or "
                              "100k): run only issue 14's case instead, N small CBZ comics through inkyfs beside the "
@@ -82,6 +86,7 @@ def parse_args():
     parser.add_argument("--skip-vault", action="store_true", help="leave the vault case out")
     parser.add_argument("--skip-pdf", action="store_true", help="leave the PDF case out")
     parser.add_argument("--skip-convert", action="store_true", help="leave the page-conversion case out")
+    parser.add_argument("--skip-cbz", action="store_true", help="leave the CBZ-files-and-covers case out")
     parser.add_argument("--runs", type=int, default=3, help="fresh mounts per measurement (the tables show medians)")
     parser.add_argument("--slow-run", type=float, default=60.0,
                         help="a measurement run longer than this many seconds is not repeated")
@@ -98,27 +103,28 @@ def parse_args():
                      "or --library-comics")
     only = "library" if args.library_scale is not None else args.only
     skipped = {case for case, skip in (("library", args.skip_library), ("vault", args.skip_vault), ("pdf", args.skip_pdf),
-                                           ("convert", args.skip_convert)) if skip}
+                                           ("convert", args.skip_convert), ("cbz", args.skip_cbz)) if skip}
     if only in skipped:
         parser.error(f"--only {only} and --skip-{only} leave nothing to run")
     if args.vault_runs < 1 or args.runs < 1:
         parser.error("--runs and --vault-runs must be at least 1")
     if args.library_comics is None:
         args.library_comics = 500 if args.quick else 1000
-    cases = {only} if only else {"comics", "vault", "library", "pdf", "convert"} - skipped
+    cases = {only} if only else {"comics", "vault", "library", "pdf", "convert", "cbz"} - skipped
     if args.library_size:
         cases = {"size"}
     args.run_size = "size" in cases
     args.run_comics, args.run_vault, args.run_library = ("comics" in cases, "vault" in cases, "library" in cases)
     args.run_pdf = "pdf" in cases
     args.run_convert = "convert" in cases
+    args.run_cbz = "cbz" in cases
     args.work = args.work.resolve()
     args.inkyfs_args = args.inkyfs_args.split()
     args.tools = [t for t in args.tools.split(",") if t]
     unknown = set(args.tools) - set(TOOLS)
     if unknown:
         parser.error(f"unknown tools: {', '.join(sorted(unknown))}")
-    if ("inkyfs" in args.tools or args.run_vault or args.run_pdf or args.run_convert) and not os.access(args.inkyfs, os.X_OK):
+    if ("inkyfs" in args.tools or args.run_vault or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(args.inkyfs, os.X_OK):
         parser.error(f"{args.inkyfs} not found: swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench")
     for tool in ("fusermount3", "7z"):
         if not shutil.which(tool):
@@ -161,7 +167,7 @@ def main():
                           "library_scale_comics": args.library_comics if args.run_library else None,
                           "runs": args.runs, "slow_run_s": args.slow_run,
                           "load_at_start": os.getloadavg(), "cpus": os.cpu_count()},
-               "comics": {}, "vault": None, "library_scale": None, "pdf": None, "convert": None, "notes": []}
+               "comics": {}, "vault": None, "library_scale": None, "pdf": None, "convert": None, "cbz": None, "notes": []}
     notes = results["notes"]
     try:
         for comic in comics if args.run_comics else []:
@@ -181,6 +187,9 @@ def main():
         if args.run_convert:
             results["convert"] = {}
             bench_convert(args, results["convert"], notes)
+        if args.run_cbz:
+            results["cbz"] = {}
+            bench_cbz(args, results["cbz"], notes)
         if args.run_vault:
             results["vault"] = {}
             bench_vault(args, results["vault"], library, comics, notes)

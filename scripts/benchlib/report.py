@@ -3,6 +3,7 @@
 
 from .comics import table_rows
 from .common import MB
+from .cbz_view import print_cbz_report
 from .convert import print_convert_report
 from .mounts import PEERS, TOOLS, peer_binary
 from .pdf import print_pdf_report
@@ -32,6 +33,8 @@ def print_report(comics, results, think_ms):
         print_pdf_report(results["pdf"])
     if results.get("convert"):
         print_convert_report(results["convert"])
+    if results.get("cbz"):
+        print_cbz_report(results["cbz"])
     if results.get("vault"):
         print_vault_report(comics, results["vault"])
     if results.get("library_scale"):

@@ -1,0 +1,121 @@
+import Foundation
+import InkyCore
+import InkyTree
+import InkyVault
+import InkyWorker
+
+/// Covers of the unlocked vault's folders, like the library's (`LibraryCovers`): a folder that
+/// holds comics lists `.directory` and, once made, `folder.jpg`, the cover of its first comic.
+/// Made in the background by a worker given the comic's key, they are kept in memory only, never
+/// in the disk cache, and lock zeroes their bytes before forgetting them.
+extension LibraryFilesystem {
+    /// The first comic of a vault folder in its listing's order (object name), nil when none.
+    private static func firstVaultComic(_ children: [String: Node]) -> String? {
+        for name in children.keys.sorted() { if case .comic(.vault(let object))? = children[name] { return object } }
+        return nil
+    }
+
+    /// The added file `name` of vault folder `folder`, nil when there is none of that name.
+    func vaultCoverNode(_ children: [String: Node], folder: String, name: String) -> Node? {
+        guard options.covers != nil, !options.comicsAsCBZ, let first = Self.firstVaultComic(children) else { return nil }
+        switch name {
+        case "folder.jpg":
+            if vaultCovers.cover(first) != nil { return .vaultFolderCover(folder) }
+            scheduleVaultCover(folder: folder, comic: first)
+            return nil
+        case ".directory": return .vaultFolderDesktop(folder)
+        default: return nil
+        }
+    }
+
+    func vaultCoverEntries(_ children: [String: Node], folder: String) -> [DirectoryEntry] {
+        ["folder.jpg", ".directory"].compactMap { name in
+            vaultCoverNode(children, folder: folder, name: name).map { DirectoryEntry(name: name, id: nodes.id(for: $0), kind: .regularFile) }
+        }
+    }
+
+    func vaultFolderCoverBytes(_ folder: String) -> Result<[UInt8], Errno> {
+        guard let children = vaultChildren(folder), let first = Self.firstVaultComic(children) else { return .failure(.ENOENT) }
+        return vaultCovers.cover(first).map { .success($0) } ?? .failure(.ENOENT)
+    }
+
+    func vaultFolderDesktopBytes(_ folder: String) -> Result<[UInt8], Errno> {
+        guard let children = vaultChildren(folder), Self.firstVaultComic(children) != nil else { return .failure(.ENOENT) }
+        return .success(Self.desktopEntry(icon: "folder.jpg"))
+    }
+
+    /// The vault's files are the mounting user's, read-only, never kept by the kernel.
+    func vaultCoverAttributes(_ id: NodeID, _ node: Node) -> Result<NodeAttributes, Errno> {
+        coverFileBytes(node).map { bytes in
+            NodeAttributes(id: id, kind: .regularFile, size: Int64(bytes.count), permissions: directoryPermissions(vault: true) & 0o444,
+                           modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9), entryTimeout: 0, attributeTimeout: 0)
+        }
+    }
+
+    private func scheduleVaultCover(folder: String, comic: String) {
+        guard !vaultCovers.hasFailed(comic) else { return }
+        coverMaking.schedule("vault:" + folder) { [weak self] in
+            guard let self, !self.isStopping else { return }
+            // Counted before the worker starts: a lock (and unlock) meanwhile refuses the bytes.
+            let round = self.vaultCovers.round
+            guard self.vaultEpoch.current.unlocked, case .success(let (state, snapshot)) = self.currentComic(.vault(comic)),
+                  case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return }
+            let entry = EntryRequest(entryIndex: first.entryIndex, size: first.size, name: first.sourcePath)
+            do throws(ComicError) {
+                let bytes = try self.backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
+                                                   limits: self.options.limits)
+                guard self.vaultCovers.store(comic, bytes, round: round) else { return }
+            } catch {
+                if case .io = error {} else { self.vaultCovers.markFailed(comic) }
+                self.logger("cover failed: \(self.loggable(error, of: .vault(comic)))")
+                return
+            }
+            let id = self.nodes.id(for: .vaultFolder(folder))
+            self.kernelCache?.invalidateEntry(parent: id, name: "folder.jpg")
+            self.kernelCache?.invalidateNode(id)
+        }
+    }
+}
+
+/// The vault's covers by comic (object name), in memory only. A round counts the locks: bytes
+/// made across one are zeroed, not kept.
+final class VaultCoverMemory: @unchecked Sendable {
+    private let lock = NSLock()
+    private var covers: [String: [UInt8]] = [:]
+    private var failed: Set<String> = []
+    private var rounds = 0
+
+    var round: Int { lock.withLock { rounds } }
+
+    func cover(_ comic: String) -> [UInt8]? { lock.withLock { covers[comic] } }
+    func hasFailed(_ comic: String) -> Bool { lock.withLock { failed.contains(comic) } }
+    func markFailed(_ comic: String) { lock.withLock { _ = failed.insert(comic) } }
+
+    /// Keeps a cover made in `round`; one made across a lock is zeroed and refused (false).
+    func store(_ comic: String, _ bytes: [UInt8], round: Int) -> Bool {
+        let kept = lock.withLock {
+            guard rounds == round else { return false }
+            covers[comic] = bytes
+            return true
+        }
+        if !kept { Self.zero(bytes) }
+        return kept
+    }
+
+    /// Zeroes every cover's bytes where they lie (a reply still holding them sends zeros), then
+    /// forgets them; returns how many there were.
+    func wipeAll() -> Int {
+        let dropped = lock.withLock {
+            rounds += 1
+            failed = []
+            defer { covers = [:] }
+            return Array(covers.values)
+        }
+        dropped.forEach(Self.zero)
+        return dropped.count
+    }
+
+    private static func zero(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { Wipe.memory(UnsafeMutableRawBufferPointer(mutating: $0)) }
+    }
+}
