@@ -112,9 +112,10 @@ public enum ImageConverter {
                 }
             } else {
                 let target = conversion.fit ?? ImageSize(width: source.width, height: source.height)
-                let luma = conversion.grayscale ? GrayJPEG.luma(raw, of: source, fit: target, maxPixels: conversion.maxPixels) : nil
+                let scaled = conversion.grayscale || conversion.fit != nil
+                    ? ScaledJPEG.decode(raw, of: source, fit: target, gray: conversion.grayscale, maxPixels: conversion.maxPixels) : nil
                 image = try VipsImageHandle.make(ImageError.undecodable) { out in
-                    if let luma { return inky_vips_resize_within(luma.pointer, Int32(target.width), Int32(target.height), out) }
+                    if let scaled { return inky_vips_resize_within(scaled.pointer, Int32(target.width), Int32(target.height), out) }
                     return source.loader.hasPrefix("jp2kload")
                         ? inky_vips_thumbnail_image(source.pointer, Int32(target.width), Int32(target.height), out)
                         : inky_vips_thumbnail(raw.baseAddress, raw.count, Int32(target.width), Int32(target.height), out)
