@@ -28,7 +28,12 @@ final class SevenZipComicReader: EntryStreamingReader {
             guard SevenZipFolder(coders: chain).isDecodable, chain == [.copy] || LZMADecoder.accepts(chain) else { return nil }
         }
         let isSolid = archive.folders.contains { $0.streamCount > 1 }
-        let listing = try ComicListing.build(path: source.path, format: .sevenZip, entries: archive.entries, isSolid: isSolid, limits: limits)
+        var listing = try ComicListing.build(path: source.path, format: .sevenZip, entries: archive.entries, isSolid: isSolid, limits: limits)
+        // The headers' CRC-32s (each read checks them too): a CBZ of a solid CB7 then needs no
+        // pass decoding every page before its first byte is served.
+        for number in listing.pages.indices {
+            listing.pages[number].learnedCRC32 = (archive.data[safe: listing.pages[number].entryIndex] ?? nil)?.crc
+        }
         return SevenZipComicReader(archive: archive, source: source, limits: limits, listing: listing)
     }
 

@@ -36,6 +36,8 @@ final class SevenZipReaderTests: XCTestCase {
             let fromBytes = try ComicOpener.open(bytes: FuzzFindingTests.MemoryBytes([UInt8](Data(contentsOf: URL(fileURLWithPath: path)))), label: name)
             XCTAssertTrue(fromBytes is SevenZipComicReader, "\(name) from bytes went to \(type(of: fromBytes))")
             XCTAssertEqual(reader.listing.pages.map(\.sourcePath), Self.pages.map(\.0), name)
+            // The headers' CRC-32s come with the listing, for a CBZ without a pass over the pages.
+            XCTAssertEqual(reader.listing.pages.map(\.crc32), Self.pages.map { CRC32.checksum($0.1) }, name)
             // Backwards too: a solid folder restarts and serves the first page again.
             for page in reader.listing.pages + reader.listing.pages.reversed() {
                 XCTAssertEqual(try reader.readPage(page), Self.pages[page.entryIndex].1, "\(name) \(page.sourcePath)")
