@@ -36,6 +36,53 @@ static inline void inky_jpeg_note_warning(j_common_ptr info, int level) {
 
 static inline void inky_jpeg_free_pixels(VipsImage *image, void *pixels) { (void)image; free(pixels); }
 
+/* The small step left after a scaled decode (1688 -> 1680 rows for a 2700-row page into 1680),
+ * done here as one bilinear pass in 8-bit fixed point: at a ratio of 0.8 or more each output pixel
+ * lies between two source pixels a side, so two taps lose nothing a wider filter would keep, and
+ * the pass costs a few ms where libvips' resize costs 11-18 (scripts/bench --only convert). */
+static inline unsigned char *inky_bilinear_shrink(const unsigned char *source, size_t width, size_t height, int bands,
+                                                  size_t to_width, size_t to_height) {
+    unsigned char *result = malloc(to_width * to_height * bands);
+    size_t *left = malloc(to_width * sizeof(size_t));
+    unsigned *weight = malloc(to_width * sizeof(unsigned));
+    if (!result || !left || !weight) {
+        free(result);
+        free(left);
+        free(weight);
+        return NULL;
+    }
+    for (size_t x = 0; x < to_width; x++) {
+        double at = ((double)x + 0.5) * width / to_width - 0.5;
+        if (at < 0) at = 0;
+        size_t whole = (size_t)at;
+        if (whole >= width - 1) { whole = width > 1 ? width - 2 : 0; at = (double)width - 1; }
+        left[x] = whole;
+        weight[x] = width > 1 ? (unsigned)((at - whole) * 256.0 + 0.5) : 0;
+    }
+    for (size_t y = 0; y < to_height; y++) {
+        double at = ((double)y + 0.5) * height / to_height - 0.5;
+        if (at < 0) at = 0;
+        size_t top = (size_t)at;
+        if (top >= height - 1) { top = height > 1 ? height - 2 : 0; at = (double)height - 1; }
+        unsigned down = height > 1 ? (unsigned)((at - top) * 256.0 + 0.5) : 0;
+        const unsigned char *upper = source + top * width * bands;
+        const unsigned char *lower = height > 1 ? upper + width * bands : upper;
+        unsigned char *row = result + y * to_width * bands;
+        for (size_t x = 0; x < to_width; x++) {
+            size_t a = left[x] * bands, b = width > 1 ? a + bands : a;
+            unsigned across = weight[x];
+            for (int band = 0; band < bands; band++) {
+                unsigned up = upper[a + band] * (256 - across) + upper[b + band] * across;
+                unsigned low = lower[a + band] * (256 - across) + lower[b + band] * across;
+                row[x * bands + band] = (unsigned char)((up * (256 - down) + low * down + 32768) >> 16);
+            }
+        }
+    }
+    free(left);
+    free(weight);
+    return result;
+}
+
 /* 0: `*out` holds the image, one band when `gray` or the JPEG is gray, else three. 1: not for
  * this path (CMYK/YCCK, more than `max_pixels`, a warning), nothing kept. -1: libjpeg failed; `message` says why. */
 static inline int inky_jpeg_scaled(const void *bytes, size_t length, long long max_pixels, int fit_width, int fit_height,
@@ -88,6 +135,24 @@ static inline int inky_jpeg_scaled(const void *bytes, size_t length, long long m
     if (error.warned) {
         free(pixels);
         return 1;
+    }
+    double left_x = (double)fit_width / width, left_y = (double)fit_height / height;
+    double left = left_x < left_y ? left_x : left_y;
+    if (left < 1.0 && left >= 0.8) {
+        /* The limiting side lands exactly on its bound, the other rounds as libvips would. */
+        size_t to_width = left_x < left_y ? (size_t)fit_width : (size_t)lround(width * left);
+        size_t to_height = left_x < left_y ? (size_t)lround(height * left) : (size_t)fit_height;
+        if (to_width < 1) to_width = 1;
+        if (to_height < 1) to_height = 1;
+        unsigned char *shrunk = inky_bilinear_shrink(pixels, width, height, bands, to_width, to_height);
+        free(pixels);
+        pixels = shrunk;
+        if (!shrunk) {
+            snprintf(message, message_size, "no memory for %zux%zux%d pixels", to_width, to_height, bands);
+            return -1;
+        }
+        width = to_width;
+        height = to_height;
     }
     VipsImage *image = vips_image_new_from_memory(pixels, width * height * bands, (int)width, (int)height, bands, VIPS_FORMAT_UCHAR);
     if (!image) {
