@@ -23,7 +23,7 @@ public final class MountedLibrary {
         self.library = library
         mountpoint = ArchiveMaker.temporaryDirectory("mnt")
         process = Process()
-        let choosesViews = views || arguments.contains { $0 == "--views" || $0.hasPrefix("--views=") || $0.contains("views=") }
+        let choosesViews = views || arguments.contains { $0 == "--views" || $0.contains("views=") }
         let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + (covers ? [] : ["--no-covers"])
             + (choosesViews ? [] : ["--views", "none"]) + arguments + [library.path, mountpoint.path]
         process.executableURL = URL(fileURLWithPath: command[0])

@@ -166,17 +166,16 @@ static inline int inky_jpeg_scaled(const void *bytes, size_t length, long long m
     return 0;
 }
 
-/* Shrinks `in` to fit width x height (never enlarges) with vips_resize alone (vips_thumbnail_image
- * takes more steps). After a scaled decode the step left is small (1688 -> 1680 rows for a
- * 2700-row page into 1680): a linear filter is as sharp as Lanczos there at half the cost; a
- * larger step keeps Lanczos 3. Rounding keeps the result inside the box: the limiting side is
- * scaled to exactly its bound. */
+/* Shrinks what `inky_jpeg_scaled` left to fit width x height (never enlarges), with vips_resize's
+ * Lanczos 3 alone (vips_thumbnail_image takes more steps). A step of 0.8 or more was already
+ * taken by the decode's bilinear pass, so what comes here is either inside the box (copied) or
+ * a larger step (a box at most half the page, where the n/8 steps are coarse). Rounding keeps the result
+ * inside the box: the limiting side is scaled to exactly its bound. */
 static inline int inky_vips_resize_within(VipsImage *in, int width, int height, VipsImage **out) {
     double horizontal = (double)width / in->Xsize, vertical = (double)height / in->Ysize;
     double scale = horizontal < vertical ? horizontal : vertical;
     if (scale >= 1.0) return vips_copy(in, out, NULL);
-    VipsKernel kernel = scale >= 0.8 ? VIPS_KERNEL_LINEAR : VIPS_KERNEL_LANCZOS3;
-    return vips_resize(in, out, scale, "kernel", kernel, NULL);
+    return vips_resize(in, out, scale, NULL);
 }
 
 /* EXIF orientation: libvips' thumbnail turns the page upright, libjpeg alone would not. */
