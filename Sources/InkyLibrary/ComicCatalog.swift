@@ -65,12 +65,12 @@ extension LibraryFilesystem {
                     _ = state.refresh(listedIdentity)
                 }
                 state.store(.success(listing), for: listedIdentity)
-                if let (file, database) = indexed { database.storeListing(file, identity: listedIdentity, .success(listing)) }
+                if let (file, _) = indexed { indexWriter?.store(file, identity: listedIdentity, .success(listing)) }
             } catch {
                 // Vault object paths are random hex, and a vault comic's error details stay out.
                 logger("cannot open \(loggable(error, of: comic))")
                 state.store(.failure(error), for: identity)
-                if let (file, database) = indexed { database.storeListing(file, identity: identity, .failure(error)) }
+                if let (file, _) = indexed { indexWriter?.store(file, identity: identity, .failure(error)) }
             }
         }
         guard let snapshot = state.snapshot() else { return .failure(.EIO) }

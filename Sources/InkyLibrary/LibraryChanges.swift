@@ -78,7 +78,7 @@ extension LibraryFilesystem {
         if case .success = comicIdentity(.library(path)) {
             reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }
         } else {
-            state?.removeFromIndex(LibraryFile(path: realPath(path)))
+            indexWriter?.remove(LibraryFile(path: realPath(path)))
         }
     }
 

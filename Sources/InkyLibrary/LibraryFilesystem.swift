@@ -55,6 +55,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// Reading-state writes happen here, off the FUSE threads.
     let stateQueue = DispatchQueue(label: "inkyfs.state")
     let pendingReads = PendingReads()
+    /// Listings stored and removed in the index, batched on the state queue.
+    let indexWriter: IndexWriter?
     let isFolderLibrary: Bool
     private var _isStopping = false
     /// Set at unmount: background listing stops taking new comics.
@@ -77,6 +79,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
         self.options = options
         self.backend = backend
         self.state = state
+        let queue = stateQueue
+        indexWriter = state.map { IndexWriter(database: $0, queue: queue) }
         logger = log
         // A listing reaches the same few folders for every comic in them: they are kept open.
         root = LibraryRoot(path: library, cachedFolders: 64)

@@ -29,10 +29,13 @@ extension LibraryFilesystem {
         for read in pendingReads.take() { state.recordReads(read.file, pages: read.pages, pageCount: read.pageCount) }
     }
 
-    /// Waits for queued state writes (reads recorded, rendered page sizes): the daemon calls it
-    /// before it exits, so an unmount right after a read loses nothing.
+    /// Waits for queued state writes (reads recorded, listings and rendered page sizes): the
+    /// daemon calls it before it exits, so an unmount right after a read loses nothing.
     public func finishStateWrites() {
-        stateQueue.sync { writePendingReads() }
+        stateQueue.sync {
+            writePendingReads()
+            indexWriter?.flush()
+        }
     }
 
     /// Comics in progress under this library, most recent first, as link names that sort in

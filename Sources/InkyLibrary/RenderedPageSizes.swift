@@ -28,8 +28,8 @@ extension LibraryFilesystem {
     /// when the mount ends, and the page a lookup waited for must not be lost with them.
     func keep(_ learned: [Int: Int64], crcs: [Int: UInt32] = [:], of state: ComicState, generation: Int) {
         guard !learned.isEmpty || !crcs.isEmpty, let (listing, identity) = state.learn(sizes: learned, crcs: crcs, generation: generation),
-              let file = libraryFile(state.comic), let database = self.state else { return }
-        stateQueue.async { database.storeListing(file, identity: identity, .success(listing)) }
+              let file = libraryFile(state.comic) else { return }
+        indexWriter?.store(file, identity: identity, .success(listing))
     }
 
     /// An indexed listing serves only if its rendered sizes were measured with today's settings.
