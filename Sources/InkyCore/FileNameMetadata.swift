@@ -13,7 +13,7 @@ public enum FileNameMetadata {
             name = String(name[..<dot])
         }
         let (text, year) = removingGroups(name)
-        var tokens = text.replacingOccurrences(of: "_", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)
+        var tokens = text.split(whereSeparator: { $0 == "_" || $0.isWhitespace }).map(String.init)
         var metadata = ComicMetadata(source: .fileName, year: year)
         var end = tokens.count
         // The issue: a #-token anywhere, else the last number that is not the first word.
