@@ -22,9 +22,16 @@ extension BinaryReader {
 /// How version 4 listings (written by inkyfs before pieces were typed) hold a cut page: in a
 /// listing whose profile cuts pages, every entry index is the member's times 65,536 plus a slot,
 /// 0 for a whole page, else bit 15 a strip, bit 14 right to left, bits 7–13 the count, bits 0–6
-/// the part. Read only, so that those listings need not be made again.
+/// the part. Read, so that those listings need not be made again; written only by the tests, to
+/// make such an index.
 enum PackedPageIndex {
     static let slots = 1 << 16
+
+    static func packed(_ source: PageSource) -> Int {
+        guard let piece = source.piece else { return source.entry &* slots }
+        let slot = (piece.cut == .strip ? 1 << 15 : 0) | (piece.rightToLeft ? 1 << 14 : 0) | piece.count << 7 | piece.part
+        return source.entry &* slots &+ slot
+    }
 
     /// nil for a number no listing made (negative, a piece past its count, an unknown bit).
     static func decode(_ packed: Int) -> PageSource? {
