@@ -35,14 +35,14 @@ final class MountDeviceProfileIndexTests: XCTestCase {
         let pages = try names.map { try readFile(mount.path("Book/\($0)")) }
         XCTAssertEqual(mount.unmount(), 0)
 
-        let stored = try storedListing()
+        let stored = try IndexedListings.read(database)
         XCTAssertEqual(stored.first, ListingCodec.version)
         let listing = try XCTUnwrap(ListingCodec.decode(stored))
         XCTAssertEqual(listing.pages.map(\.piece?.count), [nil, 2, 2, 4, 4, 4, 4])
         XCTAssertEqual(listing.pages.map(\.piece?.rightToLeft), [nil, true, true, false, false, false, false])
         let versionFour = ListingCodec.encode(listing, version: 4)
-        try store(versionFour)
-        XCTAssertEqual(try storedListing(), versionFour)
+        try IndexedListings.write(versionFour, to: database)
+        XCTAssertEqual(try IndexedListings.read(database), versionFour)
 
         // Any request to a worker about the comic now kills it: names and sizes come from the index.
         mount = try MountedLibrary(library: library, arguments: arguments, environment: ["INKYFS_TEST_WORKER_FAULT": "crash:Book"])
@@ -52,20 +52,9 @@ final class MountDeviceProfileIndexTests: XCTestCase {
         XCTAssertEqual(mount.unmount(), 0)
 
         // Read from the same version 4 row, each piece is asked of a worker and comes back the same.
-        try store(versionFour)
+        try IndexedListings.write(versionFour, to: database)
         mount = try MountedLibrary(library: library, arguments: arguments)
         for (name, bytes) in zip(names, pages) { XCTAssertEqual(try readFile(mount.path("Book/\(name)")), bytes, name) }
         XCTAssertEqual(mount.unmount(), 0)
-    }
-
-    private func storedListing() throws -> [UInt8] {
-        let hex = Array(try ArchiveMaker.run("/usr/bin/sqlite3", [database, "SELECT hex(listing_bin) FROM comic_index"])
-            .trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        return stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16) }
-    }
-
-    private func store(_ listing: [UInt8]) throws {
-        let hex = listing.map { String(format: "%02X", $0) }.joined()
-        _ = try ArchiveMaker.run("/usr/bin/sqlite3", [database, "UPDATE comic_index SET listing_bin = X'\(hex)'"])
     }
 }
