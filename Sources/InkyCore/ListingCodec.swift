@@ -2,17 +2,19 @@
 /// listing from SQLite, and decoding 20,000 listings from JSON was most of a warm `ls -lRA`.
 /// Varints, length-prefixed UTF-8, one byte per flag; version 3 adds page conversion settings
 /// and each page's learned CRC-32; version 4 the device profile's flags (split spreads, right to
-/// left, crop margins, strips), and version 3 still decodes (all off). Version 1 (neither) still decodes; a version 2 listing (one of
+/// left, crop margins, strips), and version 3 still decodes (all off); version 5 each cut page's
+/// piece beside its entry index, where version 4 packed it into the index (`PackedPageIndex`),
+/// which still decodes. Version 1 (neither) still decodes; a version 2 listing (one of
 /// the two, written by a development build) does not and is made again. Decoding checks every length
 /// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
 /// cannot read is made again.
 public enum ListingCodec {
-    static let version: UInt8 = 4
+    static let version: UInt8 = 5
 
     public static func encode(_ listing: ComicListing) -> [UInt8] { encode(listing, version: version) }
 
     /// `version` 1 leaves out what version 3 added: how an index written by an older inkyfs
-    /// looks, for the test that it still reads.
+    /// looks, for the test that it still reads; 4 packs each piece into its page's entry index.
     static func encode(_ listing: ComicListing, version: UInt8) -> [UInt8] {
         var out = BinaryWriter()
         out.byte(version)
@@ -37,23 +39,25 @@ public enum ListingCodec {
             out.skipReason(skipped.reason)
         }
         out.varint(UInt64(listing.pages.count))
+        let packs = version == 4 && listing.rendering?.conversion.cutsPages == true
         for page in listing.pages {
             out.string(page.name)
             out.string(page.sourcePath)
-            out.varint(UInt64(max(0, page.entryIndex)))
+            out.varint(UInt64(max(0, packs ? PackedPageIndex.packed(page.source) : page.entryIndex)))
             out.signed(page.size)
             out.optional(page.storedData) { out, stored in
                 out.signed(stored.offset)
                 out.varint(UInt64(stored.crc32))
             }
             if version >= 3 { out.optional(page.learnedCRC32) { out, crc in out.varint(UInt64(crc)) } }
+            if version >= 5 { out.optional(page.piece) { out, piece in out.piece(piece) } }
         }
         return out.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) -> ComicListing? {
         var input = BinaryReader(bytes)
-        guard let written = input.byte(), written == 1 || written == 3 || written == version, let formatName = input.string(),
+        guard let written = input.byte(), written == 1 || (3...version).contains(written), let formatName = input.string(),
               let format = ArchiveFormat(rawValue: formatName), let solid = input.byte() else { return nil }
         guard let rendering = input.optional({ input -> PageRendering? in
             guard let height = input.varint(), let dpi = input.signed() else { return nil }
@@ -76,6 +80,7 @@ public enum ListingCodec {
             skipped.append(SkippedEntry(path: path, reason: reason))
         }
         guard let pageCount = input.count() else { return nil }
+        let cuts = rendering?.conversion.cutsPages ?? false
         var pages: [Page] = []
         pages.reserveCapacity(pageCount)
         for number in 0..<pageCount {
@@ -89,6 +94,15 @@ public enum ListingCodec {
             if written >= 3 {
                 guard let crc = input.optional({ input -> UInt32? in input.varint().flatMap { UInt32(exactly: $0) } }) else { return nil }
                 page.learnedCRC32 = crc
+            }
+            if written >= 5 {
+                // Only a profile that cuts pages lists pieces.
+                guard let piece = input.optional({ $0.piece() }), piece == nil || cuts else { return nil }
+                page.piece = piece
+            } else if written == 4 && cuts {
+                guard let source = PackedPageIndex.decode(page.entryIndex) else { return nil }
+                page.entryIndex = source.entry
+                page.piece = source.piece
             }
             pages.append(page)
         }

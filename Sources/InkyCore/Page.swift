@@ -6,8 +6,12 @@ public struct Page: Sendable, Equatable, Hashable, Codable {
     public var name: String
     /// The member's path inside the archive (exposed as the `user.inkyfs.source` xattr).
     public var sourcePath: String
-    /// The member's position in stream order: what a backend seeks to.
+    /// The member's position in stream order: what a backend seeks to. The pieces of a cut page
+    /// share their member's.
     public var entryIndex: Int
+    /// The part of the member this page is when a device profile cuts it (a spread's half, a
+    /// strip); nil for a whole page.
+    public var piece: PagePiece?
     /// Exact size in bytes, as declared; reads that produce anything else fail. A page that is
     /// rendered (a PDF page of text or vector art) has `sizeAfterRendering` until it was
     /// rendered once.
@@ -31,11 +35,16 @@ public struct Page: Sendable, Equatable, Hashable, Codable {
 
     public var isSizeKnown: Bool { size >= 0 }
 
-    public init(number: Int, name: String, sourcePath: String, entryIndex: Int, size: Int64, storedData: StoredData? = nil) {
+    /// What the page is read from: its member and piece, the order and identity of its reads.
+    public var source: PageSource { PageSource(entry: entryIndex, piece: piece) }
+
+    public init(number: Int, name: String, sourcePath: String, entryIndex: Int, piece: PagePiece? = nil, size: Int64,
+                storedData: StoredData? = nil) {
         self.number = number
         self.name = name
         self.sourcePath = sourcePath
         self.entryIndex = entryIndex
+        self.piece = piece
         self.size = size
         self.storedData = storedData
     }

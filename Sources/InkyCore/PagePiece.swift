@@ -3,12 +3,10 @@
 /// page makes is decided at listing time from its dimensions alone (`ImageDimensions`), so a
 /// listing never encodes; the cut itself happens at the page's first lookup, in a worker.
 ///
-/// The daemon knows a page by its `entryIndex` (it sorts reads by it and matches a worker's
-/// replies by it), so a piece travels as an entry index of its own: the archive entry's index
-/// times `slots`, plus the piece's `slot`. The order of entries is kept, the pieces of one entry
-/// sit together, and the worker gets back the entry and the piece from the number alone.
+/// A page knows its piece beside its archive entry (`Page.piece`, `PageSource`): the daemon sorts
+/// reads and matches a worker's replies by the pair, and the worker gets the piece in the request.
 public struct PagePiece: Sendable, Equatable, Hashable {
-    public enum Cut: Sendable, Equatable, Hashable {
+    public enum Cut: String, Sendable, Equatable, Hashable, Codable {
         /// Across the width: a spread's halves.
         case spread
         /// Across the height: strips, top to bottom.
@@ -32,33 +30,13 @@ public struct PagePiece: Sendable, Equatable, Hashable {
     /// A page never becomes more pieces than this: a 60,000-pixel strip is cut into pieces
     /// taller than the screen (which fitting then shrinks) rather than into hundreds of pages.
     public static let maxCount = 100
-    /// Entry index stride in a listing whose pages may be cut: slot 0 is the whole page.
-    public static let slots = 1 << 16
     /// A page is cut into strips when, shrunk to the fit box's width, it is taller than this many
     /// fit boxes (a tall page slightly over the screen is only shrunk, as any page).
     public static let stripFactor = 2
 
-    /// Bit 15 strip, bit 14 right to left, bits 7–13 count, bits 0–6 part; never 0.
-    var slot: Int {
-        (cut == .strip ? 1 << 15 : 0) | (rightToLeft ? 1 << 14 : 0) | count << 7 | part
-    }
-
-    /// The entry index a page (whole when `piece` is nil) is listed with.
-    public static func entryIndex(of entry: Int, _ piece: PagePiece?) -> Int {
-        entry &* slots &+ (piece?.slot ?? 0)
-    }
-
-    /// The archive entry and the piece behind a listed entry index; nil for a number no listing
-    /// made (a piece numbered past its count).
-    public static func decode(_ entryIndex: Int) -> (entry: Int, piece: PagePiece?)? {
-        guard entryIndex >= 0 else { return nil }
-        let entry = entryIndex / slots, slot = entryIndex % slots
-        guard slot != 0 else { return (entry, nil) }
-        let count = slot >> 7 & 0x7F, part = slot & 0x7F
-        guard count >= 2, count <= maxCount, part < count else { return nil }
-        return (entry, PagePiece(cut: slot & 1 << 15 != 0 ? .strip : .spread, part: part, count: count,
-                                 rightToLeft: slot & 1 << 14 != 0))
-    }
+    /// A piece a listing can hold: at least two parts, at most `maxCount`, this one among them.
+    /// What comes from outside (a worker's frame, a stored listing) is checked with this.
+    public var isWellFormed: Bool { (2...Self.maxCount).contains(count) && (0..<count).contains(part) }
 
     /// The pieces a `width` × `height` page becomes, in reading order; empty when it stays whole.
     public static func pieces(width: Int, height: Int, conversion: PageConversion, rightToLeft: Bool) -> [PagePiece] {

@@ -150,7 +150,7 @@ extension LibraryFilesystem {
             return listing
         }
         guard let listing = current() else { return .failure(.ESTALE) }
-        let missing = listing.pages.filter { $0.crc32 == nil || !$0.isSizeKnown }.sorted { $0.entryIndex < $1.entryIndex }
+        let missing = listing.pages.filter { $0.crc32 == nil || !$0.isSizeKnown }.sorted { $0.source < $1.source }
         let batches = stride(from: 0, to: missing.count, by: 8).map { Array(missing[$0..<min(missing.count, $0 + 8)]) }
         if let batch = batches.first { fetch(state, snapshot, listing, pages: batch.map(\.number), first: nil) }
         for (number, batch) in batches.enumerated() {

@@ -55,7 +55,7 @@ public final class ConvertedPageCache: @unchecked Sendable {
         return conversion.convertsEveryPage
             || EntryPath.lowercasedExtension(of: source) != EntryPath.lowercasedExtension(of: page.name)
             // A spread's half or a strip is encoded even where the format stays (`--split-spreads` alone).
-            || (conversion.cutsPages && PagePiece.decode(page.entryIndex)?.piece != nil)
+            || page.piece != nil
     }
 
     /// The page's bytes when a whole, undamaged copy is here (of `size` bytes, when known);

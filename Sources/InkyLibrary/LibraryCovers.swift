@@ -97,7 +97,7 @@ extension LibraryFilesystem {
             let key = CoverCache.key(path: comic, identity: snapshot.identity)
             if let bytes = covers.cover(key) { return .success(bytes) }
             if covers.hasFailed(key) { return .failure(.EIO) }
-            let entry = EntryRequest(entryIndex: first.entryIndex, size: first.size, name: first.sourcePath)
+            let entry = EntryRequest(source: first.source, size: first.size, name: first.sourcePath)
             do throws(ComicError) {
                 let bytes = try backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
                                               limits: options.limits)

@@ -59,7 +59,7 @@ public struct MountOptions: Sendable {
 public protocol ComicBackend: Sendable {
     func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity)
     func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
-              deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError)
+              deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError)
     func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]?
     /// A cover made from `entry` (a JPEG at most `height` pixels high), decoded where pages are.
     func cover(_ path: String, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8]

@@ -49,7 +49,7 @@ extension LibraryFilesystem {
         var ahead = options.window.prefetched(after: current, pageCount: listing.pages.count)
         if listing.isSolid, let here = listing.pages[safe: current] {
             // In a solid stream only pages after this one are cheap; the rest wait for their turn.
-            ahead = ahead.filter { listing.pages[$0].entryIndex > here.entryIndex }
+            ahead = ahead.filter { listing.pages[$0].source > here.source }
         }
         if !ahead.isEmpty { fetch(state, snapshot, listing, pages: ahead, first: nil) }
     }
@@ -107,14 +107,11 @@ extension LibraryFilesystem {
                 }
                 if pending.isEmpty { return }
             }
-            let byEntry = Dictionary(pending.map { (listing.pages[$0.index].entryIndex, $0) }, uniquingKeysWith: { first, _ in first })
-            let requests = pending.map { key in
-                let page = listing.pages[key.index]
-                return EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: page.storedData)
-            }.sorted { $0.entryIndex < $1.entryIndex }
+            let bySource = Dictionary(pending.map { (listing.pages[$0.index].source, $0) }, uniquingKeysWith: { first, _ in first })
+            let requests = pending.map { EntryRequest(listing.pages[$0.index]) }.sorted { $0.source < $1.source }
             do throws(ComicError) {
-                try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { entryIndex, result in
-                    guard let key = byEntry[entryIndex], pending.remove(key) != nil else { return }
+                try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { source, result in
+                    guard let key = bySource[source], pending.remove(key) != nil else { return }
                     if let diskKey = onDisk[key], case .success(let bytes) = result { options.pageCache?.store(diskKey, bytes) }
                     delivered(key, result)
                 }

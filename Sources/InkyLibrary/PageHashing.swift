@@ -64,13 +64,13 @@ public enum PageHashing {
     /// Reads every page of `candidate` in a worker and hashes it as it arrives.
     static func read(_ candidate: Candidate, pool: WorkerPool, limits: ComicLimits) throws(ComicError) -> [UInt8] {
         let pages = candidate.listing.pages
-        let entries = pages.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.sourcePath, stored: $0.storedData) }
-        var digests: [Int: [UInt8]] = [:]
+        let entries = pages.map(EntryRequest.init)
+        var digests: [PageSource: [UInt8]] = [:]
         var failure: ComicError?
-        try pool.read(candidate.path, identity: candidate.identity, entries: entries, limits: limits) { entryIndex, result in
+        try pool.read(candidate.path, identity: candidate.identity, entries: entries, limits: limits) { source, result in
             switch result {
             case .success(let bytes):
-                do throws(CryptoError) { digests[entryIndex] = try SHA256Hasher.hash(bytes) } catch {
+                do throws(CryptoError) { digests[source] = try SHA256Hasher.hash(bytes) } catch {
                     failure = .io(path: candidate.path, errno: EIO, detail: "cannot hash a page: \(error)")
                 }
             case .failure(let error): failure = error
@@ -80,7 +80,7 @@ public enum PageHashing {
         var joined: [UInt8] = []
         joined.reserveCapacity(32 * pages.count)
         for page in pages {
-            guard let digest = digests[page.entryIndex] else {
+            guard let digest = digests[page.source] else {
                 throw .parserFailed(path: candidate.path, detail: "the worker sent no page \(page.number + 1)")
             }
             joined += digest

@@ -60,7 +60,7 @@ extension LibraryFilesystem {
             let round = self.vaultCovers.round
             guard self.vaultEpoch.current.unlocked, case .success(let (state, snapshot)) = self.currentComic(.vault(comic)),
                   case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return }
-            let entry = EntryRequest(entryIndex: first.entryIndex, size: first.size, name: first.sourcePath)
+            let entry = EntryRequest(source: first.source, size: first.size, name: first.sourcePath)
             do throws(ComicError) {
                 let bytes = try self.backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
                                                    limits: self.options.limits)

@@ -52,7 +52,7 @@ final class ConvertingComicReader: ComicReader {
                 for piece in pieces {
                     page.number = pages.count
                     page.name = piece.name(for: name)
-                    page.entryIndex = PagePiece.entryIndex(of: entry, piece)
+                    page.piece = piece
                     pages.append(page)
                 }
                 continue
@@ -64,7 +64,6 @@ final class ConvertingComicReader: ComicReader {
                 // A deflated member's CRC from the ZIP's directory is the archive's bytes', not these.
                 page.learnedCRC32 = nil
             }
-            if conversion.cutsPages { page.entryIndex = PagePiece.entryIndex(of: entry, nil) }
             page.number = pages.count
             pages.append(page)
         }
@@ -76,11 +75,14 @@ final class ConvertingComicReader: ComicReader {
 
     /// The archive's page behind a listed one, and the piece of it when it is cut.
     private func source(of page: Page) throws(ComicError) -> (original: Page, piece: PagePiece?) {
-        guard conversion.cutsPages else { return (originals[page.entryIndex] ?? page, nil) }
-        guard let (entry, piece) = PagePiece.decode(page.entryIndex), let original = originals[entry] else {
+        guard conversion.cutsPages else {
+            guard page.piece == nil else { throw .corrupted(path: path, detail: "a piece of entry \(page.entryIndex) asked for, but no page is cut") }
+            return (originals[page.entryIndex] ?? page, nil)
+        }
+        guard let original = originals[page.entryIndex] else {
             throw .corrupted(path: path, detail: "no page listed as entry \(page.entryIndex)")
         }
-        return (original, piece)
+        return (original, page.piece)
     }
 
     func cost(of page: Page) -> ReadCost {

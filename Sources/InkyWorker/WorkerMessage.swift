@@ -19,31 +19,47 @@ public enum WorkerRequest: Codable, Sendable, Equatable {
     case useKey(path: String)
 }
 
-/// One entry to stream, with the size its listing promised (`Page.sizeAfterRendering` for a
+/// One page to stream, with the size its listing promised (`Page.sizeAfterRendering` for a
 /// page rendered on demand: the worker's `pageStart` then tells the size).
 public struct EntryRequest: Codable, Sendable, Equatable {
-    public var entryIndex: Int
+    /// The member, and the piece of it for a cut page: the worker's replies name it again.
+    public var source: PageSource
     public var size: Int64
     public var name: String
     /// Set for a stored ZIP member: the pool reads it from the file itself (`StoredPageReader`)
     /// and never sends it to a worker.
     public var stored: StoredData?
 
-    public init(entryIndex: Int, size: Int64, name: String, stored: StoredData? = nil) {
-        self.entryIndex = entryIndex
+    public init(source: PageSource, size: Int64, name: String, stored: StoredData? = nil) {
+        self.source = source
         self.size = size
         self.name = name
         self.stored = stored
     }
+
+    /// A listed page, as the listing has it.
+    public init(_ page: Page) {
+        self.init(source: page.source, size: page.size, name: page.sourcePath, stored: page.storedData)
+    }
+
+    /// The page the worker reads for this request.
+    var page: Page {
+        Page(number: 0, name: name, sourcePath: name, entryIndex: source.entry, piece: source.piece, size: size)
+    }
+}
+
+extension PageSource {
+    /// What the ComicInfo.xml bytes are streamed as: no listed page has a negative entry.
+    static let comicInfo = PageSource(entry: -1)
 }
 
 /// What a worker answers. Data travels in raw chunk frames between `pageStart` and `pageEnd`.
 public enum WorkerReply: Codable, Sendable, Equatable {
     case listing(WireListing, identity: FileIdentity)
     case failure(ComicError)
-    case pageStart(entryIndex: Int, size: Int64)
-    case pageEnd(entryIndex: Int)
-    case pageFailed(entryIndex: Int, ComicError)
+    case pageStart(PageSource, size: Int64)
+    case pageEnd(PageSource)
+    case pageFailed(PageSource, ComicError)
     /// Still decoding (sent at most once a second): keeps the watchdog from killing slow work.
     case progress
     case done

@@ -109,11 +109,11 @@ public final class WorkerPool: @unchecked Sendable {
     /// in the order the worker finishes them.
     /// Stored ZIP members are read here without a worker (`storedPage`).
     public func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
-                     deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+                     deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
         var decoded: [EntryRequest] = []
         for entry in entries {
             if let stored = entry.stored, let result = storedPage(path, identity: identity, entry: entry, stored: stored, limits: limits) {
-                deliver(entry.entryIndex, result)
+                deliver(entry.source, result)
             } else {
                 decoded.append(entry)
             }
@@ -142,7 +142,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// The ComicInfo.xml bytes, nil when the comic has none.
     public func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
-        var collector = PageCollector(path: path, entries: [EntryRequest(entryIndex: -1, size: limits.maxPageBytes, name: "ComicInfo.xml")])
+        var collector = PageCollector(path: path, entries: [EntryRequest(source: .comicInfo, size: limits.maxPageBytes, name: "ComicInfo.xml")])
         var bytes: [UInt8]?
         try exchange(path: path, request: .comicInfo(path: path, identity: identity, limits: limits)) { reply, data throws(ComicError) in
             try collector.accept(reply: reply, data: data) { _, result in bytes = try? result.get() }
@@ -337,22 +337,22 @@ public final class WorkerPool: @unchecked Sendable {
 /// cannot make the daemon keep more bytes than the listing promised.
 struct PageCollector {
     let path: String
-    let sizes: [Int: Int64]
+    let sizes: [PageSource: Int64]
     /// The whole request failed (the file changed, the archive would not open); `.done` follows.
     private(set) var requestFailure: ComicError?
-    private var current: (index: Int, size: Int64, bytes: [UInt8])?
+    private var current: (source: PageSource, size: Int64, bytes: [UInt8])?
 
     /// An entry asked for with an unknown size (a page rendered on demand) may be up to
     /// `renderedLimit` bytes; the worker's `pageStart` says how many it has.
     init(path: String, entries: [EntryRequest], renderedLimit: Int64 = 0) {
         self.path = path
-        sizes = Dictionary(entries.map { ($0.entryIndex, $0.size < 0 ? renderedLimit : $0.size) }, uniquingKeysWith: { first, _ in first })
+        sizes = Dictionary(entries.map { ($0.source, $0.size < 0 ? renderedLimit : $0.size) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Returns true when the exchange is finished.
     /// `data` is only borrowed: it is copied into the page being assembled.
     mutating func accept(reply: WorkerReply?, data: UnsafeRawBufferPointer?,
-                         deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
+                         deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
         if let data {
             guard current != nil, Int64(current!.bytes.count + data.count) <= current!.size else {
                 throw .parserFailed(path: path, detail: "the worker sent data it was not asked for")
@@ -361,22 +361,22 @@ struct PageCollector {
             return false
         }
         switch reply {
-        case .pageStart(let index, let size)?:
-            guard let limit = sizes[index], size >= 0, size <= limit else {
+        case .pageStart(let source, let size)?:
+            guard let limit = sizes[source], size >= 0, size <= limit else {
                 throw .parserFailed(path: path, detail: "the worker started an entry it was not asked for")
             }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Int(size))
-            current = (index, size, bytes)
-        case .pageEnd(let index)?:
-            guard let page = current, page.index == index, Int64(page.bytes.count) == page.size else {
+            current = (source, size, bytes)
+        case .pageEnd(let source)?:
+            guard let page = current, page.source == source, Int64(page.bytes.count) == page.size else {
                 throw .parserFailed(path: path, detail: "the worker ended an entry with the wrong size")
             }
             current = nil
-            deliver(index, .success(page.bytes))
-        case .pageFailed(let index, let error)?:
+            deliver(source, .success(page.bytes))
+        case .pageFailed(let source, let error)?:
             current = nil
-            deliver(index, .failure(error))
+            deliver(source, .failure(error))
         case .failure(let error)?:
             current = nil
             requestFailure = error

@@ -178,9 +178,9 @@ struct WorkerSession {
             do throws(ComicError) {
                 let reader = try open(path, expected: identity, limits: limits).1
                 for entry in entries {
-                    let page = Page(number: 0, name: entry.name, sourcePath: entry.name, entryIndex: entry.entryIndex, size: entry.size)
+                    let page = entry.page
                     if page.isSizeKnown {
-                        stream(entry.entryIndex, size: entry.size, to: sink) { chunkSink throws(ComicError) in
+                        stream(entry.source, size: entry.size, to: sink) { chunkSink throws(ComicError) in
                             try reader.read(page, into: chunkSink)
                         }
                     } else {
@@ -197,7 +197,7 @@ struct WorkerSession {
             do throws(ComicError) {
                 let reader = try open(path, expected: identity, limits: limits).1
                 if let bytes = try reader.readComicInfo() {
-                    stream(-1, size: Int64(bytes.count), to: sink) { chunkSink in
+                    stream(.comicInfo, size: Int64(bytes.count), to: sink) { chunkSink in
                         bytes.withUnsafeBytes { chunkSink($0) }
                     }
                 }
@@ -208,9 +208,8 @@ struct WorkerSession {
         case .cover(let path, let identity, let entry, let height, let limits):
             do throws(ComicError) {
                 let reader = try open(path, expected: identity, limits: limits).1
-                let page = Page(number: 0, name: entry.name, sourcePath: entry.name, entryIndex: entry.entryIndex, size: entry.size)
-                let cover = try CoverMaker.cover(of: page, in: reader, height: height, limits: limits)
-                stream(entry.entryIndex, size: Int64(cover.count), to: sink) { chunkSink in
+                let cover = try CoverMaker.cover(of: entry.page, in: reader, height: height, limits: limits)
+                stream(entry.source, size: Int64(cover.count), to: sink) { chunkSink in
                     cover.withUnsafeBytes { chunkSink($0) }
                 }
             } catch {
@@ -223,9 +222,9 @@ struct WorkerSession {
 
     /// Streams one entry as start, chunks, end; a decoder error becomes `pageFailed` and the
     /// daemon drops what it received of that page.
-    private func stream(_ entryIndex: Int, size: Int64, to sink: ReplySink,
+    private func stream(_ source: PageSource, size: Int64, to sink: ReplySink,
                         _ read: ((UnsafeRawBufferPointer) -> Void) throws(ComicError) -> Void) {
-        sink.send(.pageStart(entryIndex: entryIndex, size: size))
+        sink.send(.pageStart(source, size: size))
         var pending: [UInt8] = []
         pending.reserveCapacity(WorkerFrame.chunkSize)
         do throws(ComicError) {
@@ -253,9 +252,9 @@ struct WorkerSession {
                 }
             }
             if !pending.isEmpty { pending.withUnsafeBytes { sink.send(data: $0) } }
-            sink.send(.pageEnd(entryIndex: entryIndex))
+            sink.send(.pageEnd(source))
         } catch {
-            sink.send(.pageFailed(entryIndex: entryIndex, error))
+            sink.send(.pageFailed(source, error))
         }
     }
 
@@ -266,10 +265,10 @@ struct WorkerSession {
         do throws(ComicError) {
             bytes = try reader.readPage(page)
         } catch {
-            sink.send(.pageFailed(entryIndex: page.entryIndex, error))
+            sink.send(.pageFailed(page.source, error))
             return
         }
-        stream(page.entryIndex, size: Int64(bytes.count), to: sink) { chunkSink in
+        stream(page.source, size: Int64(bytes.count), to: sink) { chunkSink in
             bytes.withUnsafeBytes { chunkSink($0) }
         }
     }

@@ -24,18 +24,29 @@ final class PagePieceTests: XCTestCase {
         XCTAssertEqual(PagePiece.pieces(width: 100, height: 10_000_000, conversion: profile, rightToLeft: false).count, PagePiece.maxCount)
     }
 
-    func testEntryIndexesKeepStreamOrderAndComeBack() {
-        let pieces = PagePiece.pieces(width: 800, height: 9_100, conversion: profile, rightToLeft: false)
-            + PagePiece.pieces(width: 3_000, height: 2_000, conversion: profile, rightToLeft: true)
-        for piece in pieces {
-            let index = PagePiece.entryIndex(of: 41, piece)
-            XCTAssertTrue(index > PagePiece.entryIndex(of: 41, nil) && index < PagePiece.entryIndex(of: 42, nil))
-            XCTAssertEqual(PagePiece.decode(index)?.entry, 41)
-            XCTAssertEqual(PagePiece.decode(index)?.piece, piece)
+    func testSourcesSortInStreamOrderWithAnEntrysPiecesTogether() {
+        let strips = PagePiece.pieces(width: 800, height: 9_100, conversion: profile, rightToLeft: false)
+        let halves = PagePiece.pieces(width: 3_000, height: 2_000, conversion: profile, rightToLeft: true)
+        XCTAssertEqual(strips.count, 6)
+        // Stream order: the entry first, then its pieces in reading order (a whole entry first).
+        let inOrder = [PageSource(entry: 2)] + halves.map { PageSource(entry: 3, piece: $0) } + [PageSource(entry: 40)]
+            + strips.map { PageSource(entry: 41, piece: $0) } + [PageSource(entry: 42), PageSource(entry: 70_000)]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20 { XCTAssertEqual(inOrder.shuffled(using: &generator).sorted(), inOrder) }
+        XCTAssertLessThan(PageSource(entry: 41), PageSource(entry: 41, piece: strips[0]))
+        XCTAssertNotEqual(PageSource(entry: 41), PageSource(entry: 41, piece: strips[0]), "a piece is not its whole entry")
+        XCTAssertEqual(Set(inOrder).count, inOrder.count)
+    }
+
+    func testAPieceNoListingMakesIsRefusedFromJSON() throws {
+        let piece = PagePiece(cut: .spread, part: 1, count: 2, rightToLeft: true)
+        XCTAssertEqual(try JSONDecoder().decode(PagePiece.self, from: JSONEncoder().encode(piece)), piece)
+        for (part, count) in [(0, 1), (2, 2), (-1, 2), (0, PagePiece.maxCount + 1), (0, 0)] {
+            let bad = PagePiece(cut: .strip, part: part, count: count)
+            XCTAssertFalse(bad.isWellFormed)
+            XCTAssertThrowsError(try JSONDecoder().decode(PagePiece.self, from: JSONEncoder().encode(bad)), "\(part) of \(count)")
         }
-        XCTAssertNil(PagePiece.decode(PagePiece.entryIndex(of: 41, nil))?.piece)
-        XCTAssertNil(PagePiece.decode(41 * PagePiece.slots + (3 << 7 | 3)), "a part past its count")
-        XCTAssertNil(PagePiece.decode(-1))
+        XCTAssertTrue(PagePiece(cut: .strip, part: PagePiece.maxCount - 1, count: PagePiece.maxCount).isWellFormed)
     }
 
     func testNamesSortInReadingOrder() {
@@ -52,7 +63,7 @@ final class PagePieceTests: XCTestCase {
         XCTAssertEqual(decoded, listing)
         XCTAssertFalse(decoded?.fits(PageRendering(conversion: PageConversion(fitWidth: 1_264, fitHeight: 1_680))) ?? true)
         var flipped = ListingCodec.encode(listing)
-        XCTAssertEqual(flipped[0], 4)
+        XCTAssertEqual(flipped[0], ListingCodec.version)
         var plain = listing
         plain.rendering?.conversion = PageConversion(fitWidth: 1_264, fitHeight: 1_680)
         let other = ListingCodec.encode(plain)

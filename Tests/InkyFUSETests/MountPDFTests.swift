@@ -63,11 +63,8 @@ final class MountPDFTests: XCTestCase {
         let nextSize = try XCTUnwrap(statSize(mount.path("Vector/005.png")), "rendered ahead with page 4")
         // Unmounted at once, while page 6 may still be rendering: the sizes already learned are kept.
         XCTAssertEqual(mount.unmount(), 0)
-        let stored = try ArchiveMaker.run("/usr/bin/sqlite3", [state.appendingPathComponent("state.sqlite").path,
-                                                                "SELECT hex(listing_bin) FROM comic_index"])
-        let hex = Array(stored.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        let blob = stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16) }
-        let sizes = try XCTUnwrap(ListingCodec.decode(blob), "a binary listing in the index: \(stored)").pages.map(\.size)
+        let stored = try IndexedListings.read(state.appendingPathComponent("state.sqlite").path)
+        let sizes = try XCTUnwrap(ListingCodec.decode(stored), "a binary listing in the index: \(stored)").pages.map(\.size)
         XCTAssertEqual(sizes[3], firstSize, "sizes kept in the index: \(sizes)")
         XCTAssertEqual(sizes[4], nextSize, "sizes kept in the index: \(sizes)")
 

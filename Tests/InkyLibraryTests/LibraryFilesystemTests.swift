@@ -18,11 +18,10 @@ final class LibraryFilesystemTests: XCTestCase {
         }
 
         func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
-                  deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+                  deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
             let reader = try ComicOpener.open(path, limits: limits)
             for entry in entries {
-                let page = Page(number: 0, name: entry.name, sourcePath: entry.name, entryIndex: entry.entryIndex, size: entry.size)
-                do throws(ComicError) { deliver(entry.entryIndex, .success(try reader.readPage(page))) } catch { deliver(entry.entryIndex, .failure(error)) }
+                do throws(ComicError) { deliver(entry.source, .success(try reader.readPage(entry.page))) } catch { deliver(entry.source, .failure(error)) }
             }
         }
 

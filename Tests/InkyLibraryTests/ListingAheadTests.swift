@@ -23,7 +23,7 @@ final class ListingAheadTests: XCTestCase {
         }
 
         func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
-                  deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+                  deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
             try real.read(path, identity: identity, entries: entries, limits: limits, deliver: deliver)
         }
 

@@ -62,8 +62,8 @@ final class ConfinedWorkerTests: XCTestCase {
         // The outside file is the same comic, byte for byte: only where it lies tells them apart.
         try FileManager.default.removeItem(atPath: comic)
         try FileManager.default.createSymbolicLink(atPath: comic, withDestinationPath: folder.path + "/outside.cbz")
-        let stored = listing.pages.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.sourcePath, stored: $0.storedData) }
-        let decoded = stored.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.name) }
+        let stored = listing.pages.map(EntryRequest.init)
+        let decoded = stored.map { EntryRequest(source: $0.source, size: $0.size, name: $0.name) }
         for requests in [stored, decoded] {
             var delivered = 0
             var codes: [Int32?] = []

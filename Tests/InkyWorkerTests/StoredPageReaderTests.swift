@@ -27,14 +27,14 @@ final class StoredPageReaderTests: XCTestCase {
         // No worker can start: every page must come from the file.
         let workers = WorkerPool(.init(executable: "/nonexistent/inkyfs", maxWorkers: 1, timeout: 5))
         defer { workers.shutdown() }
-        var got: [Int: [UInt8]] = [:]
-        let requests = reader.listing.pages.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.sourcePath, stored: $0.storedData) }
+        var got: [PageSource: [UInt8]] = [:]
+        let requests = reader.listing.pages.map(EntryRequest.init)
         try workers.read(archive.path, identity: identity, entries: requests, limits: .default) { index, result in
             got[index] = try? result.get()
         }
-        for page in reader.listing.pages { XCTAssertEqual(got[page.entryIndex], members[page.number].1, page.name) }
+        for page in reader.listing.pages { XCTAssertEqual(got[page.source], members[page.number].1, page.name) }
         // Without the stored range the same request needs a worker, and there is none.
-        let decoded = requests.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.name) }
+        let decoded = requests.map { EntryRequest(source: $0.source, size: $0.size, name: $0.name) }
         XCTAssertThrowsError(try workers.read(archive.path, identity: identity, entries: decoded, limits: .default) { _, _ in })
     }
 
@@ -43,7 +43,7 @@ final class StoredPageReaderTests: XCTestCase {
         let identity = try FileIdentity.of(archive.path).get()
         let page = reader.listing.pages[1]
         let stored = try XCTUnwrap(page.storedData)
-        let entry = EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: stored)
+        let entry = EntryRequest(source: page.source, size: page.size, name: page.sourcePath, stored: stored)
         let files = StoredPageReader()
         XCTAssertEqual(try files.read(archive.path, identity: identity, entry: entry, stored: stored, limits: .default).get(), members[1].1)
 

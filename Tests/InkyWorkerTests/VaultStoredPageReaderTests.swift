@@ -37,7 +37,7 @@ final class VaultStoredPageReaderTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
     private func request(_ page: Page) -> EntryRequest {
-        EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.sourcePath, stored: page.storedData)
+        EntryRequest(page)
     }
 
     private func bytes(_ outcome: VaultStoredPageReader.Outcome) -> [UInt8]? {
@@ -123,9 +123,9 @@ final class VaultStoredPageReaderTests: XCTestCase {
         let key = self.key!, object = self.object!
         workers.keyProvider = { path in path == object ? key : nil }
         let requests = listing.pages.map(request)
-        var got: [Int: [UInt8]] = [:]
+        var got: [PageSource: [UInt8]] = [:]
         try workers.read(object, identity: identity, entries: requests, limits: .default) { index, result in got[index] = try? result.get() }
-        for page in listing.pages { XCTAssertEqual(got[page.entryIndex], members[page.number].1, page.name) }
+        for page in listing.pages { XCTAssertEqual(got[page.source], members[page.number].1, page.name) }
         XCTAssertEqual(workers.vaultPagesDecryptedHere, members.count)
 
         // Locked: no reader is left and no key is given, so the path reads as a plain file,

@@ -12,11 +12,44 @@ final class WorkerFrameTests: XCTestCase {
     }
 
     func testMessagesEncodeAsJSONFrames() throws {
-        let frame = WorkerFrame.encode(WorkerReply.pageStart(entryIndex: 3, size: 10))
+        let frame = WorkerFrame.encode(WorkerReply.pageStart(PageSource(entry: 3), size: 10))
         let parsed = try XCTUnwrap(WorkerFrame.parseHeader(Array(frame.prefix(5))))
         XCTAssertEqual(parsed.kind, 1)
         XCTAssertEqual(parsed.length, frame.count - 5)
-        XCTAssertEqual(try JSONDecoder().decode(WorkerReply.self, from: Data(frame.dropFirst(5))), .pageStart(entryIndex: 3, size: 10))
+        XCTAssertEqual(try JSONDecoder().decode(WorkerReply.self, from: Data(frame.dropFirst(5))), .pageStart(PageSource(entry: 3), size: 10))
+    }
+
+    /// A cut page's piece travels as its own field, in the request and in every reply about it.
+    func testAPieceRoundTripsInRequestsAndReplies() throws {
+        let strip = PageSource(entry: 70_000, piece: PagePiece(cut: .strip, part: 2, count: 12))
+        let half = PageSource(entry: 3, piece: PagePiece(cut: .spread, part: 0, count: 2, rightToLeft: true))
+        let request = WorkerRequest.read(path: "c.cbz", identity: FileIdentity(size: 1, modifiedNanoseconds: 2, inode: 3),
+                                         entries: [EntryRequest(source: strip, size: -1, name: "a.webp"),
+                                                   EntryRequest(source: half, size: 9, name: "b.jpg")], limits: ComicLimits())
+        XCTAssertEqual(try decode(WorkerRequest.self, WorkerFrame.encode(request)), request)
+        for reply in [WorkerReply.pageStart(strip, size: 5), .pageEnd(half), .pageFailed(strip, .corrupted(path: "c.cbz", detail: "x"))] {
+            XCTAssertEqual(try decode(WorkerReply.self, WorkerFrame.encode(reply)), reply)
+        }
+        let json = String(decoding: WorkerFrame.encode(WorkerReply.pageEnd(strip)).dropFirst(5), as: UTF8.self)
+        XCTAssertTrue(json.contains("70000") && json.contains("\"strip\""), json)
+    }
+
+    /// A subverted worker naming a piece no listing makes is refused at decoding, before the
+    /// pool looks it up.
+    func testAHostilePieceIsRefused() throws {
+        let good = String(decoding: WorkerFrame.encode(WorkerReply.pageEnd(PageSource(entry: 4, piece: PagePiece(cut: .strip, part: 1, count: 3))))
+            .dropFirst(5), as: UTF8.self)
+        XCTAssertNoThrow(try JSONDecoder().decode(WorkerReply.self, from: Data(good.utf8)))
+        let hostile = [("\"count\":3", "\"count\":1"), ("\"count\":3", "\"count\":\(PagePiece.maxCount + 1)"),
+                       ("\"part\":1", "\"part\":3"), ("\"part\":1", "\"part\":-1"), ("\"strip\"", "\"diagonal\"")]
+        for (from, to) in hostile {
+            XCTAssertTrue(good.contains(from), good)
+            XCTAssertThrowsError(try JSONDecoder().decode(WorkerReply.self, from: Data(good.replacingOccurrences(of: from, with: to).utf8)), to)
+        }
+    }
+
+    private func decode<Message: Decodable>(_ type: Message.Type, _ frame: [UInt8]) throws -> Message {
+        try JSONDecoder().decode(type, from: Data(frame.dropFirst(5)))
     }
 
     /// sendData (header + payload in one writev) and the borrowing receive meet on the wire,
@@ -54,35 +87,52 @@ final class WorkerFrameTests: XCTestCase {
 
 extension PageCollector {
     /// The tests' chunks are arrays; the pool lends the channel's buffer.
-    mutating func accept(reply: WorkerReply?, data: [UInt8], deliver: (Int, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
+    mutating func accept(reply: WorkerReply?, data: [UInt8], deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
         try data.withUnsafeBytes { raw in Result { () throws(ComicError) in try accept(reply: reply, data: raw, deliver: deliver) } }.get()
     }
 }
 
 final class PageCollectorTests: XCTestCase {
-    private let entries = [EntryRequest(entryIndex: 4, size: 6, name: "a.jpg"), EntryRequest(entryIndex: 7, size: 2, name: "b.jpg")]
+    private let left = PageSource(entry: 4, piece: PagePiece(cut: .spread, part: 0, count: 2))
+    private let right = PageSource(entry: 4, piece: PagePiece(cut: .spread, part: 1, count: 2))
+    private let whole = PageSource(entry: 7)
+    private var entries: [EntryRequest] {
+        [EntryRequest(source: left, size: 6, name: "a.jpg"), EntryRequest(source: right, size: 3, name: "a.jpg"),
+         EntryRequest(source: whole, size: 2, name: "b.jpg")]
+    }
 
     func testCollectsPagesAndFailures() throws {
         var collector = PageCollector(path: "c.cbz", entries: entries)
-        var delivered: [Int: Result<[UInt8], ComicError>] = [:]
-        let deliver = { (index: Int, result: Result<[UInt8], ComicError>) in delivered[index] = result }
-        XCTAssertFalse(try collector.accept(reply: .pageStart(entryIndex: 4, size: 6), data: nil, deliver: deliver))
+        var delivered: [PageSource: Result<[UInt8], ComicError>] = [:]
+        let deliver = { (source: PageSource, result: Result<[UInt8], ComicError>) in delivered[source] = result }
+        XCTAssertFalse(try collector.accept(reply: .pageStart(left, size: 6), data: nil, deliver: deliver))
         XCTAssertFalse(try collector.accept(reply: nil, data: [1, 2, 3], deliver: deliver))
         XCTAssertFalse(try collector.accept(reply: nil, data: [4, 5, 6], deliver: deliver))
-        XCTAssertFalse(try collector.accept(reply: .pageEnd(entryIndex: 4), data: nil, deliver: deliver))
-        XCTAssertFalse(try collector.accept(reply: .pageFailed(entryIndex: 7, .corrupted(path: "c.cbz", detail: "x")), data: nil, deliver: deliver))
+        XCTAssertFalse(try collector.accept(reply: .pageEnd(left), data: nil, deliver: deliver))
+        XCTAssertFalse(try collector.accept(reply: .pageStart(right, size: 3), data: nil, deliver: deliver))
+        XCTAssertFalse(try collector.accept(reply: nil, data: [7, 8, 9], deliver: deliver))
+        XCTAssertFalse(try collector.accept(reply: .pageEnd(right), data: nil, deliver: deliver))
+        XCTAssertFalse(try collector.accept(reply: .pageFailed(whole, .corrupted(path: "c.cbz", detail: "x")), data: nil, deliver: deliver))
         XCTAssertTrue(try collector.accept(reply: .done, data: nil, deliver: deliver))
-        XCTAssertEqual(try delivered[4]?.get(), [1, 2, 3, 4, 5, 6])
-        XCTAssertThrowsError(try delivered[7]?.get())
+        XCTAssertEqual(try delivered[left]?.get(), [1, 2, 3, 4, 5, 6])
+        XCTAssertEqual(try delivered[right]?.get(), [7, 8, 9])
+        XCTAssertThrowsError(try delivered[whole]?.get())
     }
 
     func testASubvertedWorkerCannotPushMoreThanWasAskedFor() {
         var collector = PageCollector(path: "c.cbz", entries: entries)
-        let ignore = { (_: Int, _: Result<[UInt8], ComicError>) in }
-        XCTAssertThrowsError(try collector.accept(reply: .pageStart(entryIndex: 99, size: 1), data: nil, deliver: ignore), "unknown entry")
-        XCTAssertThrowsError(try collector.accept(reply: .pageStart(entryIndex: 4, size: 1 << 30), data: nil, deliver: ignore), "bigger than promised")
+        let ignore = { (_: PageSource, _: Result<[UInt8], ComicError>) in }
+        XCTAssertThrowsError(try collector.accept(reply: .pageStart(PageSource(entry: 99), size: 1), data: nil, deliver: ignore), "unknown entry")
+        XCTAssertThrowsError(try collector.accept(reply: .pageStart(PageSource(entry: 4), size: 1), data: nil, deliver: ignore),
+                             "the whole of an entry only its pieces were asked of")
+        let third = PageSource(entry: 4, piece: PagePiece(cut: .strip, part: 1, count: 3))
+        XCTAssertThrowsError(try collector.accept(reply: .pageStart(third, size: 1), data: nil, deliver: ignore), "a piece not asked for")
+        XCTAssertThrowsError(try collector.accept(reply: .pageStart(left, size: 1 << 30), data: nil, deliver: ignore), "bigger than promised")
         XCTAssertThrowsError(try collector.accept(reply: nil, data: [1], deliver: ignore), "data outside a page")
-        _ = try? collector.accept(reply: .pageStart(entryIndex: 7, size: 2), data: nil, deliver: ignore)
+        _ = try? collector.accept(reply: .pageStart(whole, size: 2), data: nil, deliver: ignore)
         XCTAssertThrowsError(try collector.accept(reply: nil, data: [1, 2, 3], deliver: ignore), "more bytes than the page has")
+        var ending = PageCollector(path: "c.cbz", entries: entries)
+        _ = try? ending.accept(reply: .pageStart(left, size: 0), data: nil, deliver: ignore)
+        XCTAssertThrowsError(try ending.accept(reply: .pageEnd(right), data: nil, deliver: ignore), "ends another piece than it started")
     }
 }

@@ -20,10 +20,10 @@ final class WorkerPoolTests: XCTestCase {
         var pagesOnly = listing
         pagesOnly.metadata = nil
         XCTAssertEqual(pagesOnly, reader.listing)
-        var pages: [Int: [UInt8]] = [:]
-        let requests = listing.pages.map { EntryRequest(entryIndex: $0.entryIndex, size: $0.size, name: $0.sourcePath) }
+        var pages: [PageSource: [UInt8]] = [:]
+        let requests = listing.pages.map { EntryRequest(source: $0.source, size: $0.size, name: $0.sourcePath) }
         try workers.read(path, identity: identity, entries: requests, limits: .default) { index, result in pages[index] = try? result.get() }
-        for page in reader.listing.pages { XCTAssertEqual(pages[page.entryIndex], try reader.readPage(page)) }
+        for page in reader.listing.pages { XCTAssertEqual(pages[page.source], try reader.readPage(page)) }
         let info = try workers.comicInfo(Corpus.fixture("Space Patrol/Space Patrol 001.cbz"),
                                          identity: FileIdentity.of(Corpus.fixture("Space Patrol/Space Patrol 001.cbz")).get(), limits: .default)
         XCTAssertTrue(String(decoding: try XCTUnwrap(info), as: UTF8.self).contains("<Series>Space Patrol</Series>"))
@@ -79,7 +79,7 @@ final class WorkerPoolTests: XCTestCase {
         var stale = identity
         stale.modifiedNanoseconds += 1
         let page = listing.pages[0]
-        XCTAssertThrowsError(try workers.read(path, identity: stale, entries: [EntryRequest(entryIndex: page.entryIndex, size: page.size, name: page.name)],
+        XCTAssertThrowsError(try workers.read(path, identity: stale, entries: [EntryRequest(source: page.source, size: page.size, name: page.name)],
                                               limits: .default) { _, _ in }) { error in
             guard case ComicError.io(_, let code, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(code, ESTALE)
