@@ -9,29 +9,30 @@
 /// against what is left and fails (nil) on anything odd: the index is a cache, and a listing it
 /// cannot read is made again.
 public enum ListingCodec {
-    static let version: UInt8 = 5
+    public static let version: UInt8 = 5
 
-    public static func encode(_ listing: ComicListing) -> [UInt8] { encode(listing, version: version) }
+    public static func encode(_ listing: ComicListing) -> [UInt8] {
+        var out = BinaryWriter()
+        encode(listing, into: &out)
+        return out.bytes
+    }
 
     /// `version` 1 leaves out what version 3 added: how an index written by an older inkyfs
     /// looks, for the test that it still reads; 4 packs each piece into its page's entry index.
     static func encode(_ listing: ComicListing, version: UInt8) -> [UInt8] {
         var out = BinaryWriter()
+        encode(listing, version: version, into: &out)
+        return out.bytes
+    }
+
+    /// Appends the listing to `out`, for a message that carries it among other things.
+    public static func encode(_ listing: ComicListing, into out: inout BinaryWriter) { encode(listing, version: version, into: &out) }
+
+    static func encode(_ listing: ComicListing, version: UInt8, into out: inout BinaryWriter) {
         out.byte(version)
         out.string(listing.format.rawValue)
         out.byte(listing.isSolid ? 1 : 0)
-        out.optional(listing.rendering) { out, rendering in
-            out.varint(UInt64(max(0, rendering.height)))
-            out.signed(Int64(rendering.dpi ?? -1))
-            guard version >= 3 else { return }
-            let conversion = rendering.conversion
-            out.byte(conversion.format == .jpeg ? 1 : 0)
-            out.signed(Int64(conversion.fitWidth ?? -1))
-            out.signed(Int64(conversion.fitHeight ?? -1))
-            out.byte(conversion.grayscale ? 1 : 0)
-            guard version >= 4 else { return }
-            out.byte(ProfileFlags(conversion).rawValue)
-        }
+        out.optional(listing.rendering) { out, rendering in out.rendering(rendering, version: version) }
         out.optional(listing.comicInfo) { out, entry in out.entry(entry) }
         out.varint(UInt64(listing.skipped.count))
         for skipped in listing.skipped {
@@ -52,28 +53,20 @@ public enum ListingCodec {
             if version >= 3 { out.optional(page.learnedCRC32) { out, crc in out.varint(UInt64(crc)) } }
             if version >= 5 { out.optional(page.piece) { out, piece in out.piece(piece) } }
         }
-        return out.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) -> ComicListing? {
         var input = BinaryReader(bytes)
+        guard let listing = decode(from: &input), input.isAtEnd else { return nil }
+        return listing
+    }
+
+    /// Reads one listing from `input`, leaving what follows it for the caller.
+    public static func decode(from input: inout BinaryReader) -> ComicListing? {
         guard let written = input.byte(), written == 1 || (3...version).contains(written), let formatName = input.string(),
               let format = ArchiveFormat(rawValue: formatName), let solid = input.byte() else { return nil }
-        guard let rendering = input.optional({ input -> PageRendering? in
-            guard let height = input.varint(), let dpi = input.signed() else { return nil }
-            var rendering = PageRendering(height: Int(height), dpi: dpi < 0 ? nil : Int(dpi))
-            if written >= 3 {
-                guard let format = input.byte(), format <= 1, let width = input.signed(), let height = input.signed(),
-                      let gray = input.byte(), gray <= 1 else { return nil }
-                rendering.conversion = PageConversion(format: format == 1 ? .jpeg : .original, fitWidth: width < 0 ? nil : Int(width),
-                                                      fitHeight: height < 0 ? nil : Int(height), grayscale: gray == 1)
-            }
-            if written >= 4 {
-                guard let flags = input.byte().flatMap(ProfileFlags.init(exactly:)) else { return nil }
-                flags.apply(to: &rendering.conversion)
-            }
-            return rendering
-        }), let comicInfo = input.optional({ $0.entry() }), let skippedCount = input.count() else { return nil }
+        guard let rendering = input.optional({ $0.rendering(version: written) }), let comicInfo = input.optional({ $0.entry() }),
+              let skippedCount = input.count() else { return nil }
         var skipped: [SkippedEntry] = []
         for _ in 0..<skippedCount {
             guard let path = input.string(), let reason = input.skipReason() else { return nil }
@@ -106,7 +99,6 @@ public enum ListingCodec {
             }
             pages.append(page)
         }
-        guard input.isAtEnd else { return nil }
         return ComicListing(format: format, pages: pages, comicInfo: comicInfo, skipped: skipped, isSolid: solid == 1,
                             rendering: rendering)
     }
@@ -145,33 +137,21 @@ struct ProfileFlags: OptionSet {
     }
 }
 
-struct BinaryWriter {
-    var bytes: [UInt8] = []
-
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-
-    mutating func varint(_ value: UInt64) {
-        var rest = value
-        while rest >= 0x80 {
-            bytes.append(UInt8(rest & 0x7F) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
-    }
-
-    /// Zigzag, so -1 (a size known only after rendering) is one byte.
-    mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
-
-    mutating func string(_ text: String) {
-        let utf8 = Array(text.utf8)
-        varint(UInt64(utf8.count))
-        bytes += utf8
-    }
-
-    mutating func optional<T>(_ value: T?, _ write: (inout BinaryWriter, T) -> Void) {
-        guard let value else { return byte(0) }
-        byte(1)
-        write(&self, value)
+/// A listing's pieces. `rendering` is public: the worker protocol sends a request's settings
+/// in the same form.
+extension BinaryWriter {
+    /// Version 1 wrote the height and dpi only, version 3 added the conversion, 4 its flags.
+    public mutating func rendering(_ rendering: PageRendering, version: UInt8 = ListingCodec.version) {
+        varint(UInt64(max(0, rendering.height)))
+        signed(Int64(rendering.dpi ?? -1))
+        guard version >= 3 else { return }
+        let conversion = rendering.conversion
+        byte(conversion.format == .jpeg ? 1 : 0)
+        signed(Int64(conversion.fitWidth ?? -1))
+        signed(Int64(conversion.fitHeight ?? -1))
+        byte(conversion.grayscale ? 1 : 0)
+        guard version >= 4 else { return }
+        byte(ProfileFlags(conversion).rawValue)
     }
 
     mutating func entry(_ entry: ArchiveEntry) {
@@ -197,53 +177,22 @@ struct BinaryWriter {
     }
 }
 
-struct BinaryReader {
-    private let bytes: [UInt8]
-    private var at = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var isAtEnd: Bool { at == bytes.count }
-
-    mutating func byte() -> UInt8? {
-        guard at < bytes.count else { return nil }
-        defer { at += 1 }
-        return bytes[at]
-    }
-
-    mutating func varint() -> UInt64? {
-        var value: UInt64 = 0
-        for shift in stride(from: 0, to: 64, by: 7) {
-            guard let next = byte() else { return nil }
-            value |= UInt64(next & 0x7F) << UInt64(shift)
-            if next < 0x80 { return value }
+extension BinaryReader {
+    /// Numbers that do not fit an Int are refused, not trapped on: the bytes may come from a worker.
+    public mutating func rendering(version: UInt8 = ListingCodec.version) -> PageRendering? {
+        guard let height = varint().flatMap(Int.init(exactly:)), let dpi = signed() else { return nil }
+        var rendering = PageRendering(height: height, dpi: dpi < 0 ? nil : Int(dpi))
+        if version >= 3 {
+            guard let format = byte(), format <= 1, let width = signed(), let height = signed(),
+                  let gray = byte(), gray <= 1 else { return nil }
+            rendering.conversion = PageConversion(format: format == 1 ? .jpeg : .original, fitWidth: width < 0 ? nil : Int(width),
+                                                  fitHeight: height < 0 ? nil : Int(height), grayscale: gray == 1)
         }
-        return nil
-    }
-
-    mutating func signed() -> Int64? {
-        varint().map { Int64(bitPattern: ($0 >> 1) ^ (0 &- ($0 & 1))) }
-    }
-
-    /// A count of things that each take at least one byte: never more than the bytes left.
-    mutating func count() -> Int? {
-        guard let value = varint(), value <= UInt64(bytes.count - at) else { return nil }
-        return Int(value)
-    }
-
-    mutating func string() -> String? {
-        guard let length = count() else { return nil }
-        defer { at += length }
-        return String(validating: bytes[at..<at + length], as: UTF8.self)
-    }
-
-    /// nil when malformed; `.some(nil)` for an absent value.
-    mutating func optional<T>(_ read: (inout BinaryReader) -> T?) -> T?? {
-        switch byte() {
-        case 0: return .some(nil)
-        case 1: return read(&self).map { .some($0) }
-        default: return nil
+        if version >= 4 {
+            guard let flags = byte().flatMap(ProfileFlags.init(exactly:)) else { return nil }
+            flags.apply(to: &rendering.conversion)
         }
+        return rendering
     }
 
     mutating func entry() -> ArchiveEntry? {

@@ -25,6 +25,8 @@ final class FrameChannel {
     enum BorrowedFrame {
         case message(Data)
         case data(UnsafeRawBufferPointer)
+        /// A `WorkerCodec` message, read into its own array as a JSON message is.
+        case binary([UInt8])
     }
 
     init(fd: Int32) { self.fd = fd }
@@ -64,7 +66,8 @@ final class FrameChannel {
     func receive(timeout: Double?, _ body: (BorrowedFrame) -> Void) throws(Failure) {
         guard let header = WorkerFrame.parseHeader(try read(count: 5, timeout: timeout)) else { throw .malformed }
         guard header.kind == 2 else {
-            body(.message(Data(try read(count: header.length, timeout: timeout))))
+            let payload = try read(count: header.length, timeout: timeout)
+            body(header.kind == WorkerFrame.binaryKind ? .binary(payload) : .message(Data(payload)))
             return
         }
         if scratch.count < header.length {
@@ -96,7 +99,11 @@ final class FrameChannel {
         guard let header = WorkerFrame.parseHeader(try read(count: 5, timeout: timeout, deadline: deadline)),
               header.length <= maxLength else { throw .malformed }
         let payload = try read(count: header.length, timeout: timeout, deadline: deadline)
-        return header.kind == 1 ? .message(Data(payload)) : .data(payload)
+        switch header.kind {
+        case 1: return .message(Data(payload))
+        case 2: return .data(payload)
+        default: return .binary(payload)
+        }
     }
 
     /// Ends sending, then reads and drops what the peer still sends until it closes, for at

@@ -66,11 +66,15 @@ public enum WorkerReply: Codable, Sendable, Equatable {
 }
 
 /// The wire format: `[UInt32 length][UInt8 kind][payload]`, little-endian. Kind 1 carries a
-/// JSON-encoded message, kind 2 raw page bytes. The reader treats every frame as untrusted
-/// (a worker decoding a hostile archive may be subverted): lengths are bounded.
+/// JSON-encoded message, kind 2 raw page bytes, kind 3 a message in `WorkerCodec`'s binary
+/// form. The reader treats every frame as untrusted (a worker decoding a hostile archive may
+/// be subverted): lengths are bounded.
 public enum WorkerFrame: Equatable {
     case message(Data)
     case data([UInt8])
+    case binary([UInt8])
+
+    static let binaryKind: UInt8 = 3
 
     /// Largest frame accepted; page data is sent in chunks far below it.
     public static let maxLength = 4 << 20
@@ -91,35 +95,27 @@ public enum WorkerFrame: Equatable {
     static func parseHeader(_ bytes: [UInt8]) -> (length: Int, kind: UInt8)? {
         guard bytes.count == 5 else { return nil }
         let length = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
-        guard length <= maxLength, bytes[4] == 1 || bytes[4] == 2 else { return nil }
+        guard length <= maxLength, (1...binaryKind).contains(bytes[4]) else { return nil }
         return (length, bytes[4])
     }
 }
 
-/// A listing as a worker sends it: `ListingCodec`'s bytes (base64 in the JSON frame), not
-/// ComicListing's own JSON, which was a fifth of `inkyfs index`'s CPU to write and to read, and
-/// beside them the comic's metadata. The daemon decodes it as it decodes the index: every length
-/// checked, anything odd refused, the metadata bounded and cleaned again (`sanitized()`).
+/// A listing as a worker sends it: in `WorkerCodec`'s binary frame only, as `ListingCodec`'s
+/// bytes and the metadata beside them (ComicListing's own JSON was a fifth of `inkyfs index`'s
+/// CPU to write and to read, base64 inside JSON still a large part of a cold mount's). The
+/// daemon decodes it as it decodes the index: every length checked, anything odd refused, the
+/// metadata bounded and cleaned again (`sanitized()`). Its JSON form exists only because
+/// `WorkerReply` is Codable for the messages that stay JSON: it refuses both ways.
 public struct WireListing: Codable, Sendable, Equatable {
     public let listing: ComicListing
 
     public init(_ listing: ComicListing) { self.listing = listing }
 
-    private enum Key: String, CodingKey { case listing = "l", metadata = "m" }
-
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(Data(ListingCodec.encode(listing)), forKey: .listing)
-        try container.encodeIfPresent(listing.metadata, forKey: .metadata)
+        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "a listing travels in binary frames only"))
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        let bytes = try container.decode(Data.self, forKey: .listing)
-        guard var listing = ListingCodec.decode(Array(bytes)) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a listing"))
-        }
-        listing.metadata = try container.decodeIfPresent(ComicMetadata.self, forKey: .metadata)?.sanitized()
-        self.listing = listing
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a listing travels in binary frames only"))
     }
 }

@@ -176,14 +176,13 @@ public final class WorkerPool: @unchecked Sendable {
                     var reply: WorkerReply?
                     var data: UnsafeRawBufferPointer?
                     switch frame {
-                    case .message(let json):
-                        guard let decoded = try? JSONDecoder().decode(WorkerReply.self, from: json) else {
-                            malformed = true
-                            return
-                        }
-                        reply = decoded
-                    case .data(let bytes):
-                        data = bytes
+                    case .binary(let bytes): reply = WorkerCodec.reply(binary: bytes)
+                    case .message(let json): reply = WorkerCodec.reply(json: json)
+                    case .data(let bytes): data = bytes
+                    }
+                    if reply == nil && data == nil {
+                        malformed = true
+                        return
                     }
                     do throws(ComicError) {
                         finished = try handle(reply, data)

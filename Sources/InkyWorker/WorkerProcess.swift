@@ -46,7 +46,7 @@ final class WorkerProcess {
     deinit { terminate() }
 
     func send(_ request: WorkerRequest) throws(FrameChannel.Failure) {
-        try channel.send(WorkerFrame.encode(request))
+        try channel.send(WorkerCodec.frame(request))
     }
 
     /// A data frame straight from `payload` (a key in locked memory: no copy of it is made).

@@ -44,8 +44,12 @@ public enum WorkerServer {
             } catch {
                 exit(0) // the daemon went away
             }
-            guard case .message(let json) = frame,
-                  let request = try? JSONDecoder().decode(WorkerRequest.self, from: json) else { exit(2) }
+            let request: WorkerRequest? = switch frame {
+            case .binary(let bytes): WorkerCodec.request(binary: bytes)
+            case .message(let json): WorkerCodec.request(json: json)
+            case .data: nil
+            }
+            guard let request else { exit(2) }
             if case .useKey(let path) = request {
                 guard let key = receiveKey(on: channel) else { exit(2) }
                 session.keys[path] = key
@@ -103,7 +107,7 @@ final class ReplySink {
 
     init(_ channel: FrameChannel) { self.channel = channel }
 
-    func send(_ reply: WorkerReply) { send(WorkerFrame.encode(reply)) }
+    func send(_ reply: WorkerReply) { send(WorkerCodec.frame(reply)) }
 
     /// A data frame sent straight from `data` (no frame built around a copy of it).
     func send(data: UnsafeRawBufferPointer) {

@@ -7,7 +7,7 @@ final class WorkerFrameTests: XCTestCase {
         let header = WorkerFrame.header(length: 1234, kind: 2)
         XCTAssertEqual(WorkerFrame.parseHeader(header)?.length, 1234)
         XCTAssertNil(WorkerFrame.parseHeader(WorkerFrame.header(length: WorkerFrame.maxLength + 1, kind: 1)), "too long")
-        XCTAssertNil(WorkerFrame.parseHeader([1, 0, 0, 0, 9]), "unknown kind")
+        for kind: UInt8 in [0, 4, 9] { XCTAssertNil(WorkerFrame.parseHeader([1, 0, 0, 0, kind]), "unknown kind \(kind)") }
         XCTAssertNil(WorkerFrame.parseHeader([1, 0, 0]), "short header")
     }
 
