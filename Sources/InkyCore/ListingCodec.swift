@@ -77,12 +77,12 @@ public enum ListingCodec {
         var pages: [Page] = []
         pages.reserveCapacity(pageCount)
         for number in 0..<pageCount {
-            guard let name = input.string(), let source = input.string(), let entryIndex = input.varint(),
+            guard let name = input.string(), let source = input.string(), let entryIndex = input.varint().flatMap(Int.init(exactly:)),
                   let size = input.signed(), let stored = input.optional({ input -> StoredData? in
                       guard let offset = input.signed(), let crc = input.varint(), crc <= UInt64(UInt32.max) else { return nil }
                       return StoredData(offset: offset, crc32: UInt32(crc))
                   }) else { return nil }
-            var page = Page(number: number, name: name, sourcePath: source, entryIndex: Int(truncatingIfNeeded: entryIndex),
+            var page = Page(number: number, name: name, sourcePath: source, entryIndex: entryIndex,
                             size: size, storedData: stored)
             if written >= 3 {
                 guard let crc = input.optional({ input -> UInt32? in input.varint().flatMap { UInt32(exactly: $0) } }) else { return nil }
@@ -196,9 +196,9 @@ extension BinaryReader {
     }
 
     mutating func entry() -> ArchiveEntry? {
-        guard let index = varint(), let path = string(), let kindName = string(), let kind = EntryKind(rawValue: kindName),
+        guard let index = varint().flatMap(Int.init(exactly:)), let path = string(), let kindName = string(), let kind = EntryKind(rawValue: kindName),
               let size = signed(), let encrypted = byte() else { return nil }
-        return ArchiveEntry(index: Int(truncatingIfNeeded: index), path: path, kind: kind, declaredSize: size < 0 ? nil : size,
+        return ArchiveEntry(index: index, path: path, kind: kind, declaredSize: size < 0 ? nil : size,
                             isEncrypted: encrypted == 1)
     }
 

@@ -7,7 +7,8 @@ import Glibc
 /// The worker protocol as the daemon receives it from a worker that a hostile archive may
 /// have subverted: the input is written into a socketpair and read back frame by frame by
 /// the real `FrameChannel`, each message decoded as the pool decodes a `WorkerReply` (and as
-/// a worker decodes a `WorkerRequest`). Whatever decodes must re-encode to the same value.
+/// a worker decodes a `WorkerRequest`), JSON and `WorkerCodec`'s binary messages alike.
+/// Whatever decodes must re-encode to the same value.
 /// Needs `@testable`: FrameChannel is internal to InkyWorker (scripts/fuzz builds debug,
 /// where SwiftPM compiles with testing enabled).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -36,20 +37,28 @@ func fuzzWorkerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         frames += 1
         precondition(frames <= size / 5, "more frames than 5-byte headers in the input")
         switch frame {
-        case .data(let bytes):
-            precondition(bytes.count <= WorkerFrame.maxLength)
-        case .message(let json):
-            precondition(json.count <= WorkerFrame.maxLength)
-            roundTrip(WorkerReply.self, json)
-            roundTrip(WorkerRequest.self, json)
+        case .data(let bytes), .binary(let bytes): precondition(bytes.count <= WorkerFrame.maxLength)
+        case .message(let json): precondition(json.count <= WorkerFrame.maxLength)
         }
+        roundTrip(frame, json: WorkerCodec.reply(json:), binary: WorkerCodec.reply(binary:), encode: WorkerCodec.frame)
+        roundTrip(frame, json: WorkerCodec.request(json:), binary: WorkerCodec.request(binary:), encode: WorkerCodec.frame)
     }
     return 0
 }
 
-private func roundTrip<Message: Codable & Equatable>(_ type: Message.Type, _ json: Data) {
-    guard let message = try? JSONDecoder().decode(type, from: json) else { return }
-    let again = WorkerFrame.encode(message).dropFirst(5)
-    let decoded = try? JSONDecoder().decode(type, from: Data(again))
-    precondition(decoded == message, "\(type) does not survive a round trip")
+/// Decodes a message frame as the receiving side does; what decodes is sent again as its
+/// sender would send it (`encode`, whichever wire form that picks) and must decode to the same value.
+private func roundTrip<Message: Equatable>(_ frame: WorkerFrame, json: (Data) -> Message?, binary: ([UInt8]) -> Message?,
+                                           encode: (Message) -> [UInt8]) {
+    func decode(_ frame: WorkerFrame) -> Message? {
+        switch frame {
+        case .message(let bytes): json(bytes)
+        case .binary(let bytes): binary(bytes)
+        case .data: nil
+        }
+    }
+    guard let message = decode(frame) else { return }
+    let sent = encode(message)
+    let again = decode(sent[4] == WorkerFrame.binaryKind ? .binary(Array(sent.dropFirst(5))) : .message(Data(sent.dropFirst(5))))
+    precondition(again == message, "\(Message.self) does not survive a round trip")
 }
