@@ -253,10 +253,10 @@ final class MountMetadataViewsTests: XCTestCase {
         return (library, state)
     }
 
-    /// `LC_ALL=C ls ARGUMENTS` through `timeout`: a request stuck behind the held view fails
-    /// the test (status 124) instead of hanging it.
+    /// `LC_ALL=C ls ARGUMENTS` through `timeout -s KILL` (a process waiting on FUSE can outlive
+    /// SIGTERM): a request stuck behind the held view fails the test instead of hanging it.
     private func boundedLs(_ arguments: [String]) throws -> CommandRunner.Result {
-        try CommandRunner.capture("/usr/bin/env", ["LC_ALL=C", "timeout", "20", "ls"] + arguments)
+        try CommandRunner.capture("/usr/bin/env", ["LC_ALL=C", "timeout", "-s", "KILL", "20", "ls"] + arguments)
     }
 
     func testLibraryFoldersAreServedWhileTheViewsAreBeingMade() throws {
@@ -283,7 +283,7 @@ final class MountMetadataViewsTests: XCTestCase {
         XCTAssertEqual(saga.status, 0, saga.stderr)
         let page = hold.deletingLastPathComponent().appendingPathComponent("page")
         try Data(MetadataLibraryFixture.firstPage(seed: 20)).write(to: page)
-        let read = try CommandRunner.capture("/usr/bin/timeout", ["20", "cmp", mounted.path("Loose/Saga v1 #054 (2018)/001.jpg"), page.path])
+        let read = try CommandRunner.capture("/usr/bin/timeout", ["-s", "KILL", "20", "cmp", mounted.path("Loose/Saga v1 #054 (2018)/001.jpg"), page.path])
         XCTAssertEqual(read.status, 0, read.stdout + read.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: hold.path), "still held while the library was served")
 
