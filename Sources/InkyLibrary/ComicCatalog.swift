@@ -133,6 +133,9 @@ struct WeightedLRU<Key: Hashable, Value> {
         return value != nil && clock % 256 == 0 ? trim() : []
     }
 
+    /// Every value, leaving their order of use alone.
+    var values: [Value] { entries.values.map(\.value) }
+
     /// Removes the matching entries; returns their values.
     @discardableResult
     mutating func removeAll(where shouldRemove: (Key) -> Bool) -> [Value] {

@@ -43,11 +43,15 @@ enum LinkTreeBuilder {
                 tree.addFolder(arc, links: LinkTree.numbered(ordered(byArc[arc]!).map(\.record)))
             }
         case .recent:
-            let newest = records.sorted { lhs, rhs in
-                lhs.modifiedNanoseconds != rhs.modifiedNanoseconds ? lhs.modifiedNanoseconds > rhs.modifiedNanoseconds
-                    : NaturalOrder.areInIncreasingOrder(lhs.comic, rhs.comic)
+            // Ties by path, keys made once: all 20,000 comics of a library copied at one mtime
+            // come here, and a key made per comparison took seconds.
+            let paths = NaturalOrder.sortKeys(for: records.map(\.comic))
+            let newest = records.indices.sorted { left, right in
+                let (lhs, rhs) = (records[left], records[right])
+                return lhs.modifiedNanoseconds != rhs.modifiedNanoseconds ? lhs.modifiedNanoseconds > rhs.modifiedNanoseconds
+                    : NaturalOrder.compare(paths[left], paths[right]) == .orderedAscending
             }
-            tree.addRootLinks(LinkTree.numbered(Array(newest.prefix(recentCount))))
+            tree.addRootLinks(LinkTree.numbered(newest.prefix(recentCount).map { records[$0] }))
         case .lists:
             let bySeries = Dictionary(grouping: records) { ($0.metadata.series ?? "").lowercased() }
             for found in readingLists {

@@ -56,43 +56,92 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             self.context = context
             slot = context.slot
         }
-        catalog.onCheck { [weak self] in _ = self?.current() }
+        catalog.onCheck { [weak self] in self?.rebuild() }
     }
 
     /// Until the first tree is made the view is not shown, and that tree is made in the
     /// background: at 100,000 comics it takes seconds, which the mount root's first listing
     /// should not wait for. The view then appears (`shownChanged`).
     var isShown: Bool {
-        let (known, start) = lock.withLock { () -> (Bool?, Bool) in
-            defer { firstBuildStarted = true }
-            return (shown, shown == nil && !firstBuildStarted)
-        }
-        if start { DispatchQueue.global(qos: .utility).async { [weak self] in _ = self?.current() } }
+        let known = lock.withLock { shown }
+        if known == nil { rebuildSoon() }
         return known ?? false
     }
-    private var firstBuildStarted = false
 
-    /// The tree for the catalog's current snapshot; tells the mount when the view appears or goes.
+    /// A lookup of the view's name waits for its first tree (at most `firstTreeWait`): `ls
+    /// By Series/` right after a mount lists the series rather than failing.
+    func isShownWhenLookedUp() -> Bool {
+        if let known = lock.withLock({ shown }) { return known }
+        rebuildSoon()
+        _ = firstTree.wait(timeout: .now() + Self.firstTreeWait)
+        return isShown
+    }
+    static let firstTreeWait = 5.0
+    /// Left once, when the first tree is in place.
+    private let firstTree: DispatchGroup = {
+        let group = DispatchGroup()
+        group.enter()
+        return group
+    }()
+
+    /// The tree made last: a request never waits for one being made (nor for the index it is
+    /// read from). A stale tree is served for the moments its successor takes; that one comes
+    /// from the timer's check, or from here at once, and the kernel is told what changed.
     private func current() -> (tree: LinkTree, stamp: Int64) {
+        let stamp = catalog.current().stamp
+        let (made, madeStamp) = lock.withLock { (tree, treeStamp) }
+        if madeStamp != stamp { rebuildSoon() }
+        return (made, max(0, madeStamp))
+    }
+
+    /// `rebuild()` in the background, once however many ask before it starts.
+    private func rebuildSoon() {
+        guard lock.withLock({ () -> Bool in
+            defer { rebuildQueued = true }
+            return !rebuildQueued
+        }) else { return }
+        DispatchQueue.global(qos: .utility).async { [weak self] in self?.rebuild() }
+    }
+    private var rebuildQueued = false
+    /// One making at a time; taken by no request.
+    private let buildLock = NSLock()
+
+    /// Makes the tree for the catalog's current snapshot if it moved, reading the index with
+    /// no lock a request takes (the folders kept are read again beside it), then puts it in
+    /// place under `lock` in one step; tells the kernel what changed and the mount when the
+    /// view appears or goes.
+    private func rebuild() {
+        buildLock.lock()
+        defer { buildLock.unlock() }
+        lock.withLock { rebuildQueued = false }
         let snapshot = catalog.current()
         let lists = readingLists?.current() ?? (lists: [], generation: 0)
+        let (madeStamp, madeLists, kept) = lock.withLock { (treeStamp, listsGeneration, folders.values) }
+        guard madeStamp != snapshot.stamp || madeLists != lists.generation else { return }
+        ViewBuildHold.wait()
+        let made = catalog.root(kind, seriesViewName: seriesViewName, readingLists: lists.lists)
+        let refreshed = refresh(kept, in: made)
         lock.lock()
-        var changes = LinkTreeChanges()
-        if treeStamp != snapshot.stamp || listsGeneration != lists.generation {
-            let made = catalog.root(kind, seriesViewName: seriesViewName, readingLists: lists.lists)
-            if treeStamp >= 0 { changes = made.tree.changes(since: tree) }
-            changes.append(refreshFolders(in: made))
-            root = made
-            treeStamp = snapshot.stamp
-            listsGeneration = lists.generation
-        }
-        let result = (tree, treeStamp)
+        var changes = treeStamp >= 0 ? made.tree.changes(since: tree) : LinkTreeChanges()
+        changes.append(refreshed.changes)
+        // A folder read while this tree was made was read for the old one: it goes too.
+        let keptNames = Set(kept.map(\.name))
+        changes.append(Self.forgetting(folders.removeAll { !keptNames.contains($0) }))
+        folders.removeAll { _ in true }
+        keptTargets.removeAll()
+        var dropped: [LinkTree.Folder] = []
+        for folder in refreshed.folders { dropped += keep(folder) }
+        changes.append(Self.forgetting(dropped))
+        root = made
+        treeStamp = snapshot.stamp
+        listsGeneration = lists.generation
         // Not shown before the first tree: appearing then is a change the kernel must hear of.
         let wasShown = shown ?? false
-        shown = !tree.isEmpty
+        let first = shown == nil
+        shown = !made.tree.isEmpty
         lock.unlock()
-        tell(changes, shownChanged: wasShown != !result.0.isEmpty)
-        return result
+        if first { firstTree.leave() }
+        tell(changes, shownChanged: wasShown != !made.tree.isEmpty)
     }
 
     /// Tells the kernel what to forget (and the mount that the view appeared or went).
@@ -108,39 +157,41 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         }
     }
 
-    /// The folders read before, read again for the new root: what changed in them.
-    private func refreshFolders(in made: MetadataViewRoot) -> LinkTreeChanges {
-        var before = LinkTree(), after = LinkTree(), dropped: [LinkTree.Folder] = []
-        keptTargets.removeAll()
-        for old in folders.removeAll(where: { _ in true }) {
+    /// The folders read before, read again for the new root (no lock held): what changed in
+    /// them, and those still there to keep.
+    private func refresh(_ kept: [LinkTree.Folder], in made: MetadataViewRoot) -> (changes: LinkTreeChanges, folders: [LinkTree.Folder]) {
+        var before = LinkTree(), after = LinkTree(), now: [LinkTree.Folder] = []
+        for old in kept {
             before.addBuilt(old)
             guard let shell = made.tree.folder(named: old.name), let keys = made.keys[old.name],
-                  var now = catalog.folder(old.name, keys: keys, seriesViewName: seriesViewName) else { continue }
-            now.local = shell.local
-            after.addBuilt(now)
-            dropped += keep(now)
+                  var read = catalog.folder(old.name, keys: keys, seriesViewName: seriesViewName) else { continue }
+            read.local = shell.local
+            after.addBuilt(read)
+            now.append(read)
         }
         var changes = after.changes(since: before)
-        changes.append(Self.forgetting(dropped))
         changes.nodes.removeAll { $0 == 1 } // the root's own changes are the root tree's
         changes.names.removeAll { $0.parent == 1 }
-        return changes
+        return (changes, now)
     }
 
-    /// A folder with its links: read from the index for By Series/ and Story Arcs/.
+    /// A folder with its links: read from the index for By Series/ and Story Arcs/ (with no
+    /// lock held: a request for another folder of the view does not wait for it).
     private func folder(local: UInt64) -> LinkTree.Folder? {
-        var dropped: [LinkTree.Folder] = []
-        let found = lock.withLock { () -> LinkTree.Folder? in
+        let found = lock.withLock { () -> (shell: LinkTree.Folder, keys: MetadataFolderKeys?, stamp: Int64, kept: LinkTree.Folder?)? in
             guard let shell = root.tree.folder(local: local) else { return nil }
-            guard let keys = root.keys[shell.name] else { return shell }
-            if let kept = folders[shell.name] { return kept }
-            guard var read = catalog.folder(shell.name, keys: keys, seriesViewName: seriesViewName) else { return shell }
-            read.local = shell.local
-            dropped = keep(read)
-            return read
+            guard let keys = root.keys[shell.name] else { return (shell, nil, treeStamp, nil) }
+            return (shell, keys, treeStamp, folders[shell.name])
         }
+        guard let found else { return nil }
+        if let kept = found.kept { return kept }
+        guard let keys = found.keys else { return found.shell }
+        guard var read = catalog.folder(found.shell.name, keys: keys, seriesViewName: seriesViewName) else { return found.shell }
+        read.local = found.shell.local
+        // Kept only if no new tree came meanwhile (the new one reads its own).
+        let dropped = lock.withLock { treeStamp == found.stamp ? keep(read) : [] }
         tell(Self.forgetting(dropped.filter { $0.local != local }))
-        return found
+        return read
     }
 
     /// Keeps a folder read (under `lock`); returns those dropped for the budget.

@@ -80,7 +80,7 @@ extension StateDatabase {
 
     /// The rows matching `condition` (its `?` bound to `values`), arcs included.
     func indexedMetadata(where condition: String, _ values: [(any SQLiteBindable)?]) -> [IndexedMetadata] {
-        (try? withDatabase { database throws(SQLiteError) -> [IndexedMetadata] in
+        (try? withReader { database throws(SQLiteError) -> [IndexedMetadata] in
             let query = try database.prepare("""
                 SELECT id, path, mtime_ns, source, series, number, volume, title, publisher, year, month, page_count,
                        language, manga FROM comic_metadata WHERE \(condition) ORDER BY id

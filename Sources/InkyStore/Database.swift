@@ -13,12 +13,13 @@ public final class Database {
     /// The file path, or ":memory:" for a private in-memory database.
     public let path: String
 
-    /// Opens (creating if needed) a read-write database file.
+    /// Opens (creating if needed) a read-write database file, or (`readOnly`) an existing one
+    /// for reading only: a second connection that reads beside the writer (WAL).
     /// Foreign-key enforcement is switched on, since SQLite leaves it off by default
     /// only for backward compatibility, and our schemas should be able to rely on REFERENCES.
-    public init(path: String) throws(SQLiteError) {
+    public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &connection, flags, nil)
         guard status == SQLITE_OK, let connection else {
             // SQLite hands back a handle even on failure (to carry the message); close it.

@@ -4,7 +4,8 @@ import InkyCore
 /// What the metadata views ask the index on demand, so that a view holds in memory only its
 /// folders' names (they grow with the series, arcs and publishers, not the comics) and the
 /// folders in use. Each query keeps to the comics under one library folder (`under`, absolute):
-/// a path range the path index answers.
+/// a path range the path index answers. All read through the views' own connection
+/// (`withReader`), so a library lookup never waits behind them.
 extension StateDatabase {
     /// Each distinct (series, volume) of a comic with a series, with its publisher when
     /// `withPublisher` (then only comics with one): By Series/'s and By Publisher/'s folders.
@@ -12,7 +13,7 @@ extension StateDatabase {
         let sql = withPublisher
             ? "SELECT publisher, series, volume FROM comic_metadata WHERE publisher IS NOT NULL AND series IS NOT NULL AND path >= ? AND path < ? GROUP BY publisher, series, volume"
             : "SELECT NULL, series, volume FROM comic_metadata WHERE series IS NOT NULL AND path >= ? AND path < ? GROUP BY series, volume"
-        return (try? withDatabase { database throws(SQLiteError) -> [(series: String, volume: Int?, publisher: String?)] in
+        return (try? withReader { database throws(SQLiteError) -> [(series: String, volume: Int?, publisher: String?)] in
             let query = try database.prepare(sql)
             try query.bind(Self.range(under: folder))
             var groups: [(series: String, volume: Int?, publisher: String?)] = []
@@ -26,7 +27,7 @@ extension StateDatabase {
 
     /// Each distinct story arc of a comic under `folder`: Story Arcs/'s folders.
     public func metadataArcNames(under folder: String) -> [String] {
-        (try? withDatabase { database throws(SQLiteError) -> [String] in
+        (try? withReader { database throws(SQLiteError) -> [String] in
             let query = try database.prepare("""
                 SELECT arc FROM comic_arcs WHERE comic IN (SELECT id FROM comic_metadata WHERE path >= ? AND path < ?) GROUP BY arc
                 """)
@@ -61,7 +62,7 @@ extension StateDatabase {
     /// of them (the caller orders ties by path).
     public func newestMetadata(_ count: Int, under folder: String) -> [IndexedMetadata] {
         let range = Self.range(under: folder)
-        let threshold = (try? withDatabase { database throws(SQLiteError) -> Int64? in
+        let threshold = (try? withReader { database throws(SQLiteError) -> Int64? in
             let query = try database.prepare("""
                 SELECT mtime_ns FROM comic_metadata WHERE path >= ? AND path < ? ORDER BY mtime_ns DESC LIMIT 1 OFFSET ?
                 """)

@@ -2,7 +2,8 @@ import Foundation
 import InkyCore
 
 /// The mount's memory between runs: the library index and reading state, in one SQLite file
-/// (WAL, so the CLI can read while a daemon writes). Thread-safe: one connection behind a lock.
+/// (WAL, so the CLI can read while a daemon writes). Thread-safe: one connection behind a lock,
+/// and a second, read-only one behind its own for the metadata views (`withReader`).
 ///
 /// A damaged or unreadable database never fails a mount: a damaged one is moved aside and
 /// rebuilt (the index can always be rebuilt; reading state is lost only when the file itself is
@@ -17,6 +18,12 @@ public final class StateDatabase: @unchecked Sendable {
     public let recovery: String?
     /// Bumped (under `lock`) whenever a comic's metadata is stored or removed.
     var metadataChanges: UInt64 = 0
+    /// The metadata views' connection (read-only, opened on first use, under `readLock`): a
+    /// view reading thousands of rows held `lock` for seconds, and every lookup of a comic in a
+    /// library folder waited for it (WAL lets readers run beside the writer).
+    private var reader: Database?
+    private var readerFailed = false
+    private let readLock = NSLock()
 
     /// Opens (creating the folder and file) and migrates the database at `path`.
     public static func open(at path: String) -> StateDatabase {
@@ -81,6 +88,26 @@ public final class StateDatabase: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(database)
+    }
+
+    /// Runs `body` with the read-only connection, one reader at a time; with the main connection
+    /// where there is no file to open twice (in memory) or it cannot be opened. It sees what
+    /// was committed: every write here commits before `lock` is let go, and a view reads
+    /// `metadataGeneration` (under `lock`) before it asks, so it never misses a change it saw.
+    func withReader<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        readLock.lock()
+        defer { readLock.unlock() }
+        if reader == nil, !readerFailed, !isInMemory {
+            do throws(SQLiteError) {
+                let opened = try Database(path: path, readOnly: true)
+                opened.setBusyTimeout(.seconds(5))
+                reader = opened
+            } catch {
+                readerFailed = true
+            }
+        }
+        guard let reader else { return try withDatabase(body) }
+        return try body(reader)
     }
 
     /// Runs `body` with `sql` compiled once and kept (rewound after, so it holds no read lock):

@@ -49,7 +49,7 @@ public final class MountComposition: MountedFilesystem, @unchecked Sendable {
     private var shown: [(view: any TreeView, context: ViewContext)] { views.filter { $0.view.isShown } }
 
     public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
-        if parent == Self.rootID, let (view, context) = views.first(where: { $0.view.name == name && $0.view.isShown }) {
+        if parent == Self.rootID, let (view, context) = views.first(where: { $0.view.name == name && $0.view.isShownWhenLookedUp() }) {
             return view.attributes(of: context.slot.rootID)
         }
         if let view = view(for: parent) {

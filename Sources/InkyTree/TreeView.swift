@@ -41,6 +41,10 @@ public protocol TreeView: AnyObject, Sendable {
     /// Whether the folder shows now: a view with nothing in it is not shown, `Vault/` only
     /// while unlocked. A change is told with `context.shownChanged()`.
     var isShown: Bool { get }
+    /// `isShown` for a lookup of the folder's name at the root: a view whose first content is
+    /// still being made may wait for it (bounded) rather than answer ENOENT, which the kernel
+    /// would keep. The root's listing never waits (it asks `isShown`).
+    func isShownWhenLookedUp() -> Bool
     /// Once, before mounting.
     func attach(_ context: ViewContext)
 
@@ -93,6 +97,7 @@ public final class ViewContext: @unchecked Sendable {
 
 /// What most views answer: a tree of folders and links with nothing to open.
 public extension TreeView {
+    func isShownWhenLookedUp() -> Bool { isShown }
     func parent(of id: NodeID) -> NodeID { 1 }
     func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
     func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }
