@@ -158,8 +158,8 @@ def bench_cbz(args, entry, notes):
     subprocess.run([str(args.inkyfs), "index", str(lib.path), "--state", str(state)], check=True, capture_output=True)
     entry["stat_all"] = run_guarded("stat every CBZ", notes, stat_every_comic, args, lib, state, notes, True)
     entry["stat_all_folders"] = run_guarded("stat every comic folder", notes, stat_every_comic, args, lib, state, notes, False)
-    # --views none: the metadata views, loaded from the index as a mount starts, stall a first
-    # listing of this library for seconds now and then, covers on or off. Each variant runs
+    # --views none: what covers cost alone (the views' first build takes CPU in the first second
+    # of a mount, though no request waits on it any more). Each variant runs
     # LS_RUNS times, interleaved; the table shows median and max.
     runs = {True: [], False: []}
     for _ in range(LS_RUNS):
