@@ -12,8 +12,11 @@ import Glibc
 /// decoder would get. `stall-read:TEXT` answers page reads 3 s late, long enough for a test
 /// to kill the worker in the middle of one. `hold-cover:TEXT` holds a cover's making while the
 /// file named by `INKYFS_TEST_WORKER_HOLD` exists, so a test decides when a cover may come
-/// (`-cover` forms act on cover requests only). Unset it does nothing, and a release build has no
-/// such hook at all: the setting is never read (the tests run the debug build).
+/// (`-cover` forms act on cover requests only). While it stalls, the worker's thread is named
+/// `inky-stall` (/proc/PID/task/TID/comm; naming a thread is all the seccomp filter lets a worker
+/// show), so a test waits until a worker is inside the read instead of sleeping and hoping it is.
+/// Unset it does nothing, and a release build has no such hook at all: the setting is never read
+/// (the tests run the debug build).
 enum WorkerFault {
     static let setting: (kind: Substring, text: Substring)? = {
         #if DEBUG
@@ -43,7 +46,11 @@ enum WorkerFault {
             // A real invalid access, as a decoder bug would make; raise() would return from the handler.
             UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
         case "hang": while true { sleep(1000) }
-        case "stall" where isRead: sleep(3)
+        case "stall" where isRead:
+            let name = Thread.current.name
+            Thread.current.name = "inky-stall"
+            sleep(3)
+            Thread.current.name = name ?? ""
         case "hold" where only == "-cover":
             let file = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_HOLD"] ?? ""
             while !file.isEmpty, access(file, F_OK) == 0 { usleep(10_000) }

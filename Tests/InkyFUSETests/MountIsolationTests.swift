@@ -45,19 +45,18 @@ final class MountIsolationTests: XCTestCase {
             result.value = got < 0 ? .failure(POSIXError(POSIXErrorCode(rawValue: errno)!)) : .success(Array(buffer[0..<got]))
             if fd >= 0 { close(fd) }
         }
-        Thread.sleep(forTimeInterval: 1) // the worker is now stalling inside the read
-        let workers = mount.workerPIDs
-        XCTAssertFalse(workers.isEmpty)
-        for worker in workers { kill(worker, SIGKILL) }
+        // Killed once it is inside the read, not before (the read would simply go to another).
+        var stalling: [Int32] = []
+        XCTAssertTrue(waitUntil(20) { stalling = mount.workers(withThreadNamed: "inky-stall"); return !stalling.isEmpty },
+                      "a worker stalls inside the page read")
+        for worker in stalling { kill(worker, SIGKILL) }
         reading.wait()
         switch result.value {
         case .failure(let error)?: XCTAssertEqual(error.code, .EIO, "the read in flight fails with EIO")
         case .success(let bytes)?: XCTAssertEqual(bytes, expected, "or the kernel's retry, through a new worker, gets the right bytes")
         case nil: XCTFail("no result")
         }
-        let logged = Date().addingTimeInterval(3)
-        while !mount.logText.contains("read failed") && Date() < logged { usleep(50_000) }
-        XCTAssertTrue(mount.logText.contains("killed from outside (SIGKILL)"), mount.logText)
+        XCTAssertTrue(mount.logSays("killed from outside (SIGKILL)"), mount.logText)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 02")).count, 6, "not ERROR.txt")
         XCTAssertEqual(try readFile(page), expected, "the next read works")
         XCTAssertTrue(mount.isDaemonAlive)
@@ -99,10 +98,12 @@ final class WorkerLifetimeTests: XCTestCase {
     func testWorkersOutliveTheThreadsThatStartedThem() throws {
         // Without listing ahead, which takes up to every worker as soon as the mount is up.
         let mount = try MountedLibrary(library: Corpus.fixtures, arguments: ["--no-list-ahead"])
-        Thread.sleep(forTimeInterval: 1)
+        // Warmed up in the background once the mount is up: on a loaded machine that takes a while.
+        waitUntil(20) { workers(of: mount.process.processIdentifier).count >= 2 }
         let warmed = workers(of: mount.process.processIdentifier)
         XCTAssertEqual(warmed.count, 2, "two workers warmed up at mount")
-        // Dispatch threads that started them end after a few idle seconds.
+        // Dispatch threads that started them end after a few idle seconds: this sleep lets time
+        // pass, it waits for no event.
         Thread.sleep(forTimeInterval: 8)
         XCTAssertEqual(workers(of: mount.process.processIdentifier), warmed, "the same workers are still there")
         let page = try readFile(mount.path("Moon Tales/Moon Tales 01/010.jpg"))
@@ -116,8 +117,7 @@ final class WorkerLifetimeTests: XCTestCase {
         XCTAssertFalse(started.isEmpty)
         kill(mount.process.processIdentifier, SIGKILL)
         _ = mount.process.waitForExit()
-        let deadline = Date().addingTimeInterval(5)
-        while started.contains(where: { kill($0, 0) == 0 }) && Date() < deadline { usleep(100_000) }
+        waitUntil(10) { !started.contains(where: { kill($0, 0) == 0 }) }
         XCTAssertFalse(started.contains(where: { kill($0, 0) == 0 }), "workers exit when their daemon is gone")
     }
 }

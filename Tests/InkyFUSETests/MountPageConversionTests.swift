@@ -149,7 +149,8 @@ final class MountPageConversionTests: XCTestCase {
         }
         // The index holds library comics only: no listing of the vault's object, converted or not.
         let database = fixture.state.appendingPathComponent("state.sqlite").path
-        let paths = try ArchiveMaker.run("/usr/bin/sqlite3", [database, "SELECT path FROM comic_index"])
+        // The daemon may be writing: wait for its lock rather than fail on it.
+        let paths = try ArchiveMaker.run("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", database, "SELECT path FROM comic_index"])
         XCTAssertTrue(paths.contains(fixture.library.path), paths)
         XCTAssertFalse(paths.contains(fixture.vault.path), paths)
     }

@@ -20,8 +20,11 @@ final class MountStateTests: XCTestCase {
         try? FileManager.default.removeItem(at: library)
     }
 
+    /// Read while the daemon writes: the sqlite3 shell has no busy timeout of its own, and a
+    /// "database is locked" would end the test with a thrown error instead of another look.
     private func indexedPaths() throws -> [String] {
-        try ArchiveMaker.run("/usr/bin/sqlite3", [state.appendingPathComponent("state.sqlite").path, "SELECT path FROM comic_index ORDER BY path"])
+        try ArchiveMaker.run("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", state.appendingPathComponent("state.sqlite").path,
+                                                  "SELECT path FROM comic_index ORDER BY path"])
             .split(separator: "\n").map(String.init)
     }
 

@@ -140,7 +140,8 @@ final class MountVaultStoredPagesTests: XCTestCase {
             result.value = got < 0 ? .failure(POSIXError(POSIXErrorCode(rawValue: errno)!)) : .success(Array(buffer[0..<got]))
             if fd >= 0 { close(fd) }
         }
-        Thread.sleep(forTimeInterval: 1)   // the worker is now stalling inside the read
+        // Locked once a worker is inside the read (locked before, the read would never start).
+        XCTAssertTrue(waitUntil(20) { !mount.workers(withThreadNamed: "inky-stall").isEmpty }, "a worker stalls inside the page read")
         XCTAssertEqual(try control(["lock"]).status, 0)
         reading.wait()
         switch result.value {
@@ -149,9 +150,10 @@ final class MountVaultStoredPagesTests: XCTestCase {
         case nil: XCTFail("no result")
         }
         // The page in flight completes before its waiter wakes: whatever the cache kept of it
-        // is there now. The prefetched pages, stalled alike, end within the same 3 s.
+        // is there now. The prefetched pages, stalled alike, were asked for with it: once no
+        // worker stalls any more, every one of them has come back too.
         XCTAssertEqual(try debugReport()["cachedVaultPages"], "0")
-        Thread.sleep(forTimeInterval: 2)
+        XCTAssertTrue(waitUntil(20) { mount.workers(withThreadNamed: "inky-stall").isEmpty }, "the stalled reads end")
         let report = try debugReport()
         XCTAssertEqual(report["cachedVaultPages"], "0", "no page a worker finished after the lock was kept")
         XCTAssertEqual(report["unlocked"], "false")

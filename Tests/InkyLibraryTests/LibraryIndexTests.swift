@@ -49,8 +49,11 @@ final class LibraryIndexTests: XCTestCase {
         let database = stateFolder.appendingPathComponent("state.sqlite").path
         let first = filesystem(library.path, StateDatabase.open(at: database))
         for name in ["A", "B"] { _ = try first.directoryEntries(of: first.lookup(parent: 1, name: name).get().id).get() }
-        sleep(1)
-        try ArchiveMaker.zip(at: library.appendingPathComponent("B.cbz"), members: [("1.jpg", [3]), ("2.jpg", [4])])
+        let changed = library.appendingPathComponent("B.cbz")
+        try ArchiveMaker.zip(at: changed, members: [("1.jpg", [3]), ("2.jpg", [4])])
+        // A new mtime, set rather than waited for (a second's sleep, on a coarse-timestamp filesystem).
+        let written = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: changed.path)[.modificationDate] as? Date)
+        try FileManager.default.setAttributes([.modificationDate: written.addingTimeInterval(1)], ofItemAtPath: changed.path)
         let second = filesystem(library.path, StateDatabase.open(at: database))
         XCTAssertEqual(try second.directoryEntries(of: second.lookup(parent: 1, name: "A").get().id).get().count, 1)
         XCTAssertEqual(try second.directoryEntries(of: second.lookup(parent: 1, name: "B").get().id).get().count, 2)
@@ -66,7 +69,9 @@ final class LibraryIndexTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         fs.read(page, offset: 0, size: 1 << 20, descriptor: nil) { _ in done.signal() }
         done.wait()
-        Thread.sleep(forTimeInterval: 0.5) // let prefetch of 004…008 finish
+        // The prefetch of 004…008 has come back once they are in the cache beside 003: had it
+        // counted as reading, the reads would be recorded by now (the links below flush them).
+        XCTAssertTrue(waitUntil(20) { fs.cache.count == 6 }, "prefetched 004…008")
         let links = fs.continueReadingLinks()
         let row = try XCTUnwrap(state.progress().first)
         XCTAssertEqual(row.pagesSeen, [2], "prefetched pages are not read pages")

@@ -57,23 +57,13 @@ public final class MountedLibrary {
     /// through a pipe and a handler on another queue, so a line written before the mount came
     /// up may arrive after it on a loaded machine.
     public func logSays(_ text: String, within seconds: Double = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !logText.contains(text) {
-            guard Date() < deadline else { return false }
-            usleep(20_000)
-        }
-        return true
+        waitUntil(seconds) { logText.contains(text) }
     }
 
     /// Whether `relative` shows under the mount within `seconds`: what the background listing
     /// pass makes (metadata views) appears some time after the mount comes up.
     public func appears(_ relative: String, within seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !FileManager.default.fileExists(atPath: path(relative)) {
-            guard Date() < deadline else { return false }
-            usleep(50_000)
-        }
-        return true
+        waitUntil(seconds) { FileManager.default.fileExists(atPath: path(relative)) }
     }
 
     public func path(_ relative: String) -> String { mountpoint.appendingPathComponent(relative).path }
@@ -109,6 +99,18 @@ public final class MountedLibrary {
     /// Pids of the daemon's worker processes. A child is listed under the thread that spawned
     /// it, and workers are spawned from any thread: every task's children count.
     public var workerPIDs: [Int32] { Self.childPIDs(of: process.processIdentifier) }
+
+    /// Workers with a thread named `name`: the debug build's fault hook names the thread that
+    /// stalls in a page read "inky-stall", so a test sees that a worker is inside that read now
+    /// rather than sleeping and hoping it is.
+    public func workers(withThreadNamed name: String) -> [Int32] {
+        workerPIDs.filter { pid in
+            let tasks = "/proc/\(pid)/task"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).contains { task in
+                (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) == name
+            }
+        }
+    }
 
     /// Children of `pid`, whichever of its threads spawned them.
     public static func childPIDs(of pid: Int32) -> [Int32] {

@@ -61,6 +61,27 @@ final class ControlFolderTests: XCTestCase {
         return process
     }
 
+    /// What the attacker listening in `socketFolder` has received, once everything sent to it
+    /// before now is recorded: it serves connections one after another, in order, so a marker
+    /// sent last is recorded after whatever came before it. Nil if the marker never arrives.
+    private func receivedBeforeNow(_ socketFolder: String, record: String) throws -> Data? {
+        let socket = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: socketFolder).first { $0.hasSuffix(".sock") })
+        let send = try CommandRunner.capture("/usr/bin/python3", ["-c", """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode()); s.close()
+            """, socketFolder + "/" + socket, Self.marker])
+        XCTAssertEqual(send.status, 0, send.stderr)
+        var data = Data()
+        let arrived = waitUntil(20) {
+            data = (try? Data(contentsOf: URL(fileURLWithPath: record))) ?? Data()
+            return data.count >= Self.marker.utf8.count && data.suffix(Self.marker.utf8.count) == Data(Self.marker.utf8)
+        }
+        return arrived ? data.dropLast(Self.marker.utf8.count) : nil
+    }
+
+    private static let marker = "end-of-test-marker"
+
     func testAFallbackFolderCreatedByAnotherUserIsRefusedBeforeAnyPasswordIsRead() throws {
         // A user of our own, so /tmp/inkyfs-<uid> is nobody else's business on this machine.
         let victim = String(Int.random(in: 60_000..<64_000))
@@ -84,7 +105,7 @@ final class ControlFolderTests: XCTestCase {
             CommandRunner.binary.path, "vault", "lock",
         ])
         XCTAssertTrue(status.stderr.contains("belongs to uid \(nobody)"), status.stderr)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: received)).count, 0, "not one byte reached the attacker")
+        XCTAssertEqual(try receivedBeforeNow(base + "/inkyfs", record: received)?.count, 0, "not one byte reached the attacker")
     }
 
     func testASocketServedByAnotherUserHearsNothing() throws {
@@ -102,8 +123,8 @@ final class ControlFolderTests: XCTestCase {
         XCTAssertNotEqual(unlock.status, 0)
         XCTAssertTrue(unlock.stderr.contains("is served by uid \(nobody), not by you") && unlock.stderr.contains("nothing was sent"),
                       unlock.stderr)
-        usleep(200_000)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: received)).count, 0, "not one byte reached the attacker")
+        XCTAssertEqual(try receivedBeforeNow(runtime.appendingPathComponent("inkyfs").path, record: received)?.count, 0,
+                       "not one byte reached the attacker")
     }
 
     func testAMountWhoseRuntimeFolderIsAnotherUsersSaysTheVaultCannotBeUnlocked() throws {
