@@ -48,8 +48,9 @@ final class IndexWriter: @unchecked Sendable {
     /// Makes every queued write: consecutive listings in one transaction. On the state queue only.
     func flush() {
         let writes = lock.withLock {
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
+            let taken = pending
+            pending = []
+            return taken
         }
         var listings: [(file: LibraryFile, identity: FileIdentity, result: Result<ComicListing, ComicError>)] = []
         for write in writes {
