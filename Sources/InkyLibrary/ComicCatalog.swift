@@ -42,10 +42,17 @@ extension LibraryFilesystem {
             comics[comic] = created
             return created
         }
-        if state.refresh(identity) {
+        let (changed, before) = state.replace(identity)
+        if changed {
             let generation = state.generation
             cache.drop(comic: comic) { $0.generation != generation }
             logger("\(real) changed on disk: serving its new content")
+            // Seen here before the watcher said so (or where it cannot see): the kernel still
+            // holds the old pages' names. Told from another thread: this may be a request
+            // about the comic's own directory, which the kernel locks until it is answered.
+            if let before {
+                DispatchQueue.global(qos: .utility).async { [weak self] in self?.forgetChildren(of: comic, before) }
+            }
         }
         if let snapshot = state.snapshot() { return .success((state, snapshot)) }
         state.listingLock.lock()

@@ -57,15 +57,21 @@ final class ComicState: @unchecked Sendable {
     /// Compares the file with what was listed; a change starts a new generation. Returns the
     /// new identity and whether the generation moved.
     func refresh(_ identity: FileIdentity) -> Bool {
+        replace(identity).changed
+    }
+
+    /// `refresh`, also giving what was listed before a change: the names the kernel may still hold.
+    func replace(_ identity: FileIdentity) -> (changed: Bool, previous: Snapshot?) {
         lock.withLock {
-            guard _identity != identity else { return false }
+            guard _identity != identity else { return (false, nil) }
             let changed = _identity != nil
+            let previous = _identity.flatMap { old in _listing.map { Snapshot(identity: old, generation: _generation, listing: $0) } }
             _identity = identity
             _generation = Self.generation(of: identity)
             _listing = nil
             _pageIndex = [:]
             _comicInfo = nil
-            return changed
+            return (changed, previous)
         }
     }
 

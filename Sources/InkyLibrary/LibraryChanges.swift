@@ -63,7 +63,10 @@ extension LibraryFilesystem {
         // A chmod or chown changes who may read the node, and a comic's pages with it: the
         // kernel forgets their attributes (kept for long otherwise) and checks the new ones.
         var changed: [Node] = [.folder(path), .file(path), .link(path)]
-        if let snapshot = comicState(.library(path))?.snapshot() { changed += Self.files(of: .library(path), snapshot) }
+        if let snapshot = comicState(.library(path))?.snapshot() {
+            changed += Self.files(of: .library(path), snapshot)
+            forgetChildren(of: .library(path), snapshot)
+        }
         for node in changed { kernel?.invalidateNode(nodes.id(for: node)) }
         if options.comicsAsCBZ { folderComicChanged(path) }
         guard ComicFiles.isComicFile(name) else { return }
@@ -80,6 +83,19 @@ extension LibraryFilesystem {
         } else {
             indexWriter?.remove(LibraryFile(path: realPath(path)))
         }
+    }
+
+    /// Makes the kernel forget the names under a changed comic's directory one by one. Forgetting
+    /// the comic's own name is not enough: its directory keeps its inode number, a page whose
+    /// dentry a path walk held at that instant is not pruned, and the next lookup of the comic
+    /// brings the old directory dentry back with that page under it (the kernel reuses a
+    /// directory's one alias), serving the old archive's inode for a day. Never called from
+    /// inside a request about that directory: the kernel would wait for the request's reply.
+    func forgetChildren(of comic: ComicRef, _ snapshot: ComicState.Snapshot) {
+        guard let kernel = kernelCache else { return }
+        let comicID = nodes.id(for: .comic(comic))
+        let names = Set(comicChildren(comic, snapshot).map(\.name) + ["ERROR.txt"])
+        for name in names { kernel.invalidateEntry(parent: comicID, name: name) }
     }
 
     /// `--as cbz` shows a folder of loose images as `NAME.cbz`: a folder made, removed or

@@ -237,7 +237,7 @@ extension LibraryFilesystem {
         return files
     }
 
-    private func comicChildren(_ comic: ComicRef, _ snapshot: ComicState.Snapshot) -> [(name: String, node: Node)] {
+    func comicChildren(_ comic: ComicRef, _ snapshot: ComicState.Snapshot) -> [(name: String, node: Node)] {
         if Self.errorText(snapshot.listing, path: realPath(comic)) != nil {
             return [("ERROR.txt", .errorText(comic: comic, generation: snapshot.generation))]
         }
