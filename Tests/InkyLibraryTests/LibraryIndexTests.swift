@@ -36,6 +36,8 @@ final class LibraryIndexTests: XCTestCase {
         let first = filesystem(Corpus.fixtures.path, StateDatabase.open(at: database))
         let pages = try listAll(first)
         XCTAssertEqual(first.backendListings, 10, "the first mount lists every comic")
+        // Index writes are queued and made in batches; an unmount waits for them, as here.
+        first.finishStateWrites()
         let second = filesystem(Corpus.fixtures.path, StateDatabase.open(at: database))
         XCTAssertEqual(try listAll(second), pages, "same tree from the index")
         XCTAssertEqual(second.backendListings, 0, "no archive opened on a warm remount")
@@ -49,6 +51,7 @@ final class LibraryIndexTests: XCTestCase {
         let database = stateFolder.appendingPathComponent("state.sqlite").path
         let first = filesystem(library.path, StateDatabase.open(at: database))
         for name in ["A", "B"] { _ = try first.directoryEntries(of: first.lookup(parent: 1, name: name).get().id).get() }
+        first.finishStateWrites()
         let changed = library.appendingPathComponent("B.cbz")
         try ArchiveMaker.zip(at: changed, members: [("1.jpg", [3]), ("2.jpg", [4])])
         // A new mtime, set rather than waited for (a second's sleep, on a coarse-timestamp filesystem).
