@@ -26,10 +26,13 @@ extension LibraryFilesystem {
 
     /// The comic's state after checking the file on disk: vanished → ENOENT, changed → a new
     /// generation (its old pages dropped), unlisted → listed now, through the backend.
-    func currentComic(_ comic: ComicRef) -> Result<(ComicState, ComicState.Snapshot), Errno> {
+    /// `indexed`: the comic's identity just read and the index's result for it (listing ahead
+    /// reads a folder's comics from the index in one transaction), used instead of looking again.
+    func currentComic(_ comic: ComicRef, indexed: (identity: FileIdentity, listing: Result<ComicListing, ComicError>)? = nil)
+        -> Result<(ComicState, ComicState.Snapshot), Errno> {
         let real = realPath(comic)
         let identity: FileIdentity
-        switch comicIdentity(comic) {
+        switch indexed.map({ .success($0.identity) }) ?? comicIdentity(comic) {
         case .success(let value): identity = value
         case .failure(let code):
             lock.withLock { comics[comic] = nil }
@@ -59,8 +62,8 @@ extension LibraryFilesystem {
         defer { state.listingLock.unlock() }
         if let snapshot = state.snapshot() { return .success((state, snapshot)) }
         // The index knows library files only: a vault comic is never looked up or stored there.
-        let indexed = libraryFile(comic).flatMap { file in self.state.map { (file, $0) } }
-        if let (file, database) = indexed, let listing = database.indexedListing(file, identity: identity),
+        let stored = libraryFile(comic).flatMap { file in self.state.map { (file, $0) } }
+        if let listing = indexed?.listing ?? stored.flatMap({ file, database in database.indexedListing(file, identity: identity) }),
            Self.fits(listing, options.limits.rendering) {
             state.store(listing, for: identity)
         } else {
@@ -72,12 +75,12 @@ extension LibraryFilesystem {
                     _ = state.refresh(listedIdentity)
                 }
                 state.store(.success(listing), for: listedIdentity)
-                if let (file, _) = indexed { indexWriter?.store(file, identity: listedIdentity, .success(listing)) }
+                if let (file, _) = stored { indexWriter?.store(file, identity: listedIdentity, .success(listing)) }
             } catch {
                 // Vault object paths are random hex, and a vault comic's error details stay out.
                 logger("cannot open \(loggable(error, of: comic))")
                 state.store(.failure(error), for: identity)
-                if let (file, _) = indexed { indexWriter?.store(file, identity: identity, .failure(error)) }
+                if let (file, _) = stored { indexWriter?.store(file, identity: identity, .failure(error)) }
             }
         }
         guard let snapshot = state.snapshot() else { return .failure(.EIO) }

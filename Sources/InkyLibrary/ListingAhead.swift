@@ -68,8 +68,30 @@ extension LibraryFilesystem {
             return comic
         }
         guard unlisted.count > 1 else { return }
-        let work = ComicsToList(unlisted)
-        listInBackground(threads: min(options.listingParallelism, unlisted.count), next: work.next)
+        listingAheadQueue.async { [weak self] in
+            guard let self, !self.isStopping else { return }
+            let rest = self.loadIndexed(unlisted)
+            guard !rest.isEmpty else { return }
+            let work = ComicsToList(rest)
+            self.listInBackground(threads: min(self.options.listingParallelism, rest.count), passingIndexed: false, next: work.next)
+        }
+    }
+
+    /// Loads the comics the index holds as they are on disk, from one read of the index, and
+    /// returns the others, in their order. `ls -lR` of a folder enters its comics next: each
+    /// then finds its listing loaded instead of reading the index itself while `ls` waits.
+    private func loadIndexed(_ comics: [ComicRef]) -> [ComicRef] {
+        guard let database = state else { return comics }
+        var asked: [(comic: ComicRef, file: LibraryFile, identity: FileIdentity)] = []
+        for comic in comics {
+            if let file = libraryFile(comic), case .success(let identity) = comicIdentity(comic) { asked.append((comic, file, identity)) }
+        }
+        var loaded = Set<ComicRef>()
+        for (ask, listing) in zip(asked, database.indexedListings(asked.map { ($0.file, $0.identity) })) {
+            guard let listing, !isStopping else { continue }
+            if case .success = currentComic(ask.comic, indexed: (ask.identity, listing)) { loaded.insert(ask.comic) }
+        }
+        return comics.filter { !loaded.contains($0) }
     }
 
     /// Lists every comic of the library in the background, depth first in name order (the
@@ -84,18 +106,19 @@ extension LibraryFilesystem {
         let threads = max(1, options.listingParallelism - 1)
         let walk = LibraryComics(self)
         let group = DispatchGroup()
-        listInBackground(threads: threads, group: group, next: walk.next)
+        listInBackground(threads: threads, group: group, passingIndexed: true, next: walk.next)
         group.notify(queue: listingAheadQueue) { finished(walk.count, Date().timeIntervalSince(started)) }
     }
 
     /// `threads` loops on the listing queue, each listing the comics `next` hands out until it
-    /// has none (or the mount is ending); a comic listed meanwhile is passed over.
-    private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> ComicRef?) {
+    /// has none (or the mount is ending); a comic listed meanwhile is passed over, and one the
+    /// index holds too if `passingIndexed`.
+    private func listInBackground(threads: Int, group: DispatchGroup? = nil, passingIndexed: Bool, next: @escaping @Sendable () -> ComicRef?) {
         for _ in 0..<threads {
             listingAheadQueue.async(group: group) { [weak self] in
                 while let comic = next() {
                     guard let self, !self.isStopping else { return }
-                    if self.comicState(comic)?.snapshot() == nil, !self.isIndexed(comic) { _ = self.currentComic(comic) }
+                    if self.comicState(comic)?.snapshot() == nil, !(passingIndexed && self.isIndexed(comic)) { _ = self.currentComic(comic) }
                 }
             }
         }

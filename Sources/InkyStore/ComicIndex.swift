@@ -7,23 +7,40 @@ import InkyCore
 extension StateDatabase {
     /// The stored result for `file` if it was made for exactly `identity`.
     public func indexedListing(_ file: LibraryFile, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
-        let path = file.path
-        return try? withStatement("SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?") {
-            query throws(SQLiteError) -> Result<ComicListing, ComicError>? in
-            try query.bind(path, at: 1)
-            guard try query.step(), query.int64(at: 0) == identity.size, query.int64(at: 1) == identity.modifiedNanoseconds,
-                  UInt64(bitPattern: query.int64(at: 2)) == identity.inode else { return nil }
-            if let binary = query.blob(at: 3), let value = ListingCodec.decode(binary) { return .success(value) }
-            let decoder = JSONDecoder()
-            if let error = query.text(at: 4), let value = try? decoder.decode(ComicError.self, from: Data(error.utf8)) {
-                return .failure(value)
+        (try? withStatement(Self.listingQuery) { query throws(SQLiteError) in try Self.listing(query, file, identity) }) ?? nil
+    }
+
+    /// The stored results for many comics (a folder's, listed ahead) in one read transaction:
+    /// a transaction per comic took and released the WAL's read lock (two fcntl calls) each time.
+    public func indexedListings(_ comics: [(file: LibraryFile, identity: FileIdentity)]) -> [Result<ComicListing, ComicError>?] {
+        let found = try? withDatabase { database throws(SQLiteError) -> [Result<ComicListing, ComicError>?] in
+            try database.execute("BEGIN")
+            defer { try? database.execute("COMMIT") }
+            let query = try keptStatement(Self.listingQuery, database)
+            return comics.map { file, identity in
+                defer { query.reset() }
+                return (try? Self.listing(query, file, identity)) ?? nil
             }
-            // A row from before v6: JSON, rewritten binary when this comic is next stored.
-            if let listing = query.text(at: 5), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
-                return .success(value)
-            }
-            return nil
-        } ?? nil
+        }
+        return found ?? Array(repeating: nil, count: comics.count)
+    }
+
+    private static let listingQuery = "SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?"
+
+    private static func listing(_ query: Statement, _ file: LibraryFile, _ identity: FileIdentity) throws(SQLiteError) -> Result<ComicListing, ComicError>? {
+        try query.bind(file.path, at: 1)
+        guard try query.step(), query.int64(at: 0) == identity.size, query.int64(at: 1) == identity.modifiedNanoseconds,
+              UInt64(bitPattern: query.int64(at: 2)) == identity.inode else { return nil }
+        if let binary = query.blob(at: 3), let value = ListingCodec.decode(binary) { return .success(value) }
+        let decoder = JSONDecoder()
+        if let error = query.text(at: 4), let value = try? decoder.decode(ComicError.self, from: Data(error.utf8)) {
+            return .failure(value)
+        }
+        // A row from before v6: JSON, rewritten binary when this comic is next stored.
+        if let listing = query.text(at: 5), let value = try? decoder.decode(ComicListing.self, from: Data(listing.utf8)) {
+            return .success(value)
+        }
+        return nil
     }
 
     /// Whether the index holds a result for `file` made for exactly `identity`, without

@@ -114,16 +114,18 @@ public final class StateDatabase: @unchecked Sendable {
     /// compiling the index lookup again for every comic was about a third of its time in a listing.
     func withStatement<T>(_ sql: String, _ body: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try withDatabase { database throws(SQLiteError) -> T in
-            let statement: Statement
-            if let kept = compiled[sql] {
-                statement = kept
-            } else {
-                statement = try database.prepare(sql)
-                compiled[sql] = statement
-            }
+            let statement = try keptStatement(sql, database)
             defer { statement.reset() }
             return try body(statement)
         }
+    }
+
+    /// `sql` compiled on the main connection, once; call with the connection held.
+    func keptStatement(_ sql: String, _ database: Database) throws(SQLiteError) -> Statement {
+        if let kept = compiled[sql] { return kept }
+        let statement = try database.prepare(sql)
+        compiled[sql] = statement
+        return statement
     }
 
     /// `$XDG_STATE_HOME/inkyfs/state.sqlite`, or `DIR/state.sqlite` for `--state DIR`.

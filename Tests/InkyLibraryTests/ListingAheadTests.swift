@@ -87,6 +87,31 @@ final class ListingAheadTests: XCTestCase {
         XCTAssertEqual(second.1.listed, [], "every listing came from the index")
     }
 
+    /// `ls -lR` enters a folder's comics right after listing it: on a warm index they are read
+    /// from it in the background, in one transaction, and a changed one is listed by a worker.
+    func testAListedFolderLoadsItsIndexedComicsAheadAndListsOnlyTheChangedOne() throws {
+        let database = stateFolder.appendingPathComponent("state.sqlite").path
+        let first = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
+        first.0.finishStateWrites()
+        let changed = library.appendingPathComponent("B/x.cbz")
+        try ArchiveMaker.zip(at: changed, members: [("1.jpg", [9]), ("2.jpg", [8])])
+        let written = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: changed.path)[.modificationDate] as? Date)
+        try FileManager.default.setAttributes([.modificationDate: written.addingTimeInterval(1)], ofItemAtPath: changed.path)
+
+        var options = MountOptions()
+        options.listingParallelism = 4
+        let backend = RecordingBackend()
+        let second = LibraryFilesystem(library: library.path, options: options, backend: backend, state: StateDatabase.open(at: database))
+        let folder = try second.lookup(parent: LibraryFilesystem.rootID, name: "B").get().id
+        second.directoryListed(folder)
+        let comics = ["10.cbz", "2.cbz", "x.cbz"].map { ComicRef.library("B/" + $0) }
+        XCTAssertTrue(waitUntil(20) { comics.allSatisfy { second.comicState($0)?.snapshot() != nil } }, "B's comics loaded ahead")
+        XCTAssertEqual(backend.listed, [changed.path], "only the changed comic opened")
+        XCTAssertEqual(second.backendListings, 1)
+        let pages = try second.directoryEntries(of: second.lookup(parent: folder, name: "x").get().id).get()
+        XCTAssertEqual(pages.count, 2, "the changed comic's new pages")
+    }
+
     func testOffByDefaultAndStopsAtUnmount() {
         let backend = RecordingBackend()
         let lazy = LibraryFilesystem(library: library.path, options: MountOptions(), backend: backend)
