@@ -37,12 +37,21 @@ final class IndexWriter: @unchecked Sendable {
         enqueue(.remove(file))
     }
 
+    /// A flush waits this long after the first write it will make, so that it makes many: each
+    /// commit appends every page it touched to the WAL, and flushed as soon as queued, a cold
+    /// listing committed a comic or two at a time (writing the WAL was a third of the daemon's
+    /// CPU). Nothing waits on these rows meanwhile: the listings are in memory already.
+    static let gathering: DispatchTimeInterval = .milliseconds(150)
+    /// Flushed at once when this many are waiting, however recent.
+    static let batch = 1_000
+
     private func enqueue(_ write: Write) {
-        let first = lock.withLock {
+        let count = lock.withLock {
             pending.append(write)
-            return pending.count == 1
+            return pending.count
         }
-        if first { queue.async { [self] in flush() } }
+        if count == 1 { queue.asyncAfter(deadline: .now() + Self.gathering) { [self] in flush() } }
+        if count == Self.batch { queue.async { [self] in flush() } }
     }
 
     /// Makes every queued write: consecutive listings in one transaction. On the state queue only.
@@ -52,6 +61,7 @@ final class IndexWriter: @unchecked Sendable {
             pending = []
             return taken
         }
+        guard !writes.isEmpty else { return }
         var listings: [(file: LibraryFile, identity: FileIdentity, result: Result<ComicListing, ComicError>)] = []
         for write in writes {
             switch write {

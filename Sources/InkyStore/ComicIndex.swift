@@ -7,22 +7,33 @@ import InkyCore
 extension StateDatabase {
     /// The stored result for `file` if it was made for exactly `identity`.
     public func indexedListing(_ file: LibraryFile, identity: FileIdentity) -> Result<ComicListing, ComicError>? {
-        (try? withStatement(Self.listingQuery) { query throws(SQLiteError) in try Self.listing(query, file, identity) }) ?? nil
+        (try? withIndexStatement(Self.listingQuery) { query throws(SQLiteError) in try Self.listing(query, file, identity) }) ?? nil
+    }
+
+    /// Runs `body` with `sql` compiled on the index lookups' own read connection.
+    private func withIndexStatement<T>(_ sql: String, _ body: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        if case .done(let result) = try indexReader.withStatement(sql, body) { return result }
+        return try withStatement(sql, body)
     }
 
     /// The stored results for many comics (a folder's, listed ahead) in one read transaction:
     /// a transaction per comic took and released the WAL's read lock (two fcntl calls) each time.
     public func indexedListings(_ comics: [(file: LibraryFile, identity: FileIdentity)]) -> [Result<ComicListing, ComicError>?] {
-        let found = try? withDatabase { database throws(SQLiteError) -> [Result<ComicListing, ComicError>?] in
+        let read = { (database: Database) throws(SQLiteError) -> [Result<ComicListing, ComicError>?] in
             try database.execute("BEGIN")
             defer { try? database.execute("COMMIT") }
-            let query = try keptStatement(Self.listingQuery, database)
+            let query = try database.prepare(Self.listingQuery)
             return comics.map { file, identity in
                 defer { query.reset() }
                 return (try? Self.listing(query, file, identity)) ?? nil
             }
         }
-        return found ?? Array(repeating: nil, count: comics.count)
+        switch try? indexReader.with(read) {
+        case .done(let found)?: return found
+        case .unavailable?: if let found = try? withDatabase(read) { return found }
+        case nil: break
+        }
+        return Array(repeating: nil, count: comics.count)
     }
 
     private static let listingQuery = "SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?"
@@ -46,7 +57,7 @@ extension StateDatabase {
     /// Whether the index holds a result for `file` made for exactly `identity`, without
     /// decoding it: listing ahead passes over such comics.
     public func isIndexed(_ file: LibraryFile, identity: FileIdentity) -> Bool {
-        (try? withStatement("SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?") {
+        (try? withIndexStatement("SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?") {
             query throws(SQLiteError) -> Bool in
             try query.bind([file.path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode)])
             return try query.step()

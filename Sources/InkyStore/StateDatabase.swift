@@ -18,12 +18,12 @@ public final class StateDatabase: @unchecked Sendable {
     public let recovery: String?
     /// Bumped (under `lock`) whenever a comic's metadata is stored or removed.
     var metadataChanges: UInt64 = 0
-    /// The metadata views' connection (read-only, opened on first use, under `readLock`): a
-    /// view reading thousands of rows held `lock` for seconds, and every lookup of a comic in a
-    /// library folder waited for it (WAL lets readers run beside the writer).
-    private var reader: Database?
-    private var readerFailed = false
-    private let readLock = NSLock()
+    /// The metadata views' connection: a view reading thousands of rows held `lock` for
+    /// seconds, and every lookup of a comic in a library folder waited for it.
+    private lazy var viewReader = ReadConnection(path: path, available: !isInMemory)
+    /// The index lookups' connection: a lookup of an unlisted comic waited for a batch of
+    /// listings being stored, and for a view being built.
+    lazy var indexReader = ReadConnection(path: path, available: !isInMemory)
 
     /// Opens (creating the folder and file) and migrates the database at `path`.
     public static func open(at path: String) -> StateDatabase {
@@ -95,19 +95,8 @@ public final class StateDatabase: @unchecked Sendable {
     /// was committed: every write here commits before `lock` is let go, and a view reads
     /// `metadataGeneration` (under `lock`) before it asks, so it never misses a change it saw.
     func withReader<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        readLock.lock()
-        defer { readLock.unlock() }
-        if reader == nil, !readerFailed, !isInMemory {
-            do throws(SQLiteError) {
-                let opened = try Database(path: path, readOnly: true)
-                opened.setBusyTimeout(.seconds(5))
-                reader = opened
-            } catch {
-                readerFailed = true
-            }
-        }
-        guard let reader else { return try withDatabase(body) }
-        return try body(reader)
+        if case .done(let result) = try viewReader.with(body) { return result }
+        return try withDatabase(body)
     }
 
     /// Runs `body` with `sql` compiled once and kept (rewound after, so it holds no read lock):

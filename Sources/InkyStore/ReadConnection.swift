@@ -1,0 +1,65 @@
+import Foundation
+
+/// A read-only connection to the state database, opened on first use, used by one caller at a
+/// time. WAL lets it read beside the writer: a reader here never waits for a transaction of
+/// the main connection (a batch of listings being stored), nor for another reader's lock.
+final class ReadConnection: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var database: Database?
+    private var failed: Bool
+    /// Statements asked for again and again (a comic's index row), compiled once.
+    private var compiled: [String: Statement] = [:]
+
+    /// `available` false (an in-memory database: no file to open twice) never opens one.
+    init(path: String, available: Bool) {
+        self.path = path
+        failed = !available
+    }
+
+    /// What a use of the connection gave: `unavailable` when there is none to open (the caller
+    /// then uses the main connection).
+    enum Use<T> {
+        case done(T)
+        case unavailable
+    }
+
+    /// Runs `body` with the connection.
+    func with<T>(_ body: (Database) throws(SQLiteError) -> T) throws(SQLiteError) -> Use<T> {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database = opened() else { return .unavailable }
+        return .done(try body(database))
+    }
+
+    /// Runs `body` with `sql` compiled once for this connection and kept (rewound after, so it
+    /// holds no read lock).
+    func withStatement<T>(_ sql: String, _ body: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> Use<T> {
+        try with { database throws(SQLiteError) -> T in
+            let statement = try kept(sql, database)
+            defer { statement.reset() }
+            return try body(statement)
+        }
+    }
+
+    /// `sql` compiled once; call with the connection held.
+    func kept(_ sql: String, _ database: Database) throws(SQLiteError) -> Statement {
+        if let statement = compiled[sql] { return statement }
+        let statement = try database.prepare(sql)
+        compiled[sql] = statement
+        return statement
+    }
+
+    private func opened() -> Database? {
+        if database == nil, !failed {
+            do throws(SQLiteError) {
+                let database = try Database(path: path, readOnly: true)
+                database.setBusyTimeout(.seconds(5))
+                self.database = database
+            } catch {
+                failed = true
+            }
+        }
+        return database
+    }
+}
