@@ -26,14 +26,15 @@ extension LibraryFilesystem {
 
     /// The comic's state after checking the file on disk: vanished → ENOENT, changed → a new
     /// generation (its old pages dropped), unlisted → listed now, through the backend.
-    /// `indexed`: the comic's identity just read and the index's result for it (listing ahead
-    /// reads a folder's comics from the index in one transaction), used instead of looking again.
-    func currentComic(_ comic: ComicRef, indexed: (identity: FileIdentity, listing: Result<ComicListing, ComicError>)? = nil)
-        -> Result<(ComicState, ComicState.Snapshot), Errno> {
+    /// `known`: what listing ahead just learned of the comic (its file, and the index's row if
+    /// it read the index for it: a folder's comics are read in one transaction), used instead
+    /// of looking again.
+    func currentComic(_ comic: ComicRef, known: KnownComic? = nil) -> Result<(ComicState, ComicState.Snapshot), Errno> {
         let real = realPath(comic)
         let identity: FileIdentity
-        switch indexed.map({ .success($0.identity) }) ?? comicIdentity(comic) {
-        case .success(let value): identity = value
+        let permissions: SourcePermissions
+        switch known.map({ .success($0.check) }) ?? comicCheck(comic) {
+        case .success(let check): (identity, permissions) = (check.identity, check.permissions)
         case .failure(let code):
             lock.withLock { comics[comic] = nil }
             cache.drop(comic: comic) { _ in true }
@@ -45,6 +46,7 @@ extension LibraryFilesystem {
             comics[comic] = created
             return created
         }
+        state.permissions = permissions
         let (changed, before) = state.replace(identity)
         if changed {
             let generation = state.generation
@@ -63,7 +65,8 @@ extension LibraryFilesystem {
         if let snapshot = state.snapshot() { return .success((state, snapshot)) }
         // The index knows library files only: a vault comic is never looked up or stored there.
         let stored = libraryFile(comic).flatMap { file in self.state.map { (file, $0) } }
-        if let listing = indexed?.listing ?? stored.flatMap({ file, database in database.indexedListing(file, identity: identity) }),
+        let indexed = known.map(\.indexed) ?? stored.flatMap { file, database in database.indexedListing(file, identity: identity) }
+        if let listing = indexed,
            Self.fits(listing, options.limits.rendering) {
             state.store(listing, for: identity)
         } else {
@@ -183,4 +186,11 @@ extension WeightedLRU where Key == ComicRef, Value == ComicState {
 extension WeightedLRU where Key == String, Value == FolderIndex {
     /// Folder indexes under a budget of 100,000 names.
     static func folderIndexes() -> Self { WeightedLRU(budget: 100_000, weight: { $0.names.count + 1 }) }
+}
+
+/// What listing ahead learned of a comic before asking for it: its file, and the index's row
+/// for it (nil: the index has none for this file as it is).
+struct KnownComic {
+    var check: ComicCheck
+    var indexed: Result<ComicListing, ComicError>?
 }

@@ -27,6 +27,7 @@ final class ComicState: @unchecked Sendable {
     private var _recordedOnce = false
     private var _listedAt = Date.distantPast
     private var _zipLayout: (generation: Int, layout: StoredZipLayout)?
+    private var _permissions: SourcePermissions?
     /// Held while the pages' CRC-32s are computed, so concurrent opens of the CBZ compute once.
     let checksumLock = NSLock()
 
@@ -133,6 +134,13 @@ final class ComicState: @unchecked Sendable {
     /// for what every state holds whatever its length (identity, listing, names): weighed by
     /// pages alone, a library of 2-page comics kept 33,000 states in the same budget.
     var weight: Int { lock.withLock { 8 + _pageIndex.count } }
+
+    /// Whose the comic's file was at its last check: its directory listing shows them without
+    /// looking at the file a second time.
+    var permissions: SourcePermissions? {
+        get { lock.withLock { _permissions } }
+        set { lock.withLock { _permissions = newValue } }
+    }
 
     var comicInfo: [UInt8]? {
         get { lock.withLock { _comicInfo } }

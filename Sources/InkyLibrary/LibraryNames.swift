@@ -191,8 +191,8 @@ extension LibraryFilesystem {
             // One look at the archive for the whole listing: each page's attributes come from
             // this snapshot and the archive's modes read once, not from a check of the file per
             // page (a 20,000-comic listing made 320,000 walks of the path that way).
-            return currentComic(comic).map { _, snapshot in
-                let source = comicPermissions(comic)
+            return currentComic(comic).map { state, snapshot in
+                let source = state.permissions ?? comicPermissions(comic)
                 return comicChildren(comic, snapshot).map { child in
                     let id = nodes.id(for: child.node)
                     return DirectoryEntry(name: child.name, id: id, kind: .regularFile,

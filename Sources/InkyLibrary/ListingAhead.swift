@@ -46,14 +46,15 @@ private final class LibraryComics: @unchecked Sendable {
     }
 }
 
-/// The comics still to list, shared by the listing threads of one folder.
+/// The comics still to list, shared by the listing threads of one folder, with what was
+/// learned of each while looking for it in the index.
 private final class ComicsToList: @unchecked Sendable {
     private let lock = NSLock()
-    private var comics: [ComicRef]
+    private var comics: [(ComicRef, KnownComic?)]
 
-    init(_ comics: [ComicRef]) { self.comics = comics.reversed() }
+    init(_ comics: [(ComicRef, KnownComic?)]) { self.comics = comics.reversed() }
 
-    func next() -> ComicRef? { lock.withLock { comics.popLast() } }
+    func next() -> (ComicRef, KnownComic?)? { lock.withLock { comics.popLast() } }
 }
 
 extension LibraryFilesystem {
@@ -73,25 +74,31 @@ extension LibraryFilesystem {
             let rest = self.loadIndexed(unlisted)
             guard !rest.isEmpty else { return }
             let work = ComicsToList(rest)
-            self.listInBackground(threads: min(self.options.listingParallelism, rest.count), passingIndexed: false, next: work.next)
+            self.listInBackground(threads: min(self.options.listingParallelism, rest.count), passingIndexed: false) { work.next() }
         }
     }
 
     /// Loads the comics the index holds as they are on disk, from one read of the index, and
-    /// returns the others, in their order. `ls -lR` of a folder enters its comics next: each
-    /// then finds its listing loaded instead of reading the index itself while `ls` waits.
-    private func loadIndexed(_ comics: [ComicRef]) -> [ComicRef] {
-        guard let database = state else { return comics }
-        var asked: [(comic: ComicRef, file: LibraryFile, identity: FileIdentity)] = []
+    /// returns the others, in their order, with what was learned of them. `ls -lR` of a folder
+    /// enters its comics next: each then finds its listing loaded instead of reading the index
+    /// itself while `ls` waits.
+    private func loadIndexed(_ comics: [ComicRef]) -> [(ComicRef, KnownComic?)] {
+        guard let database = state else { return comics.map { ($0, nil) } }
+        var checked: [(comic: ComicRef, file: LibraryFile, check: ComicCheck)] = []
         for comic in comics {
-            if let file = libraryFile(comic), case .success(let identity) = comicIdentity(comic) { asked.append((comic, file, identity)) }
+            if let file = libraryFile(comic), case .success(let check) = comicCheck(comic) { checked.append((comic, file, check)) }
         }
-        var loaded = Set<ComicRef>()
-        for (ask, listing) in zip(asked, database.indexedListings(asked.map { ($0.file, $0.identity) })) {
-            guard let listing, !isStopping else { continue }
-            if case .success = currentComic(ask.comic, indexed: (ask.identity, listing)) { loaded.insert(ask.comic) }
+        var rest: [ComicRef: KnownComic] = [:]
+        for (one, listing) in zip(checked, database.indexedListings(checked.map { ($0.file, $0.check.identity) })) {
+            guard !isStopping else { return [] }
+            let known = KnownComic(check: one.check, indexed: listing)
+            guard listing != nil, case .success = currentComic(one.comic, known: known) else {
+                rest[one.comic] = known
+                continue
+            }
         }
-        return comics.filter { !loaded.contains($0) }
+        let loaded = Set(checked.map(\.comic)).subtracting(rest.keys)
+        return comics.filter { !loaded.contains($0) }.map { ($0, rest[$0]) }
     }
 
     /// Lists every comic of the library in the background, depth first in name order (the
@@ -106,19 +113,22 @@ extension LibraryFilesystem {
         let threads = max(1, options.listingParallelism - 1)
         let walk = LibraryComics(self)
         let group = DispatchGroup()
-        listInBackground(threads: threads, group: group, passingIndexed: true, next: walk.next)
+        listInBackground(threads: threads, group: group, passingIndexed: true) { walk.next().map { ($0, nil) } }
         group.notify(queue: listingAheadQueue) { finished(walk.count, Date().timeIntervalSince(started)) }
     }
 
     /// `threads` loops on the listing queue, each listing the comics `next` hands out until it
     /// has none (or the mount is ending); a comic listed meanwhile is passed over, and one the
     /// index holds too if `passingIndexed`.
-    private func listInBackground(threads: Int, group: DispatchGroup? = nil, passingIndexed: Bool, next: @escaping @Sendable () -> ComicRef?) {
+    private func listInBackground(threads: Int, group: DispatchGroup? = nil, passingIndexed: Bool,
+                                  next: @escaping @Sendable () -> (ComicRef, KnownComic?)?) {
         for _ in 0..<threads {
             listingAheadQueue.async(group: group) { [weak self] in
-                while let comic = next() {
+                while let (comic, known) = next() {
                     guard let self, !self.isStopping else { return }
-                    if self.comicState(comic)?.snapshot() == nil, !(passingIndexed && self.isIndexed(comic)) { _ = self.currentComic(comic) }
+                    if self.comicState(comic)?.snapshot() == nil, !(passingIndexed && self.isIndexed(comic)) {
+                        _ = self.currentComic(comic, known: known)
+                    }
                 }
             }
         }

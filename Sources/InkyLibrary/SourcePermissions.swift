@@ -60,11 +60,17 @@ extension LibraryFilesystem {
     /// The identity of a comic's archive: a vault object's by its path, a library file's
     /// without following links (a comic swapped for a link has vanished).
     func comicIdentity(_ comic: ComicRef) -> Result<FileIdentity, Errno> {
+        comicCheck(comic).map(\.identity)
+    }
+
+    /// One look at a comic's file: what it is now and whose it is.
+    func comicCheck(_ comic: ComicRef) -> Result<ComicCheck, Errno> {
         switch comic {
-        case .vault: FileIdentity.of(realPath(comic))
+        case .vault: FileIdentity.of(realPath(comic)).map { ComicCheck(identity: $0, permissions: comicPermissions(comic)) }
         // A folder is a comic when it holds loose images only (`--as cbz` serves it as one).
         case .library(let path): root.status(path).flatMap { info in
-            [S_IFREG, S_IFDIR].contains(info.st_mode & S_IFMT) ? .success(FileIdentity(info)) : .failure(.ENOENT)
+            [S_IFREG, S_IFDIR].contains(info.st_mode & S_IFMT)
+                ? .success(ComicCheck(identity: FileIdentity(info), permissions: SourcePermissions(info))) : .failure(.ENOENT)
         }
         }
     }
@@ -76,4 +82,11 @@ extension LibraryFilesystem {
         guard case .success(let info) = root.status(path) else { return .mountingUser(mode: 0) }
         return SourcePermissions(info)
     }
+}
+
+/// A comic's file as one `stat` saw it: its identity (which listing is current) and the
+/// permissions its directory and pages show.
+struct ComicCheck {
+    var identity: FileIdentity
+    var permissions: SourcePermissions
 }
