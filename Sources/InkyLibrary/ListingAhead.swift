@@ -7,38 +7,48 @@ import InkyTree
 /// otherwise wait for its own archive to be opened in a worker while the other workers idle.
 private let listingAheadQueue = DispatchQueue(label: "inkyfs.list-ahead", attributes: .concurrent)
 
-/// The library's comics in walk order, produced folder by folder as the listing threads ask
-/// (a large library starts listing at once, not after a whole walk).
+/// The library's comics to list, in walk order, produced folder by folder as the listing
+/// threads ask (a large library starts listing at once, not after a whole walk). Comics the
+/// index holds as they are on disk are passed over, found for a whole folder in one read.
 private final class LibraryComics: @unchecked Sendable {
+    private enum Item {
+        case folder(String)
+        case comic(ComicRef, KnownComic?)
+    }
+
     private let lock = NSLock()
     private weak var filesystem: LibraryFilesystem?
     /// Folders and comics not yet visited, the next one last.
-    private var pending: [Node] = [.folder("")]
+    private var pending: [Item] = [.folder("")]
     /// Folders listed so far: one met again (a bind mount of an ancestor) is not walked twice.
     /// Links are never entered: they are `.link` nodes, not folders.
     private var seen = Set<FileIdentity>()
+    /// Comics met, listed or not.
     private(set) var count = 0
 
     init(_ filesystem: LibraryFilesystem) { self.filesystem = filesystem }
 
-    func next() -> ComicRef? {
+    func next() -> (ComicRef, KnownComic?)? {
         lock.withLock {
-            while let node = pending.popLast() {
-                switch node {
-                case .comic(let comic):
-                    count += 1
-                    return comic
+            while let item = pending.popLast() {
+                switch item {
+                case .comic(let comic, let known):
+                    return (comic, known)
                 case .folder(let path):
                     guard let filesystem, case .success(let index) = filesystem.folderIndex(path),
                           seen.insert(index.identity).inserted else { continue }
-                    pending += index.names.reversed().compactMap { name in
+                    let comics = index.names.compactMap { name -> ComicRef? in
+                        if case .comic(let comic)? = index.nodes[name] { comic } else { nil }
+                    }
+                    count += comics.count
+                    let toList = filesystem.toList(comics)
+                    pending += index.names.reversed().compactMap { name -> Item? in
                         switch index.nodes[name] {
-                        case .comic?, .folder?: index.nodes[name]
+                        case .comic(let comic)?: toList.index(forKey: comic).map { .comic(comic, toList[$0].value) }
+                        case .folder(let path)?: .folder(path)
                         default: nil
                         }
                     }
-                default:
-                    continue
                 }
             }
             return nil
@@ -74,7 +84,7 @@ extension LibraryFilesystem {
             let rest = self.loadIndexed(unlisted)
             guard !rest.isEmpty else { return }
             let work = ComicsToList(rest)
-            self.listInBackground(threads: min(self.options.listingParallelism, rest.count), passingIndexed: false) { work.next() }
+            self.listInBackground(threads: min(self.options.listingParallelism, rest.count), next: work.next)
         }
     }
 
@@ -113,32 +123,41 @@ extension LibraryFilesystem {
         let threads = max(1, options.listingParallelism - 1)
         let walk = LibraryComics(self)
         let group = DispatchGroup()
-        listInBackground(threads: threads, group: group, passingIndexed: true) { walk.next().map { ($0, nil) } }
+        listInBackground(threads: threads, group: group, next: walk.next)
         group.notify(queue: listingAheadQueue) { finished(walk.count, Date().timeIntervalSince(started)) }
     }
 
     /// `threads` loops on the listing queue, each listing the comics `next` hands out until it
-    /// has none (or the mount is ending); a comic listed meanwhile is passed over, and one the
-    /// index holds too if `passingIndexed`.
-    private func listInBackground(threads: Int, group: DispatchGroup? = nil, passingIndexed: Bool,
-                                  next: @escaping @Sendable () -> (ComicRef, KnownComic?)?) {
+    /// has none (or the mount is ending); a comic listed meanwhile is passed over.
+    private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> (ComicRef, KnownComic?)?) {
         for _ in 0..<threads {
             listingAheadQueue.async(group: group) { [weak self] in
                 while let (comic, known) = next() {
                     guard let self, !self.isStopping else { return }
-                    if self.comicState(comic)?.snapshot() == nil, !(passingIndexed && self.isIndexed(comic)) {
-                        _ = self.currentComic(comic, known: known)
-                    }
+                    if self.comicState(comic)?.snapshot() == nil { _ = self.currentComic(comic, known: known) }
                 }
             }
         }
     }
 
-    /// Whether the index already has this comic as it is on disk: then listing it ahead would
-    /// only decode what a lookup decodes anyway (and push comics in use out of memory).
-    private func isIndexed(_ comic: ComicRef) -> Bool {
-        guard let file = libraryFile(comic), let state, case .success(let identity) = comicIdentity(comic) else { return false }
-        return state.isIndexed(file, identity: identity)
+    /// Of one folder's comics, those the library walk lists: neither in memory nor in the index
+    /// as they are on disk (listing them ahead would only decode what a lookup decodes anyway,
+    /// and push comics in use out of memory), with what was learned of each.
+    fileprivate func toList(_ comics: [ComicRef]) -> [ComicRef: KnownComic?] {
+        var found: [ComicRef: KnownComic?] = [:]
+        var checked: [(file: LibraryFile, check: ComicCheck, comic: ComicRef)] = []
+        for comic in comics where comicState(comic)?.snapshot() == nil {
+            if let file = libraryFile(comic), case .success(let check) = comicCheck(comic) {
+                checked.append((file, check, comic))
+            } else {
+                found.updateValue(nil, forKey: comic)
+            }
+        }
+        let indexed = state?.areIndexed(checked.map { ($0.file, $0.check.identity) }) ?? []
+        for (offset, one) in checked.enumerated() where !(indexed.indices.contains(offset) && indexed[offset]) {
+            found[one.comic] = KnownComic(check: one.check, indexed: nil)
+        }
+        return found
     }
 
     /// A mount of one comic file will be asked for that comic's pages first: list it now, while

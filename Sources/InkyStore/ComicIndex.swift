@@ -19,21 +19,40 @@ extension StateDatabase {
     /// The stored results for many comics (a folder's, listed ahead) in one read transaction:
     /// a transaction per comic took and released the WAL's read lock (two fcntl calls) each time.
     public func indexedListings(_ comics: [(file: LibraryFile, identity: FileIdentity)]) -> [Result<ComicListing, ComicError>?] {
-        let read = { (database: Database) throws(SQLiteError) -> [Result<ComicListing, ComicError>?] in
-            try database.execute("BEGIN")
-            defer { try? database.execute("COMMIT") }
+        inOneRead { database throws(SQLiteError) in
             let query = try database.prepare(Self.listingQuery)
             return comics.map { file, identity in
                 defer { query.reset() }
                 return (try? Self.listing(query, file, identity)) ?? nil
             }
+        } ?? Array(repeating: nil, count: comics.count)
+    }
+
+    /// Whether the index holds a result for each comic, made for exactly its identity, without
+    /// decoding any, in one read transaction: the library walk passes over such comics.
+    public func areIndexed(_ comics: [(file: LibraryFile, identity: FileIdentity)]) -> [Bool] {
+        inOneRead { database throws(SQLiteError) in
+            let query = try database.prepare(Self.indexedQuery)
+            return comics.map { file, identity in
+                defer { query.reset() }
+                return (try? Self.isIndexed(query, file, identity)) ?? false
+            }
+        } ?? Array(repeating: false, count: comics.count)
+    }
+
+    /// `read` in one transaction on the index lookups' connection (the main one if there is no
+    /// file to open twice); nil if the database failed.
+    private func inOneRead<T>(_ read: (Database) throws(SQLiteError) -> T) -> T? {
+        let transaction = { (database: Database) throws(SQLiteError) -> T in
+            try database.execute("BEGIN")
+            defer { try? database.execute("COMMIT") }
+            return try read(database)
         }
-        switch try? indexReader.with(read) {
+        switch try? indexReader.with(transaction) {
         case .done(let found)?: return found
-        case .unavailable?: if let found = try? withDatabase(read) { return found }
-        case nil: break
+        case .unavailable?: return try? withDatabase(transaction)
+        case nil: return nil
         }
-        return Array(repeating: nil, count: comics.count)
     }
 
     private static let listingQuery = "SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?"
@@ -57,11 +76,14 @@ extension StateDatabase {
     /// Whether the index holds a result for `file` made for exactly `identity`, without
     /// decoding it: listing ahead passes over such comics.
     public func isIndexed(_ file: LibraryFile, identity: FileIdentity) -> Bool {
-        (try? withIndexStatement("SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?") {
-            query throws(SQLiteError) -> Bool in
-            try query.bind([file.path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode)])
-            return try query.step()
-        }) ?? false
+        (try? withIndexStatement(Self.indexedQuery) { query throws(SQLiteError) in try Self.isIndexed(query, file, identity) }) ?? false
+    }
+
+    private static let indexedQuery = "SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?"
+
+    private static func isIndexed(_ query: Statement, _ file: LibraryFile, _ identity: FileIdentity) throws(SQLiteError) -> Bool {
+        try query.bind([file.path, identity.size, identity.modifiedNanoseconds, Int64(bitPattern: identity.inode)])
+        return try query.step()
     }
 
     /// Stores what listing `path` gave for `identity`. Parser crashes, timeouts and I/O errors
