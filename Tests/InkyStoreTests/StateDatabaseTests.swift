@@ -88,6 +88,29 @@ final class StateDatabaseTests: XCTestCase {
         XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: identity))
     }
 
+    /// A folder's comics read in one transaction (listing ahead) answer as one lookup each
+    /// would, through the index lookups' own connection, and see what the writer committed.
+    func testAFoldersComicsAreReadAndCheckedInOneGoAsOneByOne() {
+        let state = StateDatabase.open(at: path)
+        let identity = FileIdentity(size: 100, modifiedNanoseconds: 1_000, inode: 42)
+        let changed = FileIdentity(size: 100, modifiedNanoseconds: 1_001, inode: 42)
+        state.storeListing(LibraryFile(path: "/lib/a.cbz"), identity: identity, .success(listing(4)))
+        state.storeListing(LibraryFile(path: "/lib/b.cbr"), identity: identity, .failure(.encrypted(path: "/lib/b.cbr")))
+        let asked = [(LibraryFile(path: "/lib/a.cbz"), identity), (LibraryFile(path: "/lib/a.cbz"), changed),
+                     (LibraryFile(path: "/lib/b.cbr"), identity), (LibraryFile(path: "/lib/none.cbz"), identity)]
+        let found = state.indexedListings(asked.map { (file: $0.0, identity: $0.1) })
+        XCTAssertEqual(found.count, 4)
+        XCTAssertEqual(try found[0]?.get(), listing(4))
+        XCTAssertNil(found[1], "another identity is another file")
+        XCTAssertEqual(found[2].map { (try? $0.get()) == nil }, true, "a stored error")
+        XCTAssertNil(found[3])
+        XCTAssertEqual(state.areIndexed(asked.map { (file: $0.0, identity: $0.1) }), [true, false, true, false])
+        XCTAssertEqual(asked.map { state.isIndexed($0.0, identity: $0.1) }, [true, false, true, false])
+        state.storeListing(LibraryFile(path: "/lib/none.cbz"), identity: identity, .success(listing(2)))
+        XCTAssertEqual(try state.indexedListings([(file: LibraryFile(path: "/lib/none.cbz"), identity: identity)])[0]?.get(), listing(2),
+                       "the reading connection sees the new row")
+    }
+
     func testReadingStateOrderFinishedAndBookmarks() throws {
         let state = StateDatabase.open(at: path)
         let start = Date(timeIntervalSince1970: 1_000_000)
