@@ -100,9 +100,13 @@ final class LibArchiveComicReader: EntryStreamingReader {
         if let directory {
             // Offsets into the bytes this reader reads: the file itself, or a vault object's
             // plaintext, whose ranges the daemon then decrypts instead of the file's it preads.
-            let stored = ZipStoredEntries.locate(in: source, directory: directory, entries: entries)
+            let records = ZipStoredEntries.records(of: directory, for: entries)
+            let stored = ZipStoredEntries.locate(in: source, records: records, entries: entries)
             for number in listing.pages.indices { listing.pages[number].storedData = stored[listing.pages[number].entryIndex] }
-            checksums.merge(ZipStoredEntries.checksums(directory: directory, entries: entries)) { rar, _ in rar }
+            // The CRC-32s the directory declares: a CBZ made of the pages (`--as cbz`) needs no
+            // pass over them to know them. The decoder checks the bytes against the CRC it reads,
+            // so a lying record only fails its page.
+            checksums.merge(records.mapValues(\.crc32)) { rar, _ in rar }
         }
         // The archive's own CRC-32s, for a CBZ of the pages without a pass over them.
         for number in listing.pages.indices where listing.pages[number].crc32 == nil {
