@@ -68,7 +68,7 @@ public enum NaturalOrder {
         static func tokenize(_ component: String, isLast: Bool) -> [Token] {
             var stem = component
             var ext: String?
-            if isLast, let dot = component.lastIndex(of: "."), dot != component.startIndex {
+            if isLast, let dot = lastDot(in: component), dot != component.startIndex {
                 stem = String(component[..<dot])
                 ext = String(component[component.index(after: dot)...])
             }
@@ -78,6 +78,12 @@ public enum NaturalOrder {
                 tokens += split(ext)
             }
             return tokens
+        }
+
+        /// The last '.': found on bytes in an ASCII name (a '.' byte there is a '.' character).
+        private static func lastDot(in component: String) -> String.Index? {
+            component.utf8.allSatisfy { $0 < 0x80 } ? component.utf8.lastIndex(of: UInt8(ascii: "."))
+                : component.lastIndex(of: ".")
         }
 
         /// NFKC, full case folding, NFKC again (folding can undo composition: "İ" folds to
