@@ -23,9 +23,15 @@ final class LibArchiveComicReader: EntryStreamingReader {
     /// Pages leave in chunks this large: the worker forwards a full chunk as one frame without
     /// copying it again, so fewer, larger chunks mean fewer copies and system calls per page.
     private static let chunkBytes = 1 << 20
-    /// Allocated last in init: when init throws before every stored property is set, deinit
-    /// does not run, so anything allocated earlier would leak (64 KiB per broken archive).
-    private let chunk: UnsafeMutableRawPointer
+    /// Allocated when a page is first read, never for a listing: a 1 MiB buffer per comic
+    /// listed went back to the kernel (brk) and came again for every comic.
+    private var chunkStorage: UnsafeMutableRawPointer?
+    private var chunk: UnsafeMutableRawPointer {
+        if let chunkStorage { return chunkStorage }
+        let made = UnsafeMutableRawPointer.allocate(byteCount: Self.chunkBytes, alignment: 16)
+        chunkStorage = made
+        return made
+    }
 
     /// Opens the archive's bytes again when the decoder has to restart.
     private let openSource: () throws(ComicError) -> FileSource
@@ -114,10 +120,9 @@ final class LibArchiveComicReader: EntryStreamingReader {
         }
         self.listing = listing
         finishedStats.sourceBytesRead = handle.source.bytesRead
-        chunk = .allocate(byteCount: Self.chunkBytes, alignment: 16)
     }
 
-    deinit { chunk.deallocate() }
+    deinit { chunkStorage?.deallocate() }
 
     func countProduced(_ bytes: Int64) { finishedStats.pageBytesProduced += bytes }
 
