@@ -75,15 +75,19 @@ public enum SkipReason: Equatable, Sendable, Codable {
 /// Path arithmetic on archive member names, which may use `\` (Windows zippers) and may be hostile.
 public enum EntryPath {
     public static func components(of path: String) -> [String] {
-        if path.utf8.allSatisfy({ $0 < 0x80 }) { return asciiComponents(of: path) }
-        return path.replacingBackslashes().split(separator: "/", omittingEmptySubsequences: true)
+        path.utf8.allSatisfy({ $0 < 0x80 }) ? asciiComponents(of: path) : characterComponents(of: path)
+    }
+
+    /// The split by characters, which any path takes and a non-ASCII one needs.
+    static func characterComponents(of path: String) -> [String] {
+        path.replacingBackslashes().split(separator: "/", omittingEmptySubsequences: true)
             .map(String.init).filter { $0 != "." }
     }
 
     /// The same split on bytes, for an ASCII path, where every byte is a character (no mark can
     /// combine with a '/' into another character there): splitting by `Character` was a tenth of
     /// a worker's listing CPU, this runs three times per member.
-    private static func asciiComponents(of path: String) -> [String] {
+    static func asciiComponents(of path: String) -> [String] {
         var parts: [String] = []
         var utf8 = path.utf8[...]
         while !utf8.isEmpty {
