@@ -13,11 +13,14 @@ public enum ComicOpener {
         if isDirectory.boolValue {
             return try FolderComicReader(path: path, limits: limits)
         }
-        let format = try detectFormat(path)
+        // Opened once, for the sniff and for the reader, as a descriptor the caller opened is:
+        // opening and reading it again doubled the system calls of listing a small comic.
+        let file = try ArchiveFile(path: path)
+        let format = try detectFormat(FileSource(bytes: file, label: path))
         if format == .pdf { return try PDFComicReader(path: path, limits: limits) }
         return try reader(for: format, label: path, limits: limits,
                           rar4: { () throws(ComicError) in try UnarrComicReader(path: path, limits: limits) },
-                          source: { () throws(ComicError) in try FileSource(path: path) })
+                          source: { FileSource(bytes: file, label: path) })
     }
 
     /// Opens a comic from bytes that are not a plain file (a vault object decrypted on demand).

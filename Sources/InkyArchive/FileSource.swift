@@ -22,6 +22,7 @@ final class ArchiveFile: RandomAccessBytes {
         self.fd = fd
         self.path = path
         self.size = Int64(info.st_size)
+        whole = Self.readWhole(fd, size: size)
     }
 
     /// Takes ownership of `descriptor`, a file the caller opened (`label` names it in messages).
@@ -35,16 +36,53 @@ final class ArchiveFile: RandomAccessBytes {
         fd = descriptor
         path = label
         size = Int64(info.st_size)
+        whole = Self.readWhole(fd, size: size)
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        whole?.deallocate()
+    }
 
-    /// Asks the kernel to start reading these ranges now (posix_fadvise WILLNEED); a hint only.
+    /// Files up to this size are read whole, once, when opened. Listing a 45 KB comic otherwise
+    /// made ~33 preads (the format sniff, the ZIP end record and directory, libarchive's blocks,
+    /// every local header again for `ZipStoredEntries`), each a system call, a seccomp check and
+    /// a page-cache walk; the kernel's first readahead (128 KiB) fetches such a file whole anyway.
+    static let readWholeLimit: Int64 = 256 << 10
+
+    /// The whole file, read when it was opened; nil for a larger file, or when that read came
+    /// short or failed (then every read goes to the file as it comes, and fails where it fails:
+    /// an unreadable sector costs only the pages behind it).
+    private var whole: UnsafeMutableRawBufferPointer?
+
+    private static func readWhole(_ fd: Int32, size: Int64) -> UnsafeMutableRawBufferPointer? {
+        guard size > 0, size <= readWholeLimit else { return nil }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(size), alignment: 16)
+        var filled = 0
+        while filled < buffer.count {
+            let got = Syscall.retrying { pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t(filled)) }
+            if got <= 0 { break }
+            filled += got
+        }
+        if filled == buffer.count { return buffer }
+        buffer.deallocate()
+        return nil
+    }
+
+    /// Asks the kernel to start reading these ranges now (posix_fadvise WILLNEED); a hint only,
+    /// and none needed for a file already read whole.
     func willNeed(_ ranges: [(offset: Int64, length: Int)]) {
+        guard whole == nil else { return }
         for range in ranges { _ = posix_fadvise(fd, off_t(range.offset), off_t(range.length), 3 /* POSIX_FADV_WILLNEED */) }
     }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
+        if let whole, offset >= 0, count >= 0 {
+            let start = Int(min(offset, Int64(whole.count)))
+            let got = min(count, whole.count - start)
+            if got > 0 { buffer.copyMemory(from: whole.baseAddress! + start, byteCount: got) }
+            return got
+        }
         let got = Syscall.retrying { pread(fd, buffer, count, off_t(offset)) }
         if got >= 0 { return got }
         throw FileSource.ioError(path: path, errno: errno, action: "read failed")

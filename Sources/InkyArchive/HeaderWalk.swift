@@ -47,11 +47,25 @@ struct HeaderWalk {
     }
 
     private static func metadataKind(_ entry: ArchiveEntry, limits: ComicLimits) -> String? {
-        switch PageFilter.classify(entry, limits: limits) {
+        // Both metadata files end in ".xml": a page's name is not worth a second `classify`
+        // (the listing classifies every member anyway).
+        guard mentionsXML(entry.path.utf8) else { return nil }
+        return switch PageFilter.classify(entry, limits: limits) {
         case .comicInfo: "comicInfo"
         case .coMet: "coMet"
         default: nil
         }
+    }
+
+    /// True when "xml", in any case, occurs in the bytes (no other character lowercases to
+    /// these letters, so no metadata file's name escapes it).
+    static func mentionsXML(_ bytes: String.UTF8View) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in bytes {
+            if previous == (UInt8(ascii: "x"), UInt8(ascii: "m")) && byte | 0x20 == UInt8(ascii: "l") { return true }
+            previous = (previous.1, byte | 0x20)
+        }
+        return false
     }
 
     /// The member's bytes under the same budget a page gets (declared size, ratio, per-page limit).

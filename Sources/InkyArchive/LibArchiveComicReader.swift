@@ -23,9 +23,15 @@ final class LibArchiveComicReader: EntryStreamingReader {
     /// Pages leave in chunks this large: the worker forwards a full chunk as one frame without
     /// copying it again, so fewer, larger chunks mean fewer copies and system calls per page.
     private static let chunkBytes = 1 << 20
-    /// Allocated last in init: when init throws before every stored property is set, deinit
-    /// does not run, so anything allocated earlier would leak (64 KiB per broken archive).
-    private let chunk: UnsafeMutableRawPointer
+    /// Allocated when a page is first read, never for a listing: a 1 MiB buffer per comic
+    /// listed went back to the kernel (brk) and came again for every comic.
+    private var chunkStorage: UnsafeMutableRawPointer?
+    private var chunk: UnsafeMutableRawPointer {
+        if let chunkStorage { return chunkStorage }
+        let made = UnsafeMutableRawPointer.allocate(byteCount: Self.chunkBytes, alignment: 16)
+        chunkStorage = made
+        return made
+    }
 
     /// Opens the archive's bytes again when the decoder has to restart.
     private let openSource: () throws(ComicError) -> FileSource
@@ -100,9 +106,13 @@ final class LibArchiveComicReader: EntryStreamingReader {
         if let directory {
             // Offsets into the bytes this reader reads: the file itself, or a vault object's
             // plaintext, whose ranges the daemon then decrypts instead of the file's it preads.
-            let stored = ZipStoredEntries.locate(in: source, directory: directory, entries: entries)
+            let records = ZipStoredEntries.records(of: directory, for: entries)
+            let stored = ZipStoredEntries.locate(in: source, records: records, entries: entries)
             for number in listing.pages.indices { listing.pages[number].storedData = stored[listing.pages[number].entryIndex] }
-            checksums.merge(ZipStoredEntries.checksums(directory: directory, entries: entries)) { rar, _ in rar }
+            // The CRC-32s the directory declares: a CBZ made of the pages (`--as cbz`) needs no
+            // pass over them to know them. The decoder checks the bytes against the CRC it reads,
+            // so a lying record only fails its page.
+            checksums.merge(records.mapValues(\.crc32)) { rar, _ in rar }
         }
         // The archive's own CRC-32s, for a CBZ of the pages without a pass over them.
         for number in listing.pages.indices where listing.pages[number].crc32 == nil {
@@ -110,10 +120,9 @@ final class LibArchiveComicReader: EntryStreamingReader {
         }
         self.listing = listing
         finishedStats.sourceBytesRead = handle.source.bytesRead
-        chunk = .allocate(byteCount: Self.chunkBytes, alignment: 16)
     }
 
-    deinit { chunk.deallocate() }
+    deinit { chunkStorage?.deallocate() }
 
     func countProduced(_ bytes: Int64) { finishedStats.pageBytesProduced += bytes }
 

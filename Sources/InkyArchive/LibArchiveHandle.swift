@@ -31,7 +31,11 @@ final class LibArchiveHandle {
         static let firstBlock = 4 << 10
         static let largestBlock = 256 << 10
         let source: FileSource
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: largestBlock, alignment: 16)
+        /// Grown with the blocks, not allocated at the largest: listing a small comic needs a
+        /// few KiB, and a 256 KiB buffer per archive went back to the kernel (brk) and came
+        /// again for every comic listed. libarchive holds a block only until the next read.
+        private(set) var buffer = UnsafeMutableRawPointer.allocate(byteCount: firstBlock, alignment: 16)
+        private var capacity = firstBlock
         var nextBlock = firstBlock
         var ioError: ComicError?
         init(source: FileSource) { self.source = source }
@@ -39,6 +43,11 @@ final class LibArchiveHandle {
 
         func readBlock() throws(ComicError) -> Int {
             while true {
+                if nextBlock > capacity {
+                    buffer.deallocate()
+                    buffer = .allocate(byteCount: nextBlock, alignment: 16)
+                    capacity = nextBlock
+                }
                 do throws(ComicError) {
                     let got = try source.read(into: buffer, count: nextBlock)
                     nextBlock = min(nextBlock * 2, Self.largestBlock)

@@ -52,13 +52,26 @@ struct ZipCentralDirectory {
         }
     }
 
+    /// The end record sits in the last 22 bytes of nearly every ZIP (no comment): this much is
+    /// read first, and the whole 64 KiB a comment may take only when the record is not in it.
+    static let shortTailLength = 1_024
+
     private static func read(_ source: FileSource, maxEntries: Int) -> ([Record], [UInt8]) {
-        let tailLength = Int(min(source.size, Int64(ArchiveFormat.tailLength)))
-        guard tailLength >= 22, let tail = try? source.bytes(at: source.size - Int64(tailLength), count: tailLength),
-              tail.count == tailLength, let end = ArchiveFormat.zipEndSignature(in: tail, below: tail.count - 21) else { return ([], []) }
+        // The search runs backwards from the file's end, so a record found in the short tail is
+        // the one the long tail would have given.
+        guard let (tail, end) = endRecord(source, tailLength: shortTailLength)
+                ?? endRecord(source, tailLength: ArchiveFormat.tailLength) else { return ([], []) }
         let commentLength = le16(tail, end + 20)
         let comment = end + 22 + commentLength <= tail.count ? Array(tail[(end + 22)..<(end + 22 + commentLength)]) : []
         return (records(source, tail: tail, end: end, maxEntries: maxEntries), comment)
+    }
+
+    /// The file's last `tailLength` bytes (fewer in a smaller file) and where the end record starts in them.
+    private static func endRecord(_ source: FileSource, tailLength: Int) -> ([UInt8], Int)? {
+        let length = Int(min(source.size, Int64(tailLength)))
+        guard length >= 22, let tail = try? source.bytes(at: source.size - Int64(length), count: length),
+              tail.count == length, let end = ArchiveFormat.zipEndSignature(in: tail, below: tail.count - 21) else { return nil }
+        return (tail, end)
     }
 
     private static func records(_ source: FileSource, tail: [UInt8], end: Int, maxEntries: Int) -> [Record] {

@@ -68,7 +68,7 @@ public enum NaturalOrder {
         static func tokenize(_ component: String, isLast: Bool) -> [Token] {
             var stem = component
             var ext: String?
-            if isLast, let dot = component.lastIndex(of: "."), dot != component.startIndex {
+            if isLast, let dot = lastDot(in: component), dot != component.startIndex {
                 stem = String(component[..<dot])
                 ext = String(component[component.index(after: dot)...])
             }
@@ -78,6 +78,12 @@ public enum NaturalOrder {
                 tokens += split(ext)
             }
             return tokens
+        }
+
+        /// The last '.': found on bytes in an ASCII name (a '.' byte there is a '.' character).
+        private static func lastDot(in component: String) -> String.Index? {
+            component.utf8.allSatisfy { $0 < 0x80 } ? component.utf8.lastIndex(of: UInt8(ascii: "."))
+                : component.lastIndex(of: ".")
         }
 
         /// NFKC, full case folding, NFKC again (folding can undo composition: "İ" folds to
@@ -92,36 +98,72 @@ public enum NaturalOrder {
 
         private static func split(_ text: String) -> [Token] {
             let folded = fold(text)
-            var tokens: [Token] = []
-            var digits: [UInt8] = []
-            var letters = ""
-            func flushDigits() {
-                guard !digits.isEmpty else { return }
-                let significant = Array(digits.drop { $0 == 0x30 })
-                tokens.append(.number(digits: significant, width: digits.count, isSpread: false))
-                digits.removeAll()
-            }
-            func flushLetters() {
-                guard !letters.isEmpty else { return }
-                tokens.append(.text(letters))
-                letters = ""
-            }
+            if folded.utf8.allSatisfy({ $0 < 0x80 }) { return splitASCII(folded) }
+            var words = Words<String> { $0 }
             for character in folded {
                 if let ascii = character.asciiValue, ascii >= 0x30, ascii <= 0x39 {
-                    flushLetters()
-                    digits.append(ascii)
+                    words.addDigit(ascii)
+                } else if character == "_" || character.isWhitespace {
+                    words.endDigits()
+                    if !words.letters.hasSuffix(" ") { words.letters.append(" ") }
                 } else {
-                    flushDigits()
-                    let isGap = character == "_" || character.isWhitespace
-                    if isGap {
-                        if !letters.hasSuffix(" ") { letters.append(" ") }
-                    } else {
-                        letters.append(character)
-                    }
+                    words.endDigits()
+                    words.letters.append(character)
                 }
             }
-            flushDigits()
-            flushLetters()
+            return words.finish()
+        }
+
+        /// `split` on bytes, for ASCII, where every byte is a character ("\r\n", the one pair
+        /// that is a single character, is a gap either way): page names are nearly all ASCII,
+        /// and building words character by character was a tenth of listing a small comic.
+        private static func splitASCII(_ folded: String) -> [Token] {
+            var words = Words<[UInt8]> { String(decoding: $0, as: UTF8.self) }
+            for byte in folded.utf8 {
+                if byte >= 0x30 && byte <= 0x39 {
+                    words.addDigit(byte)
+                } else if byte == UInt8(ascii: "_") || byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                    // Character.isWhitespace in ASCII: tab, line feed, vertical tab, form feed, return, space.
+                    words.endDigits()
+                    if words.letters.last != 0x20 { words.letters.append(0x20) }
+                } else {
+                    words.endDigits()
+                    words.letters.append(byte)
+                }
+            }
+            return words.finish()
+        }
+    }
+
+    /// The tokens of one name as `split` reads it: digit runs become numbers, the rest words.
+    private struct Words<Letters: RangeReplaceableCollection> {
+        var tokens: [Token] = []
+        var digits: [UInt8] = []
+        var letters = Letters()
+        let word: (Letters) -> String
+
+        init(word: @escaping (Letters) -> String) { self.word = word }
+
+        mutating func addDigit(_ digit: UInt8) {
+            endLetters()
+            digits.append(digit)
+        }
+
+        mutating func endDigits() {
+            guard !digits.isEmpty else { return }
+            tokens.append(.number(digits: Array(digits.drop { $0 == 0x30 }), width: digits.count, isSpread: false))
+            digits.removeAll()
+        }
+
+        mutating func endLetters() {
+            guard !letters.isEmpty else { return }
+            tokens.append(.text(word(letters)))
+            letters.removeAll()
+        }
+
+        mutating func finish() -> [Token] {
+            endDigits()
+            endLetters()
             return tokens
         }
     }

@@ -17,15 +17,18 @@
 /// consecutive.
 enum ReadingSpreads {
     static func mark(_ keys: [NaturalOrder.SortKey]) -> [NaturalOrder.SortKey] {
+        // Only a spread-shaped number is ever marked, and most lists have none ("001.jpg"):
+        // describing every name's slot was a quarter of a worker's listing CPU for nothing.
+        guard keys.contains(where: hasSpreadShapedNumber) else { return keys }
+        let slottedKeys = keys.map(numbers(of:))
         var slots: [Slot: SlotNumbers] = [:]
-        for key in keys {
-            for (slot, number) in numbers(of: key) { slots[slot, default: SlotNumbers()].add(number) }
+        for slotted in slottedKeys {
+            for (slot, number) in slotted { slots[slot, default: SlotNumbers()].add(number) }
         }
-        return keys.map { key in
+        return zip(keys, slottedKeys).map { key, slotted in
             guard var last = key.components.last else { return key }
             var marked = key
             var numberIndex = 0
-            let slotted = numbers(of: key)
             for (tokenIndex, token) in last.enumerated() {
                 guard case .number = token else { continue }
                 defer { numberIndex += 1 }
@@ -37,6 +40,14 @@ enum ReadingSpreads {
             marked.components[marked.components.count - 1] = last
             return marked
         }
+    }
+
+    /// True when a number of the key's last component could be a spread (`spreadFirstPage`).
+    static func hasSpreadShapedNumber(_ key: NaturalOrder.SortKey) -> Bool {
+        key.components.last?.contains { token in
+            guard case .number(let digits, let width, _) = token else { return false }
+            return Number(digits: digits, width: width).spreadFirstPage != nil
+        } ?? false
     }
 
     /// Where a number stands: its name's folder, the shape of the name (its words, numbers

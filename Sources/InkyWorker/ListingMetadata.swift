@@ -7,8 +7,23 @@ import InkyCore
 /// metadata file is only a missing one: the comic still lists and reads.
 enum ListingMetadata {
     static func read(from reader: any ComicReader, path: String) -> ComicMetadata {
-        let fromName = FileNameMetadata.parse((path as NSString).lastPathComponent)
+        let fromName = FileNameMetadata.parse(fileName(of: path))
         return tags(from: reader)?.filling(from: fromName) ?? fromName
+    }
+
+    /// `NSString.lastPathComponent` without the bridge, which was 2% of a worker's listing CPU,
+    /// for an ASCII path with no doubled or trailing slash: there both take what follows the
+    /// last slash. Any other path still goes through Foundation (which, for one, does not see
+    /// a slash that a combining mark follows as a separator).
+    static func fileName(of path: String) -> String {
+        let utf8 = path.utf8
+        let slash = UInt8(ascii: "/")
+        guard utf8.last != slash, utf8.allSatisfy({ $0 < 0x80 }),
+              !zip(utf8, utf8.dropFirst()).contains(where: { $0 == slash && $1 == slash }) else {
+            return (path as NSString).lastPathComponent
+        }
+        guard let last = utf8.lastIndex(of: slash) else { return path }
+        return String(Substring(utf8[utf8.index(after: last)...]))
     }
 
     /// The tags alone: a vault object's file name is random hex, and the daemon fills in from the
