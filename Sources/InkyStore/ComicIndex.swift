@@ -19,40 +19,35 @@ extension StateDatabase {
     /// The stored results for many comics (a folder's, listed ahead) in one read transaction:
     /// a transaction per comic took and released the WAL's read lock (two fcntl calls) each time.
     public func indexedListings(_ comics: [(file: LibraryFile, identity: FileIdentity)]) -> [Result<ComicListing, ComicError>?] {
-        inOneRead { database throws(SQLiteError) in
-            let query = try database.prepare(Self.listingQuery)
-            return comics.map { file, identity in
-                defer { query.reset() }
-                return (try? Self.listing(query, file, identity)) ?? nil
-            }
-        } ?? Array(repeating: nil, count: comics.count)
+        eachInOneRead(Self.listingQuery, comics, Self.listing, otherwise: nil)
     }
 
     /// Whether the index holds a result for each comic, made for exactly its identity, without
     /// decoding any, in one read transaction: the library walk passes over such comics.
     public func areIndexed(_ comics: [(file: LibraryFile, identity: FileIdentity)]) -> [Bool] {
-        inOneRead { database throws(SQLiteError) in
-            let query = try database.prepare(Self.indexedQuery)
-            return comics.map { file, identity in
-                defer { query.reset() }
-                return (try? Self.isIndexed(query, file, identity)) ?? false
-            }
-        } ?? Array(repeating: false, count: comics.count)
+        eachInOneRead(Self.indexedQuery, comics, Self.isIndexed, otherwise: false)
     }
 
-    /// `read` in one transaction on the index lookups' connection (the main one if there is no
-    /// file to open twice); nil if the database failed.
-    private func inOneRead<T>(_ read: (Database) throws(SQLiteError) -> T) -> T? {
-        let transaction = { (database: Database) throws(SQLiteError) -> T in
+    /// `answer` for each comic with `sql` compiled once, in one transaction on the index
+    /// lookups' connection (the main one if there is no file to open twice); `otherwise` for a
+    /// comic whose query failed, or for all if the database did.
+    private func eachInOneRead<T>(_ sql: String, _ comics: [(file: LibraryFile, identity: FileIdentity)],
+                                  _ answer: (Statement, LibraryFile, FileIdentity) throws(SQLiteError) -> T, otherwise: T) -> [T] {
+        let transaction = { (database: Database) throws(SQLiteError) -> [T] in
             try database.execute("BEGIN")
             defer { try? database.execute("COMMIT") }
-            return try read(database)
+            let query = try database.prepare(sql)
+            return comics.map { file, identity in
+                defer { query.reset() }
+                return (try? answer(query, file, identity)) ?? otherwise
+            }
         }
-        switch try? indexReader.with(transaction) {
-        case .done(let found)?: return found
-        case .unavailable?: return try? withDatabase(transaction)
-        case nil: return nil
+        let found: [T]? = switch try? indexReader.with(transaction) {
+        case .done(let found)?: found
+        case .unavailable?: try? withDatabase(transaction)
+        case nil: nil
         }
+        return found ?? Array(repeating: otherwise, count: comics.count)
     }
 
     private static let listingQuery = "SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?"

@@ -13,7 +13,7 @@ public final class StateDatabase: @unchecked Sendable {
     let database: Database
     private let lock = NSLock()
     /// Statements run once per comic while listing, compiled once (under `lock`).
-    private var compiled: [String: Statement] = [:]
+    private var compiled = StatementCache()
     /// What happened at open, for the log (moved aside, rebuilt…); nil when all was well.
     public let recovery: String?
     /// Bumped (under `lock`) whenever a comic's metadata is stored or removed.
@@ -99,22 +99,9 @@ public final class StateDatabase: @unchecked Sendable {
         return try withDatabase(body)
     }
 
-    /// Runs `body` with `sql` compiled once and kept (rewound after, so it holds no read lock):
-    /// compiling the index lookup again for every comic was about a third of its time in a listing.
+    /// Runs `body` with `sql` compiled once on the main connection and kept.
     func withStatement<T>(_ sql: String, _ body: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try withDatabase { database throws(SQLiteError) -> T in
-            let statement = try keptStatement(sql, database)
-            defer { statement.reset() }
-            return try body(statement)
-        }
-    }
-
-    /// `sql` compiled on the main connection, once; call with the connection held.
-    func keptStatement(_ sql: String, _ database: Database) throws(SQLiteError) -> Statement {
-        if let kept = compiled[sql] { return kept }
-        let statement = try database.prepare(sql)
-        compiled[sql] = statement
-        return statement
+        try withDatabase { database throws(SQLiteError) -> T in try compiled.run(sql, on: database, body) }
     }
 
     /// `$XDG_STATE_HOME/inkyfs/state.sqlite`, or `DIR/state.sqlite` for `--state DIR`.
