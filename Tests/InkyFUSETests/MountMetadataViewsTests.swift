@@ -136,7 +136,16 @@ final class MountMetadataViewsTests: XCTestCase {
         // Names, kinds, sizes, inodes and modes (a link's text is not cached by the kernel: no -l).
         let walk = ["By Series", "By Publisher", "Story Arcs", "Recently Added"].map { mounted.path($0) } + ["-printf", "%y %s %i %m %p\n"]
         let first = try ArchiveMaker.run("/usr/bin/find", walk)
-        usleep(1_500_000) // past the tree timeout
+        // Past the tree timeout, with the daemon quiet for that long: the views remake their
+        // trees in the background when the index moved (the last listings reach it in a batch
+        // up to 150 ms after they are made, and moves are spaced by what a remake costs), and
+        // the index reads of a remake count here as reads, though they are no request.
+        var quiet = (reads: try daemonReads(mounted), since: Date())
+        XCTAssertTrue(waitUntil(30) {
+            let reads = (try? daemonReads(mounted)) ?? -1
+            if reads != quiet.reads { quiet = (reads, Date()) }
+            return Date().timeIntervalSince(quiet.since) >= 1.5
+        }, "the daemon settles")
         let before = try daemonReads(mounted)
         XCTAssertEqual(try ArchiveMaker.run("/usr/bin/find", walk), first)
         let folders = first.split(separator: "\n").filter { $0.hasPrefix("d") }.count
