@@ -3,7 +3,8 @@ import InkyCore
 
 /// The mount's memory between runs: the library index and reading state, in one SQLite file
 /// (WAL, so the CLI can read while a daemon writes). Thread-safe: one connection behind a lock,
-/// and a second, read-only one behind its own for the metadata views (`withReader`).
+/// and two read-only ones behind their own, for the metadata views (`withReader`) and for
+/// index lookups (`indexReader`).
 ///
 /// A damaged or unreadable database never fails a mount: a damaged one is moved aside and
 /// rebuilt (the index can always be rebuilt; reading state is lost only when the file itself is
@@ -20,10 +21,10 @@ public final class StateDatabase: @unchecked Sendable {
     var metadataChanges: UInt64 = 0
     /// The metadata views' connection: a view reading thousands of rows held `lock` for
     /// seconds, and every lookup of a comic in a library folder waited for it.
-    private lazy var viewReader = ReadConnection(path: path, available: !isInMemory)
+    private let viewReader: ReadConnection
     /// The index lookups' connection: a lookup of an unlisted comic waited for a batch of
     /// listings being stored, and for a view being built.
-    lazy var indexReader = ReadConnection(path: path, available: !isInMemory)
+    let indexReader: ReadConnection
 
     /// Opens (creating the folder and file) and migrates the database at `path`.
     public static func open(at path: String) -> StateDatabase {
@@ -54,9 +55,13 @@ public final class StateDatabase: @unchecked Sendable {
     private init(path: String, recovery: String?) throws(SQLiteError) {
         self.path = path
         self.recovery = recovery
+        let onDisk = path != ":memory:"
+        // Made here, not lazily: a lazy property's first use from two threads at once is a race.
+        viewReader = ReadConnection(path: path, available: onDisk)
+        indexReader = ReadConnection(path: path, available: onDisk)
         database = try Database(path: path)
         database.setBusyTimeout(.seconds(5))
-        if path != ":memory:" {
+        if onDisk {
             try database.journalMode(.wal)
             // In WAL, NORMAL syncs at checkpoints, not at every commit: the file stays consistent
             // through a crash, and a power cut may lose the last listings and page reads, which
