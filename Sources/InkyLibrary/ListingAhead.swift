@@ -94,21 +94,26 @@ extension LibraryFilesystem {
     /// itself while `ls` waits.
     private func loadIndexed(_ comics: [ComicRef]) -> [(ComicRef, KnownComic?)] {
         guard let database = state else { return comics.map { ($0, nil) } }
-        var checked: [(comic: ComicRef, file: LibraryFile, check: ComicCheck)] = []
-        for comic in comics {
-            if let file = libraryFile(comic), case .success(let check) = comicCheck(comic) { checked.append((comic, file, check)) }
-        }
-        var rest: [ComicRef: KnownComic] = [:]
+        let checked = checkedForIndex(comics)
+        var learned: [ComicRef: KnownComic] = [:]
         for (one, listing) in zip(checked, database.indexedListings(checked.map { ($0.file, $0.check.identity) })) {
             guard !isStopping else { return [] }
             let known = KnownComic(check: one.check, indexed: listing)
-            guard listing != nil, case .success = currentComic(one.comic, known: known) else {
-                rest[one.comic] = known
-                continue
-            }
+            if listing != nil, case .success = currentComic(one.comic, known: known) { continue }
+            learned[one.comic] = known
         }
-        let loaded = Set(checked.map(\.comic)).subtracting(rest.keys)
-        return comics.filter { !loaded.contains($0) }.map { ($0, rest[$0]) }
+        let looked = Set(checked.map(\.comic))
+        // Loaded: looked at and not learned of. Not looked at (a vault comic, a vanished file): nothing known.
+        return comics.compactMap { comic in looked.contains(comic) ? learned[comic].map { (comic, $0) } : (comic, nil) }
+    }
+
+    /// The comics whose file could be looked at, with what the index is keyed by, for one read
+    /// of the index for them all.
+    private func checkedForIndex(_ comics: [ComicRef]) -> [(comic: ComicRef, file: LibraryFile, check: ComicCheck)] {
+        comics.compactMap { comic in
+            guard let file = libraryFile(comic), case .success(let check) = comicCheck(comic) else { return nil }
+            return (comic, file, check)
+        }
     }
 
     /// Lists every comic of the library in the background, depth first in name order (the
@@ -144,18 +149,17 @@ extension LibraryFilesystem {
     /// as they are on disk (listing them ahead would only decode what a lookup decodes anyway,
     /// and push comics in use out of memory), with what was learned of each.
     fileprivate func toList(_ comics: [ComicRef]) -> [ComicRef: KnownComic?] {
-        var found: [ComicRef: KnownComic?] = [:]
-        var checked: [(file: LibraryFile, check: ComicCheck, comic: ComicRef)] = []
-        for comic in comics where comicState(comic)?.snapshot() == nil {
-            if let file = libraryFile(comic), case .success(let check) = comicCheck(comic) {
-                checked.append((file, check, comic))
+        let unlisted = comics.filter { comicState($0)?.snapshot() == nil }
+        let checked = checkedForIndex(unlisted)
+        // Not looked at (a vanished file): listed, to find out why.
+        var found = Dictionary(uniqueKeysWithValues: unlisted.map { ($0, KnownComic?.none) })
+        let indexed = state?.areIndexed(checked.map { ($0.file, $0.check.identity) }) ?? Array(repeating: false, count: checked.count)
+        for (one, isIndexed) in zip(checked, indexed) {
+            if isIndexed {
+                found.removeValue(forKey: one.comic)
             } else {
-                found.updateValue(nil, forKey: comic)
+                found[one.comic] = KnownComic(check: one.check, indexed: nil)
             }
-        }
-        let indexed = state?.areIndexed(checked.map { ($0.file, $0.check.identity) }) ?? []
-        for (offset, one) in checked.enumerated() where !(indexed.indices.contains(offset) && indexed[offset]) {
-            found[one.comic] = KnownComic(check: one.check, indexed: nil)
         }
         return found
     }
