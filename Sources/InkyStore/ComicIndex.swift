@@ -68,12 +68,6 @@ extension StateDatabase {
         return nil
     }
 
-    /// Whether the index holds a result for `file` made for exactly `identity`, without
-    /// decoding it: listing ahead passes over such comics.
-    public func isIndexed(_ file: LibraryFile, identity: FileIdentity) -> Bool {
-        (try? withIndexStatement(Self.indexedQuery) { query throws(SQLiteError) in try Self.isIndexed(query, file, identity) }) ?? false
-    }
-
     private static let indexedQuery = "SELECT 1 FROM comic_index WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?"
 
     private static func isIndexed(_ query: Statement, _ file: LibraryFile, _ identity: FileIdentity) throws(SQLiteError) -> Bool {
