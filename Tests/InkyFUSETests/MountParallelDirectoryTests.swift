@@ -1,4 +1,5 @@
 import Foundation
+import InkyArchive
 import InkyTestSupport
 import XCTest
 
@@ -54,5 +55,70 @@ final class MountParallelDirectoryTests: XCTestCase {
         XCTAssertTrue(mount.isDaemonAlive)
         XCTAssertEqual(mount.unmount(), 0)
         XCTAssertFalse(MountedLibrary.isMounted(mount.mountpoint.path))
+    }
+
+    /// Finds, listings and stats of the same and of different comics of one folder, all at once
+    /// on a cold mount (listing ahead racing them), each get the whole answer; the mount stays up.
+    func testManyLookupsAndListingsAtOnceInOneFolderGetCompleteAnswers() throws {
+        let library = ArchiveMaker.temporaryDirectory("parallel-library")
+        let series = library.appendingPathComponent("Series")
+        try FileManager.default.createDirectory(at: series, withIntermediateDirectories: true)
+        let issues = (1...8).map { String(format: "Issue %02d", $0) }
+        var sizes: [String: Int] = [:]
+        for (number, issue) in issues.enumerated() {
+            let pages = (1...12).map { page in
+                (String(format: "%03d.jpg", page), ArchiveMaker.noise(count: 300 + 7 * page + number, seed: UInt64(number * 100 + page)))
+            }
+            for (name, bytes) in pages { sizes["\(issue)/\(name)"] = bytes.count }
+            try ArchiveMaker.zip(at: series.appendingPathComponent(issue + ".cbz"), members: pages)
+        }
+        let mount = try MountedLibrary(library: library)
+        let root = mount.mountpoint.path + "/Series"
+        let expectedFind = sizes.keys.map { "\(root)/\($0) \(sizes[$0]!)" }.sorted()
+
+        let finds = try (0..<4).map { _ in try Run("/usr/bin/find", [root, "-type", "f", "-printf", "%p %s\\n"]) }
+        let listings = try issues.flatMap { issue in try (0..<2).map { _ in try Run("/usr/bin/ls", ["-l", "\(root)/\(issue)"]) } }
+        let stats = try (0..<6).map { _ in try Run("/usr/bin/stat", ["-c", "%s", "\(root)/Issue 03/005.jpg"]) }
+        let folders = try (0..<3).map { _ in try Run("/usr/bin/ls", ["-lR", root]) }
+        for run in finds + listings + stats + folders { XCTAssertTrue(run.ends(within: 60), "\(run.process.arguments ?? [])") }
+
+        for find in finds {
+            XCTAssertEqual(find.status, 0)
+            XCTAssertEqual(find.text.split(separator: "\n").map(String.init).sorted(), expectedFind)
+        }
+        for (index, listing) in listings.enumerated() {
+            let issue = issues[index / 2]
+            XCTAssertEqual(listing.status, 0)
+            let listed = listing.text.split(separator: "\n").filter { $0.hasPrefix("-r") }.map { line in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                return "\(issue)/\(fields.last!) \(fields[4])"
+            }
+            XCTAssertEqual(listed, (1...12).map { "\(issue)/" + String(format: "%03d.jpg", $0) }.map { "\($0) \(sizes[$0]!)" })
+        }
+        for stat in stats { XCTAssertEqual(stat.text, "\(sizes["Issue 03/005.jpg"]!)\n") }
+        for folder in folders {
+            XCTAssertEqual(folder.status, 0)
+            XCTAssertEqual(folder.text.split(separator: "\n").count { $0.hasPrefix("-r") }, issues.count * 12, folder.text)
+        }
+        XCTAssertTrue(mount.isDaemonAlive)
+        XCTAssertEqual(mount.unmount(), 0)
+        XCTAssertFalse(MountedLibrary.isMounted(mount.mountpoint.path))
+    }
+
+    /// The same in `Vault/`: its folders and comics are numbered in memory as they are looked up.
+    func testManyLookupsAndListingsAtOnceInTheVaultGetCompleteAnswers() throws {
+        let fixture = try VaultMountFixture()
+        try fixture.unlock()
+        let comic = fixture.mount.mountpoint.path + "/Vault/Secret Series/Moon Tales 01"
+        let pages = try ComicOpener.open(Corpus.fixture("Moon Tales/Moon Tales 01.cb7")).listing.pages.map(\.name).sorted()
+        let finds = try (0..<4).map { _ in try Run("/usr/bin/find", [fixture.mount.mountpoint.path + "/Vault", "-type", "f"]) }
+        let listings = try (0..<4).map { _ in try Run("/usr/bin/ls", [comic]) }
+        for run in finds + listings { XCTAssertTrue(run.ends(within: 60), "\(run.process.arguments ?? [])") }
+        for find in finds {
+            XCTAssertEqual(find.status, 0)
+            XCTAssertEqual(find.text.split(separator: "\n").map(String.init).sorted(), pages.map { "\(comic)/\($0)" })
+        }
+        for listing in listings { XCTAssertEqual(listing.text.split(separator: "\n").map(String.init), pages) }
+        XCTAssertTrue(fixture.mount.isDaemonAlive)
     }
 }
