@@ -75,9 +75,10 @@ final class FUSEContext: @unchecked Sendable {
     /// readdirplus reply hands those out without attributes: given attributes, the kernel would
     /// wait for that lookup before it finished the listing (it makes a name's dentry only once at
     /// a time), and a lookup stuck on a hanging archive then held up `ls` of its whole folder.
+    /// (A lookup that begins after this call and before the kernel takes the reply in is not
+    /// seen: the listing then waits for it, as it always did.)
     func beingLookedUp(in directory: UInt64) -> (String) -> Bool {
-        let keys = lock.withLock { Set(lookups.keys) }
-        if keys.isEmpty { return { _ in false } }
+        guard let keys = lock.withLock({ lookups.isEmpty ? nil : Set(lookups.keys) }) else { return { _ in false } }
         return { keys.contains(Self.lookupKey(directory, $0)) }
     }
 
