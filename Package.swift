@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs"]),
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
-        .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport"]),
+        .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),
         .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),

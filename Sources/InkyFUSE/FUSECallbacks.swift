@@ -16,7 +16,9 @@ enum FUSECallbacks {
         ops.`init` = { userdata, connection in
             guard let connection else { return }
             inky_conn_tune(connection, 1 << 20)
-            Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue().opendirOptional = inky_conn_opendir_optional(connection) != 0
+            let context = Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue()
+            context.opendirOptional = inky_conn_opendir_optional(connection) != 0
+            context.logDirectoryParallelism()
         }
         ops.lookup = { request, parent, name in
             let reply = FUSEReply(request!)
@@ -26,7 +28,10 @@ enum FUSECallbacks {
             // would outlive the lock there. Nothing reads it after this callback.
             memset(UnsafeMutableRawPointer(mutating: name!), 0, strlen(name!))
             let name = copied
-            switch FUSECallbacks.context(request).filesystem.lookup(parent: NodeID(parent), name: name) {
+            let context = FUSECallbacks.context(request)
+            let lookup = context.lookingUp(parent, name)
+            defer { context.lookedUp(lookup) }
+            switch context.filesystem.lookup(parent: NodeID(parent), name: name) {
             case .success(let attributes): reply.entry(attributes)
             case .failure(let code): reply.error(code)
             }
@@ -136,11 +141,13 @@ enum FUSECallbacks {
         let filesystem = context.filesystem
         // (Entries added since that last reply may or may not be listed: readdir(3) allows both.)
         if context.isPastEnd(inode, offset: Int(offset)) { return reply.bytes([UInt8]()) }
+        context.listing(inode)
         switch filesystem.directoryEntries(of: NodeID(inode)) {
         case .success(let entries):
+            let busy = context.beingLookedUp(in: inode)
             let filled = DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: filesystem.parent(of: NodeID(inode)),
                                               entries: entries, offset: Int(offset), size: size,
-                                              attributes: plus ? { filesystem.attributesWithoutListing(of: $0) } : nil)
+                                              attributes: plus ? { busy($0.name) ? nil : filesystem.attributesWithoutListing(of: $0) } : nil)
             // Entries that went out with attributes are lookups the kernel will FORGET.
             for entry in filled.remembered { filesystem.remember(entry) }
             context.listed(inode, toEnd: filled.next == entries.count + 2 && filled.next > offset ? filled.next : nil)
@@ -148,6 +155,7 @@ enum FUSECallbacks {
             // `ls -l` and file managers look up every comic next: list them in parallel now.
             if offset == 0 { filesystem.directoryListed(NodeID(inode)) }
         case .failure(let code):
+            context.listed(inode, toEnd: nil)
             reply.error(code)
         }
     }

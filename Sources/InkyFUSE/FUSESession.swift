@@ -54,10 +54,57 @@ public final class FUSESession {
             defer { fuse_remove_signal_handlers(session) }
             guard fuse_session_mount(session, mountpoint) == 0 else { return .failure(.cannotMount(mountpoint)) }
             defer { fuse_session_unmount(session) }
+            var io = Self.deviceIO()
+            if fuse_session_custom_io(session, &io, fuse_session_fd(session)) != 0 {
+                context.log("parallel directory operations: off (libfuse refused the device I/O that asks for them)")
+            }
             context.filesystem.kernelCache = FUSEKernelCache(session: session)
             defer { context.filesystem.kernelCache = nil }
             ready()
             return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads)))
         }.get()
+    }
+}
+
+/// Parallel directory operations: the device I/O that asks the kernel for them, which libfuse
+/// 3.14 cannot (see shim.h). Without them one lookup stuck on a hanging archive holds up every
+/// lookup and listing of its folder until the worker watchdog ends it.
+extension FUSESession {
+    /// Installed where libfuse would read and write the device itself; the same device, the same
+    /// syscalls, with the INIT exchange watched. Each wrapper's last act is the C call, so the
+    /// errno libfuse reads after it is the syscall's.
+    fileprivate static func deviceIO() -> fuse_custom_io {
+        var io = fuse_custom_io()
+        io.read = { descriptor, buffer, length, userdata in
+            let watch = Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue().diropsWatch
+            return inky_read_watching_init(descriptor, buffer, length, watch)
+        }
+        io.writev = { descriptor, vectors, count, userdata in
+            let watch = Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue().diropsWatch
+            return inky_writev_granting_dirops(descriptor, vectors, count, watch)
+        }
+        // Without these libfuse would stop offering splice (FUSE_CAP_SPLICE_WRITE).
+        io.splice_send = { input, inputOffset, output, outputOffset, length, flags, _ in
+            inky_splice(input, inputOffset, output, outputOffset, length, flags)
+        }
+        io.splice_receive = { input, inputOffset, output, outputOffset, length, flags, _ in
+            inky_splice(input, inputOffset, output, outputOffset, length, flags)
+        }
+        return io
+    }
+}
+
+extension FUSEContext {
+    /// Said once, at INIT (its reply not sent yet): whether lookups and listings in one folder
+    /// reach the daemon side by side.
+    func logDirectoryParallelism() {
+        switch Int(inky_dirops_state(diropsWatch)) {
+        case INKY_DIROPS_REPLY_PENDING, INKY_DIROPS_GRANTED:
+            log("parallel directory operations: on (lookups and listings in one folder run side by side)")
+        case INKY_DIROPS_NOT_OFFERED:
+            log("parallel directory operations: off (the kernel did not offer FUSE_PARALLEL_DIROPS): lookups in one folder run one at a time")
+        default:
+            log("parallel directory operations: off (the INIT request was not seen)")
+        }
     }
 }

@@ -14,7 +14,8 @@ import Glibc
 /// file named by `INKYFS_TEST_WORKER_HOLD` exists, so a test decides when a cover may come
 /// (`-cover` forms act on cover requests only). While it stalls, the worker's thread is named
 /// `inky-stall` (/proc/PID/task/TID/comm; naming a thread is all the seccomp filter lets a worker
-/// show), so a test waits until a worker is inside the read instead of sleeping and hoping it is.
+/// show), so a test waits until a worker is inside the read instead of sleeping and hoping it is;
+/// a hanging worker's thread is named `inky-hang` the same way.
 /// Unset it does nothing, and a release build has no such hook at all: the setting is never read
 /// (the tests run the debug build).
 enum WorkerFault {
@@ -45,7 +46,9 @@ enum WorkerFault {
         case "crash":
             // A real invalid access, as a decoder bug would make; raise() would return from the handler.
             UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
-        case "hang": while true { sleep(1000) }
+        case "hang":
+            Thread.current.name = "inky-hang"
+            while true { sleep(1000) }
         case "stall" where isRead:
             let name = Thread.current.name
             Thread.current.name = "inky-stall"
