@@ -82,7 +82,7 @@ public enum NaturalOrder {
 
         /// The last '.': found on bytes in an ASCII name (a '.' byte there is a '.' character).
         private static func lastDot(in component: String) -> String.Index? {
-            component.utf8.allSatisfy { $0 < 0x80 } ? component.utf8.lastIndex(of: UInt8(ascii: "."))
+            component.isASCII ? component.utf8.lastIndex(of: UInt8(ascii: "."))
                 : component.lastIndex(of: ".")
         }
 
@@ -91,14 +91,14 @@ public enum NaturalOrder {
         /// (nearly every page name) is its own NFKC and folds to its lowercase: Foundation's
         /// normalizations were a third of listing a small comic in a worker.
         static func fold(_ text: String) -> String {
-            if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+            if text.isASCII { return text.lowercased() }
             return text.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive], locale: nil)
                 .precomposedStringWithCompatibilityMapping
         }
 
         private static func split(_ text: String) -> [Token] {
             let folded = fold(text)
-            if folded.utf8.allSatisfy({ $0 < 0x80 }) { return splitASCII(folded) }
+            if folded.isASCII { return splitASCII(folded) }
             var words = Words<String> { $0 }
             for character in folded {
                 if let ascii = character.asciiValue, ascii >= 0x30, ascii <= 0x39 {

@@ -75,7 +75,7 @@ public enum SkipReason: Equatable, Sendable, Codable {
 /// Path arithmetic on archive member names, which may use `\` (Windows zippers) and may be hostile.
 public enum EntryPath {
     public static func components(of path: String) -> [String] {
-        path.utf8.allSatisfy({ $0 < 0x80 }) ? asciiComponents(of: path) : characterComponents(of: path)
+        path.isASCII ? asciiComponents(of: path) : characterComponents(of: path)
     }
 
     /// The split by characters, which any path takes and a non-ASCII one needs.

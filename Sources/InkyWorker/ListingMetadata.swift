@@ -18,7 +18,7 @@ enum ListingMetadata {
     static func fileName(of path: String) -> String {
         let utf8 = path.utf8
         let slash = UInt8(ascii: "/")
-        guard utf8.last != slash, utf8.allSatisfy({ $0 < 0x80 }),
+        guard utf8.last != slash, path.isASCII,
               !zip(utf8, utf8.dropFirst()).contains(where: { $0 == slash && $1 == slash }) else {
             return (path as NSString).lastPathComponent
         }
