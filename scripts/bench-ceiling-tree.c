@@ -1,6 +1,6 @@
 /* The FUSE ceiling for listings (scripts/bench --library-scale N): a read-only tree held in memory.
  *
- *     bench-ceiling-tree MOUNTPOINT FOLDER
+ *     bench-ceiling-tree MOUNTPOINT FOLDER [--plain-reads]
  *
  * FOLDER is walked once (lstat of every entry, names and attributes kept in one array, each
  * folder's children side by side); then one line, "loaded", goes to stdout (the bench starts its
@@ -11,9 +11,14 @@
  * a listing through FUSE costs on this machine when the filesystem itself costs nothing. Page
  * contents are not served: a listing never reads them.
  *
- * Built by scripts/bench: cc -O2 bench-ceiling-tree.c $(pkg-config --cflags --libs fuse3).
+ * It reads the device as inkyfs does, with the same code (the CFuse3 shim's device readers: one
+ * pinned to each CPU, so a request is answered on its requester's CPU); --plain-reads leaves the
+ * reading to libfuse, for the bench to show what those readers are worth on this machine.
+ *
+ * Built by scripts/bench: cc -O2 -I Sources/Shims/CFuse3 bench-ceiling-tree.c $(pkg-config --cflags --libs fuse3).
  */
 #define FUSE_USE_VERSION 312
+#include "shim.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -202,9 +207,27 @@ static const struct fuse_lowlevel_ops ops = {
     .forget_multi = ceiling_forget_multi,
 };
 
+static struct inky_device_readers readers;
+
+static ssize_t device_read(int fd, void *buf, size_t len, void *userdata) {
+    (void)userdata;
+    return inky_device_read(fd, buf, len, &readers);
+}
+
+static ssize_t device_writev(int fd, struct iovec *iov, int count, void *userdata) {
+    (void)userdata;
+    return writev(fd, iov, count);
+}
+
+static ssize_t device_splice(int fdin, off_t *offin, int fdout, off_t *offout, size_t len, unsigned int flags, void *userdata) {
+    (void)userdata;
+    return inky_splice(fdin, offin, fdout, offout, len, flags);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s MOUNTPOINT FOLDER\n", argv[0]);
+    int plain = argc == 4 && strcmp(argv[3], "--plain-reads") == 0;
+    if (argc != 3 && !plain) {
+        fprintf(stderr, "usage: %s MOUNTPOINT FOLDER [--plain-reads]\n", argv[0]);
         return 2;
     }
     load(argv[2]);
@@ -215,6 +238,12 @@ int main(int argc, char **argv) {
     struct fuse_session *se = fuse_session_new(&args, &ops, sizeof ops, NULL);
     if (se == NULL) return 1;
     if (fuse_set_signal_handlers(se) != 0 || fuse_session_mount(se, argv[1]) != 0) return 1;
+    if (!plain) {
+        static const struct fuse_custom_io io = {
+            .read = device_read, .writev = device_writev, .splice_send = device_splice, .splice_receive = device_splice };
+        if (fuse_session_custom_io(se, &io, fuse_session_fd(se)) != 0) return 1;
+        inky_device_readers_begin(&readers, fuse_session_fd(se));
+    }
     struct fuse_loop_config *config = fuse_loop_cfg_create();
     fuse_loop_cfg_set_max_threads(config, 16);
     fuse_loop_cfg_set_clone_fd(config, 0);

@@ -20,6 +20,12 @@ final class FUSEContext: @unchecked Sendable {
         watch.initialize(to: inky_dirops_watch())
         return watch
     }()
+    /// The device's readers (`FUSESession.deviceIO`, shim.h): which CPUs they pin themselves to.
+    let deviceReaders: UnsafeMutablePointer<inky_device_readers> = {
+        let readers = UnsafeMutablePointer<inky_device_readers>.allocate(capacity: 1)
+        readers.initialize(to: inky_device_readers())
+        return readers
+    }()
     private let lock = NSLock()
     private var _opendirOptional = false
     /// Directories whose last reply went to their end, by inode, with the offset after it.
@@ -98,5 +104,8 @@ final class FUSEContext: @unchecked Sendable {
         self.log = log
     }
 
-    deinit { diropsWatch.deallocate() }
+    deinit {
+        diropsWatch.deallocate()
+        deviceReaders.deallocate()
+    }
 }

@@ -57,6 +57,8 @@ public final class FUSESession {
             var io = Self.deviceIO()
             if fuse_session_custom_io(session, &io, fuse_session_fd(session)) != 0 {
                 context.log("parallel directory operations: off (libfuse refused the device I/O that asks for them)")
+            } else {
+                context.logDeviceReaders(inky_device_readers_begin(context.deviceReaders, fuse_session_fd(session)))
             }
             context.filesystem.kernelCache = FUSEKernelCache(session: session)
             defer { context.filesystem.kernelCache = nil }
@@ -76,8 +78,8 @@ extension FUSESession {
     fileprivate static func deviceIO() -> fuse_custom_io {
         var io = fuse_custom_io()
         io.read = { descriptor, buffer, length, userdata in
-            let watch = Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue().diropsWatch
-            return inky_read_watching_init(descriptor, buffer, length, watch)
+            let context = Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue()
+            return inky_read_watching_init(descriptor, buffer, length, context.diropsWatch, context.deviceReaders)
         }
         io.writev = { descriptor, vectors, count, userdata in
             let watch = Unmanaged<FUSEContext>.fromOpaque(userdata!).takeUnretainedValue().diropsWatch
@@ -95,6 +97,15 @@ extension FUSESession {
 }
 
 extension FUSEContext {
+    /// Said once, at mount: whether requests are answered on the CPU that made them (shim.h).
+    func logDeviceReaders(_ cpus: Int32) {
+        if cpus > 0 {
+            log("device readers: one per CPU in turn over \(cpus) CPUs, each request answered on its requester's CPU where one is free")
+        } else {
+            log("device readers: plain blocking reads (the daemon may run on one CPU only, or the device stayed blocking)")
+        }
+    }
+
     /// Said once, at INIT (its reply not sent yet): whether lookups and listings in one folder
     /// reach the daemon side by side.
     func logDirectoryParallelism() {

@@ -21,7 +21,8 @@ public enum ProcessSpawner {
     }
 
     /// Starts `executable` with `arguments` (argv[0] is the executable). Signal dispositions and
-    /// mask are reset, so the child does not inherit the daemon's signal handling.
+    /// mask are reset, so the child does not inherit the daemon's signal handling, and it may
+    /// run on every CPU the process may, whichever thread spawns it.
     public static func spawn(_ executable: String, _ arguments: [String], files: [FileAction],
                              newSession: Bool = false, environment extra: [String: String] = [:]) throws(Errno) -> Int32 {
         var actions = posix_spawn_file_actions_t()
@@ -51,6 +52,10 @@ public enum ProcessSpawner {
         let variables = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let envp = variables.map { "\($0.key)=\($0.value)".withCString { strdup($0) } } + [nil]
         defer { envp.forEach { free($0) } }
+        // The child gets the process's CPUs, not a FUSE reader thread's one (CLinux shim.h).
+        var ownCPUs = inky_cpu_mask()
+        let widened = inky_cpus_widen_to_process(&ownCPUs) != 0
+        defer { if widened { inky_cpus_restore(&ownCPUs) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else { throw Errno(status) }

@@ -33,7 +33,7 @@ final class FUSEDeviceIOTests: XCTestCase {
         let device = pipePair()
         XCTAssertEqual(write(device.write, request, request.count), request.count)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        XCTAssertEqual(inky_read_watching_init(device.read, &buffer, buffer.count, &watch), request.count)
+        XCTAssertEqual(inky_read_watching_init(device.read, &buffer, buffer.count, &watch, nil), request.count)
         XCTAssertEqual(Array(buffer[0..<request.count]), request, "the request reaches libfuse as the kernel sent it")
     }
 
@@ -113,10 +113,10 @@ final class FUSEDeviceIOTests: XCTestCase {
         XCTAssertEqual(fcntl(device.read, F_SETFL, O_NONBLOCK), 0)
         var buffer = [UInt8](repeating: 0, count: 64)
         errno = 0
-        XCTAssertEqual(inky_read_watching_init(device.read, &buffer, buffer.count, &watch), -1)
+        XCTAssertEqual(inky_read_watching_init(device.read, &buffer, buffer.count, &watch, nil), -1)
         XCTAssertEqual(errno, EAGAIN)
         errno = 0
-        XCTAssertEqual(inky_read_watching_init(-1, &buffer, buffer.count, &watch), -1)
+        XCTAssertEqual(inky_read_watching_init(-1, &buffer, buffer.count, &watch, nil), -1)
         XCTAssertEqual(errno, EBADF)
         readInit(flags: 0x73ff_fffb)
         var head = header(unique: initUnique, length: 0)

@@ -43,12 +43,15 @@ def build_ceiling(work, source=CEILING_SOURCE):
     """Compiles scripts/bench-ceiling.c (or `source`, bench-ceiling-tree.c) into WORK (again when the source is
     newer); None if it cannot."""
     binary = work / source.stem
-    if binary.exists() and binary.stat().st_mtime >= source.stat().st_mtime:
+    # The tree ceiling reads the device with inkyfs's own device readers (the CFuse3 shim).
+    shim = source.parent.parent / "Sources" / "Shims" / "CFuse3"
+    inputs = [source, shim / "shim.h"] if source == TREE_CEILING_SOURCE else [source]
+    if binary.exists() and all(binary.stat().st_mtime >= one.stat().st_mtime for one in inputs):
         return str(binary)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True, text=True)
     if flags.returncode != 0 or not shutil.which("cc"):
         return None
-    built = subprocess.run(["cc", "-O2", "-o", str(binary), str(source), *flags.stdout.split()],
+    built = subprocess.run(["cc", "-O2", "-I", str(shim), "-o", str(binary), str(source), *flags.stdout.split()],
                            capture_output=True, text=True)
     if built.returncode != 0:
         log(f"bench: cannot build the FUSE ceiling: {built.stderr.strip()[:300]}")
@@ -256,6 +259,6 @@ class TreeCeilingMount(CeilingMount):
 
     sample = False
 
-    def __init__(self, binary, folder, mountpoint, log_path, notes):
+    def __init__(self, binary, folder, mountpoint, log_path, notes, plain_reads=False):
         PeerMount.__init__(self, "ceiling", None, mountpoint, log_path, notes,
-                           command=[binary, str(mountpoint), str(folder)])
+                           command=[binary, str(mountpoint), str(folder), *(["--plain-reads"] if plain_reads else [])])

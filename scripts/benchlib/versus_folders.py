@@ -177,6 +177,9 @@ def measure_ceiling(binary, lib, work, timeout, notes):
         out["warm"] = count_files(m.mountpoint, timeout)
         out["again"] = count_files(m.mountpoint, timeout)
     out.update(exit_times(m))
+    # What the device readers are worth here: the same fresh listing with libfuse reading the device.
+    with TreeCeilingMount(binary, lib.folders, mountpoint, log_path, notes, plain_reads=True) as m:
+        out["warm_plain_reads"] = count_files(m.mountpoint, timeout)
     return out
 
 
@@ -219,7 +222,7 @@ def bench_library_size(args, entry, notes):
     else:
         log("bench: the same folders through the FUSE ceiling (a tree held in memory): ls -lRA cold, fresh, again")
         ceiling = entry["ceiling"] = run_guarded("FUSE ceiling", notes, measure_ceiling, binary, lib, args.work, timeout, notes)
-        for run in ("cold", "warm", "again"):
+        for run in ("cold", "warm", "again", "warm_plain_reads"):
             check_files(f"FUSE ceiling {run} ls -lRA", ceiling.get(run), lib.pages, notes)
 
     ink = entry["inkyfs"] = {}
@@ -297,7 +300,12 @@ def print_size_report(entry):
             f"<= {TARGET_EXIT_MS} ms", TARGET_EXIT_MS, fuse=ceiling.get("exit_ms") if run is second else None)
     print_table("", ["", "inkyfs", "folders", "FUSE ceiling", "inkyfs/folders", "ceiling/folders", "target", "met?"], rows)
     print("  FUSE ceiling: the folders served from memory by scripts/bench-ceiling-tree.c (no work per request, the kernel "
-          "tuned as for inkyfs); cold = caches dropped before its mount (it never reads the disk while listing)")
+          "tuned as for inkyfs, the device read by inkyfs's device readers); cold = caches dropped before its mount (it "
+          "never reads the disk while listing)")
+    plain = seconds(dig(ceiling, "warm_plain_reads", "list_ms"))
+    if plain is not None:
+        print(f"  FUSE ceiling with libfuse's own blocking reads of the device (--plain-reads): fresh mount ls -lRA "
+              f"{plain:.2f} s" + (f", {plain / warm_folders:.2f}x folders warm" if warm_folders else ""))
     read = second.get("read") or {}
     counts = [dig(first, "listing", "files"), *[dig(second, r, "files") for r in ("warm", "again", "later", "after_drop")]]
     print(f"  files listed: inkyfs {' / '.join(fmt(c) or '—' for c in counts)} (first; warm, again, later, after "

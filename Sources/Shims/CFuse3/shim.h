@@ -4,6 +4,9 @@
 #include <fuse_lowlevel.h>
 #include <fuse.h>
 #include <linux/fuse.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -46,6 +49,67 @@ static inline void inky_conn_tune(struct fuse_conn_info *conn, unsigned max_read
 static inline int inky_conn_opendir_optional(const struct fuse_conn_info *conn) {
     return (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
 }
+/* CPU-local service. A request's round trip is two wakeups: the kernel wakes a reader of
+   /dev/fuse, the reply wakes the requester. On another CPU each costs an inter-processor
+   interrupt, and in a virtual machine whose idle CPUs halt (no halt polling) that dominates a
+   listing: a FUSE tree that answers from memory lists 20k comics in 4.3-4.5 s with libfuse's
+   blocking reads, 2.6-2.8 s with these readers (the same tree as plain folders: 2.1-2.3 s).
+   A blocking read wakes the reader that waited longest, wherever it runs. So each reader pins
+   itself to one of the daemon's CPUs (in turn), the device is made non-blocking and readers
+   wait in poll(2), where every waiter wakes: the one on the requester's CPU, woken without an
+   interrupt, takes the request; the others find nothing (EAGAIN) and wait again. Any reader
+   can take any request, so a busy CPU delays nothing. */
+struct inky_device_readers {
+    unsigned long cpus[16]; /* the daemon's CPU mask when the session began (1,024 CPUs) */
+    int count;              /* CPUs in it */
+    int next;               /* the next new reader's place among them, atomic */
+    int on;                 /* readers pin themselves and wait in poll(2); else plain read(2) */
+};
+
+/* Readers for the device `fd`, if the daemon may run on two or more CPUs and the device can be
+   made non-blocking. Returns the number of CPUs the readers spread over (0: plain reads). */
+static inline int inky_device_readers_begin(struct inky_device_readers *readers, int fd) {
+    memset(readers, 0, sizeof *readers);
+    long size = syscall(SYS_sched_getaffinity, 0, sizeof readers->cpus, readers->cpus);
+    if (size <= 0) return 0;
+    for (int cpu = 0; cpu < (int)(8 * sizeof readers->cpus); cpu++)
+        if (readers->cpus[cpu / (8 * sizeof(unsigned long))] & (1UL << (cpu % (8 * sizeof(unsigned long))))) readers->count++;
+    if (readers->count < 2) return 0;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) return 0;
+    readers->on = 1;
+    return readers->count;
+}
+
+/* The calling thread's CPU, once per thread: the next of the mask's CPUs in turn. */
+static inline void inky_device_reader_pin(struct inky_device_readers *readers) {
+    static __thread int pinned;
+    if (pinned) return;
+    pinned = 1;
+    int place = __atomic_fetch_add(&readers->next, 1, __ATOMIC_RELAXED) % readers->count;
+    const int bits = 8 * sizeof(unsigned long);
+    for (int cpu = 0; cpu < (int)(8 * sizeof readers->cpus); cpu++) {
+        if (!(readers->cpus[cpu / bits] & (1UL << (cpu % bits))) || place-- > 0) continue;
+        unsigned long one[16] = {0};
+        one[cpu / bits] = 1UL << (cpu % bits);
+        (void)syscall(SYS_sched_setaffinity, 0, sizeof one, one); /* unpinned still works */
+        return;
+    }
+}
+
+/* read(2) of the device, waiting in poll(2) while it is empty. Never fails with EAGAIN, which
+   libfuse's loop would take for a broken device; EINTR comes back as from a blocking read. */
+static inline ssize_t inky_device_read(int fd, void *buf, size_t len, struct inky_device_readers *readers) {
+    if (readers == NULL || !__atomic_load_n(&readers->on, __ATOMIC_RELAXED)) return read(fd, buf, len);
+    inky_device_reader_pin(readers);
+    for (;;) {
+        ssize_t got = read(fd, buf, len);
+        if (got >= 0 || errno != EAGAIN) return got;
+        struct pollfd ready = { .fd = fd, .events = POLLIN };
+        if (poll(&ready, 1, -1) < 0) return -1;
+    }
+}
+
 /* Parallel directory operations. libfuse 3.14 never puts FUSE_PARALLEL_DIROPS in its INIT
    reply (libfuse #861 fixed it after 3.14) and has no way to ask for it, so the kernel takes a
    directory's lock around every LOOKUP and READDIR in it: one lookup stuck on a hanging archive
@@ -70,8 +134,9 @@ static inline int inky_dirops_state(const struct inky_dirops_watch *watch) {
     return __atomic_load_n(&watch->state, __ATOMIC_ACQUIRE);
 }
 
-static inline ssize_t inky_read_watching_init(int fd, void *buf, size_t len, struct inky_dirops_watch *watch) {
-    ssize_t got = read(fd, buf, len);
+static inline ssize_t inky_read_watching_init(int fd, void *buf, size_t len, struct inky_dirops_watch *watch,
+                                              struct inky_device_readers *readers) {
+    ssize_t got = inky_device_read(fd, buf, len, readers);
     if (inky_dirops_state(watch) != INKY_DIROPS_AWAITING_INIT
         || got < (ssize_t)(sizeof(struct fuse_in_header) + offsetof(struct fuse_init_in, flags) + sizeof(uint32_t))) return got;
     const struct fuse_in_header *in = (const struct fuse_in_header *)buf;

@@ -53,4 +53,27 @@ static inline int inky_wipe_freed_memory(int byte) { return mallopt(-6 /* M_PERT
 /* On Linux SOCK_CLOEXEC has the value of O_CLOEXEC. */
 extern int accept4(int sockfd, void *addr, void *addrlen, int flags);
 static inline int inky_accept_cloexec(int fd) { return accept4(fd, 0, 0, O_CLOEXEC); }
+
+/* A child starts with its spawning thread's CPU mask, and the FUSE device readers pin
+   themselves to one CPU each (CFuse3 shim.h): a worker spawned for a lookup would inherit that
+   one CPU. The spawner widens its thread to the process's mask (the main thread's, never
+   pinned) around posix_spawn, and narrows it back after. */
+struct inky_cpu_mask { unsigned long bits[16]; };
+
+/* Widens the calling thread to the main thread's CPUs; 1 if it did (`saved` then holds the
+   thread's own mask, for inky_cpus_restore), 0 if it already had them or either is unknown. */
+static inline int inky_cpus_widen_to_process(struct inky_cpu_mask *saved) {
+    struct inky_cpu_mask process = {{0}};
+    for (int i = 0; i < 16; i++) saved->bits[i] = 0;
+    if (syscall(SYS_sched_getaffinity, 0, sizeof saved->bits, saved->bits) <= 0
+        || syscall(SYS_sched_getaffinity, getpid(), sizeof process.bits, process.bits) <= 0) return 0;
+    int same = 1;
+    for (int i = 0; i < 16; i++) same &= saved->bits[i] == process.bits[i];
+    return !same && syscall(SYS_sched_setaffinity, 0, sizeof process.bits, process.bits) == 0;
+}
+
+static inline void inky_cpus_restore(const struct inky_cpu_mask *saved) {
+    (void)syscall(SYS_sched_setaffinity, 0, sizeof saved->bits, saved->bits);
+}
+
 #endif
