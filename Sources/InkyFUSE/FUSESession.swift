@@ -55,15 +55,18 @@ public final class FUSESession {
             guard fuse_session_mount(session, mountpoint) == 0 else { return .failure(.cannotMount(mountpoint)) }
             defer { fuse_session_unmount(session) }
             var io = Self.deviceIO()
+            var cpus: Int32 = 0
             if fuse_session_custom_io(session, &io, fuse_session_fd(session)) != 0 {
                 context.log("parallel directory operations: off (libfuse refused the device I/O that asks for them)")
             } else {
-                context.logDeviceReaders(inky_device_readers_begin(context.deviceReaders, fuse_session_fd(session)))
+                cpus = inky_device_readers_begin(context.deviceReaders, fuse_session_fd(session))
+                context.logDeviceReaders(cpus)
             }
             context.filesystem.kernelCache = FUSEKernelCache(session: session)
             defer { context.filesystem.kernelCache = nil }
             ready()
-            return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads)))
+            // About one idle reader per CPU (shim.h): more would all wake on every request.
+            return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads), UInt32(cpus)))
         }.get()
     }
 }

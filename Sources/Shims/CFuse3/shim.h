@@ -16,11 +16,13 @@
 static inline const char *inky_fuse_version_string(void) { return fuse_pkgversion(); }
 static inline int inky_fuse_version(void) { return fuse_version(); }
 
-/* fuse_session_loop_mt is a macro over a versioned symbol; this is the 3.12+ form. */
-static inline int inky_fuse_session_loop_mt(struct fuse_session *se, unsigned int max_threads) {
+/* fuse_session_loop_mt is a macro over a versioned symbol; this is the 3.12+ form. A thread
+   that finds more than `max_idle_threads` others waiting ends (0: libfuse's default, never). */
+static inline int inky_fuse_session_loop_mt(struct fuse_session *se, unsigned int max_threads, unsigned int max_idle_threads) {
     struct fuse_loop_config *config = fuse_loop_cfg_create();
     if (config == NULL) return -1;
     fuse_loop_cfg_set_max_threads(config, max_threads);
+    if (max_idle_threads > 0) fuse_loop_cfg_set_idle_threads(config, max_idle_threads);
     fuse_loop_cfg_set_clone_fd(config, 0);
     int result = fuse_session_loop_mt(se, config);
     fuse_loop_cfg_destroy(config);
@@ -52,28 +54,36 @@ static inline int inky_conn_opendir_optional(const struct fuse_conn_info *conn) 
 /* CPU-local service. A request's round trip is two wakeups: the kernel wakes a reader of
    /dev/fuse, the reply wakes the requester. On another CPU each costs an inter-processor
    interrupt, and in a virtual machine whose idle CPUs halt (no halt polling) that dominates a
-   listing: a FUSE tree that answers from memory lists 20k comics in 4.3-4.5 s with libfuse's
-   blocking reads, 2.6-2.8 s with these readers (the same tree as plain folders: 2.1-2.3 s).
-   A blocking read wakes the reader that waited longest, wherever it runs. So each reader pins
-   itself to one of the daemon's CPUs (in turn), the device is made non-blocking and readers
-   wait in poll(2), where every waiter wakes: the one on the requester's CPU, woken without an
-   interrupt, takes the request; the others find nothing (EAGAIN) and wait again. Any reader
-   can take any request, so a busy CPU delays nothing. */
+   listing: a FUSE tree that answers from memory lists 20k comics in 4.1-4.9 s with libfuse's
+   blocking reads, 2.9-3.1 s with these readers (the same tree as plain folders: 2.1-2.5 s).
+   A blocking read wakes the reader that waited longest, wherever it runs. So the device is made
+   non-blocking and readers wait in poll(2), where every waiter wakes, each pinned to the CPU
+   with the fewest readers waiting: the one on the requester's CPU, woken without an interrupt,
+   takes the request; the others find nothing (EAGAIN) and wait again. Any reader can take any
+   request, so a busy CPU delays nothing. The session keeps about one idle reader per CPU
+   (inky_fuse_session_loop_mt): more on one CPU would all wake there on every request, each
+   taking its turn on the CPU before the requester gets it back. A reader stays pinned while it
+   answers: unpinning and pinning again around every request (4 us on this VM) cost more than
+   it saved. So a thread started while answering inherits the reader's CPU (libdispatch starts
+   its pool threads from the thread that queues work; ProcessSpawner widens itself first). */
+enum { INKY_READER_PLACES = 64 };
+
 struct inky_device_readers {
-    unsigned long cpus[16]; /* the daemon's CPU mask when the session began (1,024 CPUs) */
-    int count;              /* CPUs in it */
-    int next;               /* the next new reader's place among them, atomic */
-    int on;                 /* readers pin themselves and wait in poll(2); else plain read(2) */
+    int cpu[INKY_READER_PLACES];     /* the CPUs readers wait on: the daemon's when the session began */
+    int waiting[INKY_READER_PLACES]; /* readers in inky_device_read on each of them, atomic */
+    int count;                       /* places in use */
+    int on;                          /* readers pin themselves and wait in poll(2); else plain read(2) */
 };
 
 /* Readers for the device `fd`, if the daemon may run on two or more CPUs and the device can be
    made non-blocking. Returns the number of CPUs the readers spread over (0: plain reads). */
 static inline int inky_device_readers_begin(struct inky_device_readers *readers, int fd) {
     memset(readers, 0, sizeof *readers);
-    long size = syscall(SYS_sched_getaffinity, 0, sizeof readers->cpus, readers->cpus);
-    if (size <= 0) return 0;
-    for (int cpu = 0; cpu < (int)(8 * sizeof readers->cpus); cpu++)
-        if (readers->cpus[cpu / (8 * sizeof(unsigned long))] & (1UL << (cpu % (8 * sizeof(unsigned long))))) readers->count++;
+    unsigned long mask[16] = {0}; /* 1,024 CPUs */
+    if (syscall(SYS_sched_getaffinity, 0, sizeof mask, mask) <= 0) return 0;
+    const int bits = 8 * sizeof(unsigned long);
+    for (int cpu = 0; cpu < 16 * bits && readers->count < INKY_READER_PLACES; cpu++)
+        if (mask[cpu / bits] & (1UL << (cpu % bits))) readers->cpu[readers->count++] = cpu;
     if (readers->count < 2) return 0;
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) return 0;
@@ -81,33 +91,42 @@ static inline int inky_device_readers_begin(struct inky_device_readers *readers,
     return readers->count;
 }
 
-/* The calling thread's CPU, once per thread: the next of the mask's CPUs in turn. */
-static inline void inky_device_reader_pin(struct inky_device_readers *readers) {
-    static __thread int pinned;
-    if (pinned) return;
-    pinned = 1;
-    int place = __atomic_fetch_add(&readers->next, 1, __ATOMIC_RELAXED) % readers->count;
-    const int bits = 8 * sizeof(unsigned long);
-    for (int cpu = 0; cpu < (int)(8 * sizeof readers->cpus); cpu++) {
-        if (!(readers->cpus[cpu / bits] & (1UL << (cpu % bits))) || place-- > 0) continue;
+/* The place the calling thread waits at: the one with the fewest readers waiting, its own on a
+   tie (a thread moves, and pays for the move, only when the balance needs it). */
+static inline int inky_device_reader_place(struct inky_device_readers *readers) {
+    static __thread int place = -1;
+    if (place >= readers->count) place = -1;
+    int best = place >= 0 ? place : 0;
+    for (int other = 0; other < readers->count; other++)
+        if (__atomic_load_n(&readers->waiting[other], __ATOMIC_RELAXED) < __atomic_load_n(&readers->waiting[best], __ATOMIC_RELAXED))
+            best = other;
+    if (best != place) {
         unsigned long one[16] = {0};
-        one[cpu / bits] = 1UL << (cpu % bits);
+        const int bits = 8 * sizeof(unsigned long);
+        one[readers->cpu[best] / bits] = 1UL << (readers->cpu[best] % bits);
         (void)syscall(SYS_sched_setaffinity, 0, sizeof one, one); /* unpinned still works */
-        return;
+        place = best;
     }
+    return best;
 }
 
 /* read(2) of the device, waiting in poll(2) while it is empty. Never fails with EAGAIN, which
    libfuse's loop would take for a broken device; EINTR comes back as from a blocking read. */
 static inline ssize_t inky_device_read(int fd, void *buf, size_t len, struct inky_device_readers *readers) {
     if (readers == NULL || !__atomic_load_n(&readers->on, __ATOMIC_RELAXED)) return read(fd, buf, len);
-    inky_device_reader_pin(readers);
+    int place = inky_device_reader_place(readers);
+    __atomic_add_fetch(&readers->waiting[place], 1, __ATOMIC_RELAXED);
+    ssize_t got;
     for (;;) {
-        ssize_t got = read(fd, buf, len);
-        if (got >= 0 || errno != EAGAIN) return got;
+        got = read(fd, buf, len);
+        if (got >= 0 || errno != EAGAIN) break;
         struct pollfd ready = { .fd = fd, .events = POLLIN };
-        if (poll(&ready, 1, -1) < 0) return -1;
+        if (poll(&ready, 1, -1) < 0) { got = -1; break; }
     }
+    int error = errno;
+    __atomic_sub_fetch(&readers->waiting[place], 1, __ATOMIC_RELAXED);
+    errno = error;
+    return got;
 }
 
 /* Parallel directory operations. libfuse 3.14 never puts FUSE_PARALLEL_DIROPS in its INIT
