@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import InkyWorker
 
 /// Background listing of a folder's comics, several at once: `ls -l` (or a file manager) of a
 /// fresh library looks up every comic of a folder one after another, and each lookup would
@@ -71,21 +72,42 @@ extension LibraryFilesystem {
     /// Starts listing the unlisted comics of folder `id` in the background, up to
     /// `options.listingParallelism` at a time, in name order; returns at once. A lookup that
     /// arrives meanwhile waits for that comic's listing (its listing lock) instead of repeating it.
+    /// The comics of the folder after it, which `ls -R` and a file manager's walk enter next, are
+    /// loaded from the index too: they are then loaded before they are asked for, not while.
     public func listComicsAhead(in id: NodeID) {
-        guard options.listingParallelism > 1, case .folder(let path)? = nodes.node(id),
-              case .success(let index) = folderIndex(path) else { return }
+        guard options.listingParallelism > 1, case .folder(let path)? = nodes.node(id) else { return }
+        listingAheadQueue.async { [weak self] in
+            ThreadCPUs.widenToProcess()
+            guard let self else { return }
+            self.listFolderAhead(path, indexedOnly: false)
+            if let next = self.folder(after: path) { self.listFolderAhead(next, indexedOnly: true) }
+        }
+    }
+
+    /// Lists the unlisted comics of folder `path`: those the index holds loaded from it, the
+    /// others (unless `indexedOnly`) by workers.
+    private func listFolderAhead(_ path: String, indexedOnly: Bool) {
+        guard !isStopping, case .success(let index) = folderIndex(path) else { return }
         let unlisted = index.names.compactMap { name -> ComicRef? in
             guard case .comic(let comic)? = index.nodes[name], comicState(comic)?.snapshot() == nil else { return nil }
             return comic
         }
         guard unlisted.count > 1 else { return }
-        listingAheadQueue.async { [weak self] in
-            guard let self, !self.isStopping else { return }
-            let rest = self.loadIndexed(unlisted)
-            guard !rest.isEmpty else { return }
-            let work = ComicsToList(rest)
-            self.listInBackground(threads: min(self.options.listingParallelism, rest.count), next: work.next)
-        }
+        let rest = loadIndexed(unlisted)
+        guard !rest.isEmpty, !indexedOnly else { return }
+        let work = ComicsToList(rest)
+        listInBackground(threads: min(options.listingParallelism, rest.count), next: work.next)
+    }
+
+    /// The folder after `path` among its parent's entries, if its parent's index is at hand.
+    private func folder(after path: String) -> String? {
+        guard !path.isEmpty else { return nil }
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        guard case .success(let index) = folderIndex(parent),
+              let at = index.names.firstIndex(where: { if case .folder(path)? = index.nodes[$0] { true } else { false } }) else { return nil }
+        return index.names[index.names.index(after: at)...].lazy.compactMap { name -> String? in
+            if case .folder(let next)? = index.nodes[name] { next } else { nil }
+        }.first
     }
 
     /// Loads the comics the index holds as they are on disk, from one read of the index, and
@@ -137,6 +159,7 @@ extension LibraryFilesystem {
     private func listInBackground(threads: Int, group: DispatchGroup? = nil, next: @escaping @Sendable () -> (ComicRef, KnownComic?)?) {
         for _ in 0..<threads {
             listingAheadQueue.async(group: group) { [weak self] in
+                ThreadCPUs.widenToProcess()
                 while let (comic, known) = next() {
                     guard let self, !self.isStopping else { return }
                     if self.comicState(comic)?.snapshot() == nil { _ = self.currentComic(comic, known: known) }

@@ -52,12 +52,9 @@ public enum ProcessSpawner {
         let variables = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let envp = variables.map { "\($0.key)=\($0.value)".withCString { strdup($0) } } + [nil]
         defer { envp.forEach { free($0) } }
-        // The child gets the process's CPUs, not a FUSE reader thread's one (CLinux shim.h).
-        var ownCPUs = inky_cpu_mask()
-        let widened = inky_cpus_widen_to_process(&ownCPUs) != 0
-        defer { if widened { inky_cpus_restore(&ownCPUs) } }
+        // The child gets the process's CPUs, not a FUSE reader thread's one (ThreadCPUs).
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        let status = ThreadCPUs.widened { posix_spawn(&child, executable, &actions, &attributes, argv, envp) }
         guard status == 0 else { throw Errno(status) }
         return child
     }

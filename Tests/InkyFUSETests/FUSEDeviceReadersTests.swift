@@ -36,11 +36,7 @@ final class FUSEDeviceReadersTests: XCTestCase {
         var waitsInPoll: Bool {
             tid != 0 && ((try? String(contentsOfFile: "/proc/self/task/\(tid)/wchan", encoding: .utf8)) ?? "").contains("poll")
         }
-        func allowedCPUs() -> String? {
-            (try? String(contentsOfFile: "/proc/self/task/\(tid)/status", encoding: .utf8))?
-                .split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?
-                .split(separator: "\t").last.map(String.init)
-        }
+        func allowedCPUs() -> String? { InkyTestSupport.allowedCPUs("/proc/self/task/\(tid)") }
     }
 
     /// C memory, as FUSEContext's: the reader threads hold its address.
@@ -58,19 +54,9 @@ final class FUSEDeviceReadersTests: XCTestCase {
         if cpus == 0 {
             throw XCTSkip("this process may run on one CPU only: the readers stay plain blocking reads")
         }
-        XCTAssertEqual(Int(cpus), Self.processCPUs(), "the readers spread over the CPUs this process may use")
+        XCTAssertEqual(Int(cpus), cpuCount(allowedCPUs() ?? ""), "the readers spread over the CPUs this process may use")
         XCTAssertNotEqual(fcntl(ends[0], F_GETFL) & O_NONBLOCK, 0, "the device is made non-blocking")
         return (ends[0], ends[1])
-    }
-
-    /// How many CPUs this thread may run on, from its Cpus_allowed_list ("0-1", "0,2-5").
-    private static func processCPUs() -> Int {
-        let list = (try? String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8))?
-            .split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?.split(separator: "\t").last ?? ""
-        return list.split(separator: ",").reduce(0) { count, range in
-            let ends = range.split(separator: "-").compactMap { Int($0) }
-            return count + (ends.count == 2 ? ends[1] - ends[0] + 1 : ends.count)
-        }
     }
 
     func testAReaderWaitsInPollOnItsOwnCPUAndReturnsWhatArrives() throws {

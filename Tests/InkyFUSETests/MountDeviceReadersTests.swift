@@ -7,13 +7,6 @@ import XCTest
 /// processes they spawn still get every CPU the daemon may use; a daemon held to one CPU reads
 /// the device as libfuse does.
 final class MountDeviceReadersTests: XCTestCase {
-    /// `Cpus_allowed_list` of a process or thread (`/proc/<pid>` or `/proc/<pid>/task/<tid>`).
-    private func allowedCPUs(_ proc: String) -> String? {
-        (try? String(contentsOfFile: "\(proc)/status", encoding: .utf8))?
-            .split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?
-            .split(separator: "\t").last.map(String.init)
-    }
-
     private func threads(of pid: Int32) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map { "/proc/\(pid)/task/\($0)" }
     }

@@ -112,6 +112,33 @@ final class ListingAheadTests: XCTestCase {
         XCTAssertEqual(pages.count, 2, "the changed comic's new pages")
     }
 
+    /// `ls -R` enters the folder after a listed one next: its comics the index holds are loaded
+    /// too, so they are ready before they are asked for; unindexed ones there wait for their own
+    /// folder's listing (no worker is taken from the folder being read), and nothing further on is loaded.
+    func testAListedFolderAlsoLoadsTheIndexedComicsOfTheFolderAfterIt() throws {
+        for comic in ["E/e1.cbz", "E/e2.cbz", "F/f1.cbz", "F/f2.cbz", "G/g1.cbz", "G/g2.cbz"] {
+            let url = library.appendingPathComponent(comic)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try ArchiveMaker.zip(at: url, members: [("1.jpg", Array(comic.utf8))])
+        }
+        let database = stateFolder.appendingPathComponent("state.sqlite").path
+        let first = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
+        first.0.finishStateWrites()
+        try ArchiveMaker.zip(at: library.appendingPathComponent("F/f3.cbz"), members: [("1.jpg", [7])])
+
+        var options = MountOptions()
+        options.listingParallelism = 4
+        let backend = RecordingBackend()
+        let second = LibraryFilesystem(library: library.path, options: options, backend: backend, state: StateDatabase.open(at: database))
+        second.directoryListed(try second.lookup(parent: LibraryFilesystem.rootID, name: "E").get().id)
+        let next = ["F/f1.cbz", "F/f2.cbz"].map { ComicRef.library($0) }
+        XCTAssertTrue(waitUntil(20) { next.allSatisfy { second.comicState($0)?.snapshot() != nil } }, "F's indexed comics loaded ahead")
+        XCTAssertTrue(["E/e1.cbz", "E/e2.cbz"].allSatisfy { second.comicState(.library($0))?.snapshot() != nil })
+        XCTAssertEqual(backend.listed, [], "from the index only: F/f3.cbz, not in it, waits for F's own listing")
+        XCTAssertNil(second.comicState(.library("F/f3.cbz"))?.snapshot())
+        XCTAssertNil(second.comicState(.library("G/g1.cbz"))?.snapshot(), "one folder ahead, not more")
+    }
+
     func testOffByDefaultAndStopsAtUnmount() {
         let backend = RecordingBackend()
         let lazy = LibraryFilesystem(library: library.path, options: MountOptions(), backend: backend)
