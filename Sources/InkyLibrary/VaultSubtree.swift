@@ -29,6 +29,11 @@ extension LibraryFilesystem {
     /// entries are dropped, and then its keys are wiped. Returns whether a vault was unlocked.
     @discardableResult
     public func lockVault() -> Bool {
+        // `Vault/` keeps its number across lock and unlock, so after an unlock the kernel can
+        // bring its old directory entry back (a reader still holding a page open keeps it
+        // alive) with the old names in it, each pointing at a number lock dropped: ENOENT for
+        // that comic until its entry timed out. Each name is unhashed at lock instead.
+        let shownNames = Array((vaultChildren("") ?? [:]).keys) + MetadataViewKind.allCases.map(\.folderName)
         guard let (vault, states) = lock.withLock({ () -> (UnlockedVault, [ComicState])? in
             guard let vault = unlockedVault else { return nil }
             unlockedVault = nil
@@ -49,6 +54,8 @@ extension LibraryFilesystem {
             guard let snapshot = state.snapshot() else { continue }
             for node in Self.files(of: state.comic, snapshot) { kernel?.invalidateNode(nodes.id(for: node)) }
         }
+        let vaultRoot = nodes.id(for: .vaultFolder(""))
+        for name in shownNames { kernel?.invalidateEntry(parent: vaultRoot, name: name) }
         for id in nodes.dropVault() { kernel?.invalidateNode(id) }
         // The vault's views: their tags and names go with the rest.
         for id in vaultMetadataViews?.drop() ?? [] { kernel?.invalidateNode(id) }
