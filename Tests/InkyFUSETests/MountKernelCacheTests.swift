@@ -7,13 +7,6 @@ import XCTest
 /// until the watcher says otherwise, whatever `--tree-timeout` says; where it cannot see (a
 /// library on another FUSE filesystem, as a network one would be), the timeout rules.
 final class MountKernelCacheTests: XCTestCase {
-    /// read(2) calls the daemon made so far, all threads: each FUSE request is one.
-    private func daemonReads(_ mounted: MountedLibrary) throws -> Int {
-        let io = try String(contentsOfFile: "/proc/\(mounted.process.processIdentifier)/io", encoding: .utf8)
-        let line = try XCTUnwrap(io.split(separator: "\n").first { $0.hasPrefix("syscr:") })
-        return Int(line.split(separator: " ").last ?? "") ?? 0
-    }
-
     private func listEverything(_ mounted: MountedLibrary) throws -> String {
         try ArchiveMaker.run("/usr/bin/ls", ["-lRA", mounted.mountpoint.path])
     }
@@ -46,15 +39,15 @@ final class MountKernelCacheTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: library) }
         // The library's folders alone: the metadata views would appear between the two listings
         // (MountMetadataViewsTests checks that they are cached the same way).
-        let mounted = try MountedLibrary(library: library, arguments: ["-o", "tree_timeout=1", "--no-list-ahead", "--views", "none"])
+        let mounted = try MountedLibrary(library: library, arguments: ["-o", "tree_timeout=1,debug", "--no-list-ahead", "--views", "none"])
         XCTAssertTrue(mounted.logSays("the library watcher sees every change"), mounted.logText)
         let first = try listEverything(mounted)
         usleep(1_500_000) // past the 1 s tree timeout: what is still cached now is cached until told
-        let before = try daemonReads(mounted)
+        let before = mounted.requestsReceived()
         // Equal but for `Continue Reading/`, whose time is now's (a minute may turn in between).
         let unchanging = { (listing: String) in listing.split(separator: "\n").filter { !$0.contains("Continue Reading") } }
         XCTAssertEqual(unchanging(try listEverything(mounted)), unchanging(first))
-        let requests = try daemonReads(mounted) - before
+        let requests = mounted.requestsReceived() - before
         // Expired, each directory costs at least one request; what is left is `ls` asking the
         // root's labels and the uncached `Continue Reading/`.
         let directories = first.split(separator: "\n").filter { $0.hasPrefix("d") }.count
@@ -72,15 +65,15 @@ final class MountKernelCacheTests: XCTestCase {
         let source = try smallLibrary()
         defer { try? FileManager.default.removeItem(at: source) }
         let unseen = try FaultFS(source: source) // a FUSE filesystem: changes behind it reach no inotify watch
-        let mounted = try MountedLibrary(library: unseen.mountpoint, arguments: ["-o", "tree_timeout=1", "--no-list-ahead"])
+        let mounted = try MountedLibrary(library: unseen.mountpoint, arguments: ["-o", "tree_timeout=1,debug", "--no-list-ahead"])
         XCTAssertTrue(mounted.logSays("cannot see every change"), mounted.logText)
         XCTAssertTrue(mounted.logText.contains("fuse"), "the log names the filesystem: \(mounted.logText)")
         _ = try listEverything(mounted)
         usleep(1_500_000)
-        let before = try daemonReads(mounted)
+        let before = mounted.requestsReceived()
         let listing = try listEverything(mounted)
         let directories = listing.split(separator: "\n").filter { $0.hasPrefix("d") }.count
-        XCTAssertGreaterThanOrEqual(try daemonReads(mounted) - before, directories, "past the tree timeout every directory is asked again")
+        XCTAssertGreaterThanOrEqual(mounted.requestsReceived() - before, directories, "past the tree timeout every directory is asked again")
 
         // Made "elsewhere": straight in the source, unseen by any watch on the FUSE mount.
         try FileManager.default.copyItem(at: source.appendingPathComponent("Series 1/Issue 1.cbz"),

@@ -68,6 +68,20 @@ public final class MountedLibrary {
 
     public func path(_ relative: String) -> String { mountpoint.appendingPathComponent(relative).path }
 
+    /// FUSE requests the daemon has received, as libfuse's debug output lists them: mount with
+    /// `-o debug`. libfuse prints a request before it is answered, so a request whose answer
+    /// came back is in the pipe; its line is counted once the log has been still for 0.3 s.
+    /// (The daemon's read(2) calls are no count: its device readers also read an empty device.)
+    public func requestsReceived() -> Int {
+        var last = (length: -1, since: Date())
+        waitUntil(10) {
+            let length = logText.utf8.count
+            if length != last.length { last = (length, Date()) }
+            return Date().timeIntervalSince(last.since) >= 0.3
+        }
+        return logText.components(separatedBy: ", opcode: ").count - 1
+    }
+
     public var isDaemonAlive: Bool { kill(process.processIdentifier, 0) == 0 && process.isRunning }
 
     /// Unmounts (lazily, so it always works) and waits for the daemon; returns its exit status.
