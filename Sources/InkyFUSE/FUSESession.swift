@@ -103,7 +103,7 @@ extension FUSEContext {
     /// Said once, at mount: whether requests are answered on the CPU that made them (shim.h).
     func logDeviceReaders(_ cpus: Int32) {
         if cpus > 0 {
-            log("device readers: one per CPU in turn over \(cpus) CPUs, each request answered on its requester's CPU where one is free")
+            log("device readers: pinned over \(cpus) CPUs, each request answered on its requester's CPU where a reader waits there")
         } else {
             log("device readers: plain blocking reads (the daemon may run on one CPU only, or the device stayed blocking)")
         }

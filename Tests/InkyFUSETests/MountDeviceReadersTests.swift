@@ -29,7 +29,7 @@ final class MountDeviceReadersTests: XCTestCase {
         let daemon = mount.process.processIdentifier
         let daemonCPUs = try XCTUnwrap(allowedCPUs("/proc/\(daemon)"))
         XCTAssertEqual(daemonCPUs, ownCPUs)
-        XCTAssertTrue(mount.logSays("device readers: one per CPU in turn over"), mount.logText)
+        XCTAssertTrue(mount.logSays("device readers: pinned over"), mount.logText)
         let warm = Set(mount.workerPIDs)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 01")), ["ERROR.txt"])
         try readAPage(mount)
