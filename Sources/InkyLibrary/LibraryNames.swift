@@ -141,8 +141,7 @@ extension LibraryFilesystem {
 
     /// The directory `..` names in a listing of `id`: the root is its own parent.
     public func parent(of id: NodeID) -> NodeID {
-        // (lastIndex, not contains("/"): Foundation's substring search cost 3% of a listing.)
-        func up(_ path: String) -> String { path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "" }
+        let up = FolderIndex.folder(holding:)
         switch nodes.node(id) {
         case .folder(let path)?:
             return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))

@@ -102,8 +102,7 @@ extension LibraryFilesystem {
     /// The folder after `path` among its parent's entries, if its parent's index is at hand.
     private func folder(after path: String) -> String? {
         guard !path.isEmpty else { return nil }
-        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-        guard case .success(let index) = folderIndex(parent),
+        guard case .success(let index) = folderIndex(FolderIndex.folder(holding: path)),
               let at = index.names.firstIndex(where: { if case .folder(path)? = index.nodes[$0] { true } else { false } }) else { return nil }
         return index.names[index.names.index(after: at)...].lazy.compactMap { name -> String? in
             if case .folder(let next)? = index.nodes[name] { next } else { nil }

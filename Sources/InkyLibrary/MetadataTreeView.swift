@@ -304,8 +304,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         var shown: [String: [String: String]] = [:]
         return links.map { link in
             guard case .comic(let comic) = link.target else { return text(of: link.target, depth: depth) }
-            // Not NSString's deletingLastPathComponent: bridging each path was a third of this.
-            let folder = comic.lastIndex(of: "/").map { String(comic[..<$0]) } ?? ""
+            let folder = FolderIndex.folder(holding: comic)
             if shown[folder] == nil {
                 var names: [String: String] = [:]
                 if case .success(let index) = library.folderIndex(folder) {
