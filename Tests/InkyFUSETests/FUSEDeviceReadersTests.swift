@@ -21,9 +21,7 @@ final class FUSEDeviceReadersTests: XCTestCase {
         init(fd: Int32, readers: UnsafeMutablePointer<inky_device_readers>) {
             self.readers = readers
             Thread { [self] in
-                // "PID/task/TID": gettid(2) is not in Swift's Glibc module.
-                let tid = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))
-                    .flatMap { $0.split(separator: "/").last }.flatMap { Int32($0) } ?? -1
+                let tid = currentThreadID() ?? -1
                 lock.withLock { _tid = tid }
                 var buffer = [UInt8](repeating: 0, count: 64)
                 let got = inky_device_read(fd, &buffer, buffer.count, self.readers)
@@ -65,7 +63,7 @@ final class FUSEDeviceReadersTests: XCTestCase {
         XCTAssertTrue(waitUntil(10) { reader.waitsInPoll },
                       "the reader found the device empty and waits in poll(2), not spinning on EAGAIN")
         let cpus = try XCTUnwrap(reader.allowedCPUs())
-        XCTAssertNotNil(Int(cpus), "the reader is pinned to one CPU: \(cpus)")
+        XCTAssertEqual(cpuCount(cpus), 1, "the reader is pinned to one CPU: \(cpus)")
         let request: [UInt8] = [1, 2, 3, 4, 5]
         XCTAssertEqual(write(device.write, request, request.count), request.count)
         XCTAssertTrue(waitUntil(10) { reader.result != nil })

@@ -121,13 +121,3 @@ final class WorkerLifetimeTests: XCTestCase {
         XCTAssertFalse(started.contains(where: { kill($0, 0) == 0 }), "workers exit when their daemon is gone")
     }
 }
-
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}

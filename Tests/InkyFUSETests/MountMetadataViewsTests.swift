@@ -140,12 +140,7 @@ final class MountMetadataViewsTests: XCTestCase {
         // trees in the background when the index moved (the last listings reach it in a batch
         // up to 150 ms after they are made, and moves are spaced by what a remake costs); the
         // index reads of a remake count here as reads, so quiet means no remake under way.
-        var quiet = (reads: try daemonReads(mounted), since: Date())
-        XCTAssertTrue(waitUntil(30) {
-            let reads = (try? daemonReads(mounted)) ?? -1
-            if reads != quiet.reads { quiet = (reads, Date()) }
-            return Date().timeIntervalSince(quiet.since) >= 1.5
-        }, "the daemon settles")
+        XCTAssertTrue(waitUntilSteady(30, still: 1.5) { (try? daemonReads(mounted)) ?? -1 }, "the daemon settles")
         let before = mounted.requestsReceived()
         XCTAssertEqual(try ArchiveMaker.run("/usr/bin/find", walk), first)
         let folders = first.split(separator: "\n").filter { $0.hasPrefix("d") }.count

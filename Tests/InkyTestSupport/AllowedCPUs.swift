@@ -15,3 +15,10 @@ public func cpuCount(_ list: String) -> Int {
         return count + (ends.count == 2 ? ends[1] - ends[0] + 1 : ends.count)
     }
 }
+
+/// The calling thread's id (gettid(2) is not in Swift's Glibc module): /proc/thread-self is
+/// "PID/task/TID".
+public func currentThreadID() -> Int32? {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))
+        .flatMap { $0.split(separator: "/").last }.flatMap { Int32($0) }
+}

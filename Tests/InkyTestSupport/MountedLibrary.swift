@@ -73,12 +73,7 @@ public final class MountedLibrary {
     /// came back is in the pipe; its line is counted once the log has been still for 0.3 s.
     /// (The daemon's read(2) calls are no count: its device readers also read an empty device.)
     public func requestsReceived() -> Int {
-        var last = (length: -1, since: Date())
-        waitUntil(10) {
-            let length = logText.utf8.count
-            if length != last.length { last = (length, Date()) }
-            return Date().timeIntervalSince(last.since) >= 0.3
-        }
+        waitUntilSteady(10, still: 0.3) { logText.utf8.count }
         return logText.components(separatedBy: ", opcode: ").count - 1
     }
 

@@ -14,3 +14,16 @@ public func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     }
     return true
 }
+
+/// Polls `value` until it has not changed for `still` seconds, at most `seconds` in all; true
+/// if it settled. For what only stops changing (a log arriving through a pipe, a daemon's I/O
+/// counters once its background work is done).
+@discardableResult
+public func waitUntilSteady<T: Equatable>(_ seconds: Double = 10, still: Double, _ value: () -> T) -> Bool {
+    var last = (value: value(), since: Date())
+    return waitUntil(seconds) {
+        let now = value()
+        if now != last.value { last = (now, Date()) }
+        return Date().timeIntervalSince(last.since) >= still
+    }
+}
