@@ -36,18 +36,18 @@ extension LibraryFilesystem {
         switch known.map({ .success($0.check) }) ?? comicCheck(comic) {
         case .success(let check): (identity, permissions) = (check.identity, check.permissions)
         case .failure(let code):
-            lock.withLock { comics[comic] = nil }
+            if let gone = lock.withLock({ comics.remove(comic) }), let seen = gone.lastSeen { generations.dropped(comic, seen) }
             cache.drop(comic: comic) { _ in true }
             return .failure(code)
         }
-        let state = lock.withLock {
-            if let existing = comics[comic] { return existing }
+        let (state, outOfBudget) = lock.withLock { () -> (ComicState, [ComicState]) in
+            if let existing = comics[comic] { return (existing, []) }
             let created = ComicState(comic: comic, realPath: real)
-            comics[comic] = created
-            return created
+            return (created, comics.insert(created, for: comic))
         }
+        for dropped in outOfBudget { if let seen = dropped.lastSeen { generations.dropped(dropped.comic, seen) } }
         state.permissions = permissions
-        let (changed, before) = state.replace(identity)
+        let (changed, before) = state.replace(identity, generations)
         if changed {
             let generation = state.generation
             cache.drop(comic: comic) { $0.generation != generation }
@@ -75,7 +75,7 @@ extension LibraryFilesystem {
                 let (listing, listedIdentity) = try backend.list(real, limits: options.limits)
                 if listedIdentity != identity {
                     // Changed while being listed: the next lookup starts over with the new file.
-                    _ = state.refresh(listedIdentity)
+                    _ = state.refresh(listedIdentity, generations)
                 }
                 state.store(.success(listing), for: listedIdentity)
                 if let (file, _) = stored { indexWriter?.store(file, identity: listedIdentity, .success(listing)) }
@@ -148,6 +148,9 @@ struct WeightedLRU<Key: Hashable, Value> {
 
     /// Every value, leaving their order of use alone.
     var values: [Value] { entries.values.map(\.value) }
+
+    /// Removes `key`'s entry; returns its value.
+    mutating func remove(_ key: Key) -> Value? { entries.removeValue(forKey: key)?.value }
 
     /// Removes the matching entries; returns their values.
     @discardableResult

@@ -13,12 +13,9 @@ final class ComicState: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _identity: FileIdentity?
-    /// Derived from the file's identity (the low 12 bits of `FileIdentity.generation`, as page
-    /// inode numbers carry it): a page's inode number is (comic, generation, index), so a
-    /// changed file's pages get new numbers and the kernel never serves cached (keep_cache)
-    /// bytes of the old file for them; the same file coming back (renamed away and back, or
-    /// deleted and restored with the same size, mtime and inode) gets its old numbers again,
-    /// in this daemon and the next.
+    /// Which generation of the file the pages are of (`ComicGenerations`): a page's inode number
+    /// is (comic, generation, index), so a changed file's pages get new numbers and the kernel
+    /// never serves cached (keep_cache) bytes of the old file for them.
     private var _generation = 0
     private var _listing: Result<ComicListing, ComicError>?
     private var _pageIndex: [String: Int] = [:]
@@ -57,18 +54,18 @@ final class ComicState: @unchecked Sendable {
 
     /// Compares the file with what was listed; a change starts a new generation. Returns the
     /// new identity and whether the generation moved.
-    func refresh(_ identity: FileIdentity) -> Bool {
-        replace(identity).changed
+    func refresh(_ identity: FileIdentity, _ generations: ComicGenerations) -> Bool {
+        replace(identity, generations).changed
     }
 
     /// `refresh`, also giving what was listed before a change: the names the kernel may still hold.
-    func replace(_ identity: FileIdentity) -> (changed: Bool, previous: Snapshot?) {
+    func replace(_ identity: FileIdentity, _ generations: ComicGenerations) -> (changed: Bool, previous: Snapshot?) {
         lock.withLock {
             guard _identity != identity else { return (false, nil) }
             let changed = _identity != nil
             let previous = _identity.flatMap { old in _listing.map { Snapshot(identity: old, generation: _generation, listing: $0) } }
+            _generation = generations.generation(for: comic, identity: identity, current: seen)
             _identity = identity
-            _generation = Self.generation(of: identity)
             _listing = nil
             _pageIndex = [:]
             _comicInfo = nil
@@ -126,7 +123,13 @@ final class ComicState: @unchecked Sendable {
         }
     }
 
-    static func generation(of identity: FileIdentity) -> Int { Int(identity.generation & UInt64(NodeTable.generationMask)) }
+    /// The generation as `ComicGenerations` keeps it, nil before the file was first seen.
+    private var seen: ComicGenerations.Seen? {
+        _identity.map { ComicGenerations.Seen(hash: $0.generation, generation: _generation) }
+    }
+
+    /// `seen`, taking the lock: for a state being dropped.
+    var lastSeen: ComicGenerations.Seen? { lock.withLock { seen } }
 
     func pageNumber(named name: String) -> Int? { lock.withLock { _pageIndex[name] } }
 

@@ -32,6 +32,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// The vault's covers, in memory only, wiped at lock.
     let vaultCovers = VaultCoverMemory()
     var comics = WeightedLRU.comicStates()
+    /// The generations comics' pages are numbered with, kept past their states.
+    let generations = ComicGenerations()
     var unlockedVault: UnlockedVault?
     /// How `Vault/` tells the kernel it appeared or went (set when `VaultView` is attached).
     var vaultView: ViewContext? {

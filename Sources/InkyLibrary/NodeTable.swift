@@ -12,8 +12,9 @@ import InkyTree
 /// page index (16) for the page-level kinds; slot | kind | path number (52) for the others.
 /// Library nodes are in the base slot (0), whose root is the mount's root (1); vault nodes in
 /// the slot of the `Vault/` view (`VaultView`), whose root is that slot's root. A page index past
-/// 65,535 has no number (`--max-pages` stays below it). The generation's 12 bits only tell a
-/// changed comic's pages apart here: the kernel gets the whole hash (`NodeAttributes.generation`).
+/// 65,535 has no number (`--max-pages` stays below it). The generation's 12 bits
+/// (`ComicGenerations`) tell a changed comic's pages apart here: the kernel gets the file's whole
+/// hash (`NodeAttributes.generation`).
 ///
 /// Library paths are numbered by `PathNumbering` (the state database, so a path has the same
 /// number, and its nodes the same inodes, in every mount); a bounded cache keeps the numbers in

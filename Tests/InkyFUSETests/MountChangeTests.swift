@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import InkyTestSupport
 import XCTest
 
@@ -30,6 +31,42 @@ final class MountChangeTests: XCTestCase {
         let back = Date().addingTimeInterval(3)
         while !FileManager.default.fileExists(atPath: mount.path("Issue/001.jpg")) && Date() < back { usleep(50_000) }
         XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), new, "the new file's page, not the kernel's copy of the old one")
+    }
+
+    /// A file rewritten in place whose hash has the old file's low 12 bits, which is all page
+    /// inode numbers carried of it: its pages got the old pages' numbers, and a page read right
+    /// after the change (before the watcher's invalidation lands) came from the kernel's copy of
+    /// the old file. A changed comic's pages are now numbered apart (`ComicGenerations`).
+    func testAChangedComicWhoseHashCollidesNeverServesTheOldPagesKernelCache() throws {
+        let library = ArchiveMaker.temporaryDirectory("collide")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let old = ArchiveMaker.noise(count: 30_000, seed: 7), new = ArchiveMaker.noise(count: 30_000, seed: 9)
+        let comic = library.appendingPathComponent("Issue.cbz"), staging = library.appendingPathComponent("new.zip.tmp")
+        try ArchiveMaker.zip(at: comic, members: [("p1.jpg", old)])
+        try ArchiveMaker.zip(at: staging, members: [("p1.jpg", new)])
+        let before = try FileIdentity.of(comic.path).get()
+        let mount = try MountedLibrary(library: library)
+        XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), old)
+
+        // In place, so the inode and size stay; then the mtime that makes the hashes collide.
+        try Data(contentsOf: staging).write(to: comic, options: [])
+        var after = try FileIdentity.of(comic.path).get()
+        XCTAssertEqual([after.inode, UInt64(after.size)], [before.inode, UInt64(before.size)])
+        repeat { after.modifiedNanoseconds += 1 } while after.generation & 0xFFF != before.generation & 0xFFF
+        // UTIME_OMIT ((1 << 30) - 2; the macro is not imported) leaves the access time.
+        let times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),
+                     timespec(tv_sec: Int(after.modifiedNanoseconds / 1_000_000_000), tv_nsec: Int(after.modifiedNanoseconds % 1_000_000_000))]
+        XCTAssertEqual(utimensat(AT_FDCWD, comic.path, times, 0), 0)
+        XCTAssertEqual(try FileIdentity.of(comic.path).get(), after)
+
+        // Right away: the kernel still holds the old page's name (the watcher waits 0.3 s for
+        // writes to settle). Failing is fine (the old number is stale); the old bytes are not.
+        if let first = try? readFile(mount.path("Issue/001.jpg")) {
+            XCTAssertEqual(first, new, "the rewritten file's page, not the kernel's copy of the old one")
+        }
+        let settled = Date().addingTimeInterval(3)
+        while (try? readFile(mount.path("Issue/001.jpg"))) != new && Date() < settled { usleep(50_000) }
+        XCTAssertEqual(try readFile(mount.path("Issue/001.jpg")), new)
     }
 
     /// The same file renamed away and back is the same comic: a reader holding a page open
