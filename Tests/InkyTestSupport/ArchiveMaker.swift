@@ -12,7 +12,9 @@ public enum ArchiveMaker {
 
     /// Deterministic, incompressible bytes (xorshift): a stand-in for JPEG data.
     public static func noise(count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed | 1
+        // Odd and different for every seed (xorshift needs a state other than 0): `seed | 1`
+        // gave seeds 4 and 5 the same bytes, and a test comparing them could not fail.
+        var state = seed &* 2 &+ 1
         return (0..<count).map { _ in
             state ^= state << 13
             state ^= state >> 7
