@@ -142,6 +142,15 @@ enum FUSECallbacks {
         // (Entries added since that last reply may or may not be listed: readdir(3) allows both.)
         if context.isPastEnd(inode, offset: Int(offset)) { return reply.bytes([UInt8]()) }
         context.listing(inode)
+        if plus, offset == 0, context.listingReplies.isReady(inode),
+           let ready = context.listingReplies.take(inode, stamp: filesystem.listingStamp(of: NodeID(inode))), ready.bytes.count <= size {
+            let busy = context.beingLookedUp(in: inode)
+            if !ready.remembered.contains(where: { busy($0.name) }) {
+                for entry in ready.remembered { filesystem.remember(entry) }
+                context.listed(inode, toEnd: ready.next)
+                return reply.bytes(ready.bytes)
+            }
+        }
         switch filesystem.directoryEntries(of: NodeID(inode)) {
         case .success(let entries):
             let busy = context.beingLookedUp(in: inode)
@@ -181,7 +190,9 @@ enum DirectoryBuffer {
     /// is handed to the kernel as if looked up (the kernel counts it and will FORGET it: such
     /// entries are returned in `remembered`); the others go out with inode 0, which tells the
     /// kernel to look them up itself. `next` is the offset after the last entry that fit.
-    static func fill(request: fuse_req_t, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int,
+    /// `request` may be nil: libfuse 3.14 encodes entries without it (`(void)req`), which lets
+    /// `FUSEListingReplies` encode a reply before its request arrives.
+    static func fill(request: fuse_req_t?, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int,
                      attributes: ((DirectoryEntry) -> NodeAttributes?)? = nil) -> (bytes: [UInt8], remembered: [DirectoryEntry], next: Int) {
         var all: [(String, NodeID, mode_t, DirectoryEntry?)] = [(".", directory, S_IFDIR, nil), ("..", parent, S_IFDIR, nil)]
         all += entries.map { entry in

@@ -26,6 +26,8 @@ final class FUSEContext: @unchecked Sendable {
         readers.initialize(to: inky_device_readers())
         return readers
     }()
+    /// Comic directories' replies made ahead.
+    let listingReplies = FUSEListingReplies()
     private let lock = NSLock()
     private var _opendirOptional = false
     /// Directories whose last reply went to their end, by inode, with the offset after it.

@@ -6,8 +6,12 @@ import InkyTree
 /// Called from the watcher's thread, never from inside a request handler.
 final class FUSEKernelCache: KernelCacheInvalidating, @unchecked Sendable {
     private let session: OpaquePointer
+    private let context: FUSEContext?
 
-    init(session: OpaquePointer) { self.session = session }
+    init(session: OpaquePointer, context: FUSEContext? = nil) {
+        self.session = session
+        self.context = context
+    }
 
     func invalidateEntry(parent: NodeID, name: String) {
         // ENOENT when the kernel never cached it: nothing to forget.
@@ -16,5 +20,11 @@ final class FUSEKernelCache: KernelCacheInvalidating, @unchecked Sendable {
 
     func invalidateNode(_ id: NodeID) {
         _ = fuse_lowlevel_notify_inval_inode(session, fuse_ino_t(id), 0, 0)
+    }
+
+    /// Called from the tree's background loading: the reply is encoded on that thread.
+    func listingReady(_ id: NodeID) {
+        guard let context else { return }
+        context.listingReplies.prepare(id, in: context.filesystem)
     }
 }

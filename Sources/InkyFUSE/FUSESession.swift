@@ -62,7 +62,7 @@ public final class FUSESession {
                 cpus = inky_device_readers_begin(context.deviceReaders, fuse_session_fd(session))
                 context.logDeviceReaders(cpus)
             }
-            context.filesystem.kernelCache = FUSEKernelCache(session: session)
+            context.filesystem.kernelCache = FUSEKernelCache(session: session, context: context)
             defer { context.filesystem.kernelCache = nil }
             ready()
             // About one idle reader per CPU (shim.h): more would all wake on every request.

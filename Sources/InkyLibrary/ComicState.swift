@@ -25,6 +25,19 @@ final class ComicState: @unchecked Sendable {
     private var _listedAt = Date.distantPast
     private var _zipLayout: (generation: Int, layout: StoredZipLayout)?
     private var _permissions: SourcePermissions?
+    /// Moves whenever what the comic's directory lists does (listing, sizes learned, modes):
+    /// a reply encoded ahead is sent only while it stands still (`ListingStamp`). Taken from
+    /// one count for all states, so a state made anew never repeats a dropped one's.
+    private var _revision = ComicState.nextRevision()
+    private static let revisionLock = NSLock()
+    nonisolated(unsafe) private static var revisions = 0
+
+    private static func nextRevision() -> Int {
+        revisionLock.withLock {
+            revisions += 1
+            return revisions
+        }
+    }
     /// Held while the pages' CRC-32s are computed, so concurrent opens of the CBZ compute once.
     let checksumLock = NSLock()
 
@@ -67,6 +80,7 @@ final class ComicState: @unchecked Sendable {
             _generation = generations.generation(for: comic, identity: identity, current: seen)
             _identity = identity
             _listing = nil
+            _revision = Self.nextRevision()
             _pageIndex = [:]
             _comicInfo = nil
             return (changed, previous)
@@ -86,6 +100,7 @@ final class ComicState: @unchecked Sendable {
         lock.withLock {
             guard identity == _identity else { return }
             _listing = listing
+            _revision = Self.nextRevision()
             _listedAt = Date()
             if case .success(let value) = listing {
                 _pageIndex = Dictionary(value.pages.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
@@ -98,6 +113,7 @@ final class ComicState: @unchecked Sendable {
         lock.withLock {
             guard generation == _generation else { return }
             _listing = .failure(error)
+            _revision = Self.nextRevision()
             _pageIndex = [:]
         }
     }
@@ -109,6 +125,7 @@ final class ComicState: @unchecked Sendable {
             guard generation == _generation, let identity = _identity, case .success(let listing) = _listing else { return nil }
             let updated = listing.learning(sizes: sizes).learning(crcs: crcs)
             _listing = .success(updated)
+            _revision = Self.nextRevision()
             return (updated, identity)
         }
     }
@@ -138,11 +155,18 @@ final class ComicState: @unchecked Sendable {
     /// pages alone, a library of 2-page comics kept 33,000 states in the same budget.
     var weight: Int { lock.withLock { 8 + _pageIndex.count } }
 
+    var revision: Int { lock.withLock { _revision } }
+
     /// Whose the comic's file was at its last check: its directory listing shows them without
     /// looking at the file a second time.
     var permissions: SourcePermissions? {
         get { lock.withLock { _permissions } }
-        set { lock.withLock { _permissions = newValue } }
+        set {
+            lock.withLock {
+                if _permissions != newValue { _revision = Self.nextRevision() }
+                _permissions = newValue
+            }
+        }
     }
 
     var comicInfo: [UInt8]? {

@@ -120,7 +120,10 @@ extension LibraryFilesystem {
         for (one, listing) in zip(checked, database.indexedListings(checked.map { ($0.file, $0.check.identity) })) {
             guard !isStopping else { return [] }
             let known = KnownComic(check: one.check, indexed: listing)
-            if listing != nil, case .success = currentComic(one.comic, known: known) { continue }
+            if listing != nil, case .success = currentComic(one.comic, known: known) {
+                kernelCache?.listingReady(nodes.id(for: .comic(one.comic)))
+                continue
+            }
             learned[one.comic] = known
         }
         let looked = Set(checked.map(\.comic))

@@ -98,6 +98,11 @@ public final class MountComposition: MountedFilesystem, @unchecked Sendable {
         return base.parent(of: id)
     }
 
+    /// Views list their own folders at each request: only the base tree's are made ahead.
+    public func listingStamp(of id: NodeID) -> ListingStamp? {
+        view(for: id) == nil && id != Self.rootID ? base.listingStamp(of: id) : nil
+    }
+
     public func directoryListed(_ id: NodeID) {
         if let view = view(for: id) { return view.directoryListed(id) }
         base.directoryListed(id)

@@ -30,6 +30,9 @@ public protocol MountedFilesystem: AnyObject, Sendable {
     func parent(of id: NodeID) -> NodeID
     /// A directory was listed from its start: a hint that its children are wanted next.
     func directoryListed(_ id: NodeID)
+    /// The stamp of directory `id`'s listing as it is now (`ListingStamp`), after the same
+    /// checks a listing makes; nil for a directory whose replies are not made ahead.
+    func listingStamp(of id: NodeID) -> ListingStamp?
 
     func open(_ id: NodeID) -> Result<OpenedFile, Errno>
     /// Reads `size` bytes at `offset`; `completion` runs at once or later, on any thread.
@@ -47,4 +50,7 @@ public protocol MountedFilesystem: AnyObject, Sendable {
 public protocol KernelCacheInvalidating: Sendable {
     func invalidateEntry(parent: NodeID, name: String)
     func invalidateNode(_ id: NodeID)
+    /// Directory `id` was loaded in the background, before the kernel asked for it: its reply
+    /// may be encoded now, off the requester's CPU (`listingStamp` tells later whether it holds).
+    func listingReady(_ id: NodeID)
 }
