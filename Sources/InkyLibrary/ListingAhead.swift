@@ -7,6 +7,11 @@ import InkyWorker
 /// fresh library looks up every comic of a folder one after another, and each lookup would
 /// otherwise wait for its own archive to be opened in a worker while the other workers idle.
 private let listingAheadQueue = DispatchQueue(label: "inkyfs.list-ahead", attributes: .concurrent)
+/// The folders being read now, loaded one after another. A serial queue always gets a thread
+/// (libdispatch's concurrent queues get about one per CPU): on the concurrent queue, the library
+/// listed ahead after mounting held both threads for its first seconds, and the first 45 series
+/// of a warm listing were loaded by each comic's own request instead.
+private let folderAheadQueue = DispatchQueue(label: "inkyfs.folder-ahead")
 
 /// The library's comics to list, in walk order, produced folder by folder as the listing
 /// threads ask (a large library starts listing at once, not after a whole walk). Comics the
@@ -76,11 +81,11 @@ extension LibraryFilesystem {
     /// loaded from the index too: they are then loaded before they are asked for, not while.
     public func listComicsAhead(in id: NodeID) {
         guard options.listingParallelism > 1, case .folder(let path)? = nodes.node(id) else { return }
-        listingAheadQueue.async { [weak self] in
+        folderAheadQueue.async { [weak self] in
             ThreadCPUs.widenToProcess()
             guard let self else { return }
             self.listFolderAhead(path, indexedOnly: false)
-            if let next = self.folder(after: path) { self.listFolderAhead(next, indexedOnly: true) }
+            if let next = self.nextFolderOfComics(after: path) { self.listFolderAhead(next, indexedOnly: true) }
         }
     }
 
@@ -97,6 +102,34 @@ extension LibraryFilesystem {
         guard !rest.isEmpty, !indexedOnly else { return }
         let work = ComicsToList(rest)
         listInBackground(threads: min(options.listingParallelism, rest.count), next: work.next)
+    }
+
+    /// The folder of comics a depth-first walk (`ls -R`, a file manager's search) enters after
+    /// listing `path`: its first subfolder, else the folder after it, climbing out of folders
+    /// whose last subfolder it is; a folder of folders on the way (a publisher's) is entered
+    /// down to its first folder. Without the climb, the first series of every publisher was
+    /// loaded only once `ls` was in it, one comic at a time.
+    private func nextFolderOfComics(after path: String) -> String? {
+        var next = firstSubfolder(of: path)
+        var climbing = path
+        while next == nil, !climbing.isEmpty {
+            next = folder(after: climbing)
+            climbing = FolderIndex.folder(holding: climbing)
+        }
+        // A few levels down at most: a library nests publisher, series, perhaps volume.
+        for _ in 0..<4 {
+            guard let folder = next, case .success(let index) = folderIndex(folder),
+                  !index.nodes.values.contains(where: { if case .comic = $0 { true } else { false } }) else { break }
+            next = firstSubfolder(of: folder)
+        }
+        return next
+    }
+
+    private func firstSubfolder(of path: String) -> String? {
+        guard case .success(let index) = folderIndex(path) else { return nil }
+        return index.names.lazy.compactMap { name -> String? in
+            if case .folder(let sub)? = index.nodes[name] { sub } else { nil }
+        }.first
     }
 
     /// The folder after `path` among its parent's entries, if its parent's index is at hand.

@@ -139,6 +139,33 @@ final class ListingAheadTests: XCTestCase {
         XCTAssertNil(second.comicState(.library("G/g1.cbz"))?.snapshot(), "one folder ahead, not more")
     }
 
+    /// The walk `ls -R` makes: a publisher's folder is followed by its first series, and its last
+    /// series by the next publisher's first. Both were loaded only once `ls` was in them.
+    func testTheFolderAWalkEntersNextIsLoadedThroughFoldersOfFolders() throws {
+        let comics = ["P1/S1/a1.cbz", "P1/S1/a2.cbz", "P1/S2/b1.cbz", "P1/S2/b2.cbz", "P2/S1/c1.cbz", "P2/S1/c2.cbz"]
+        for comic in comics {
+            let url = library.appendingPathComponent(comic)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try ArchiveMaker.zip(at: url, members: [("1.jpg", Array(comic.utf8))])
+        }
+        let database = stateFolder.appendingPathComponent("state.sqlite").path
+        let first = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
+        first.0.finishStateWrites()
+
+        var options = MountOptions()
+        options.listingParallelism = 4
+        let backend = RecordingBackend()
+        let second = LibraryFilesystem(library: library.path, options: options, backend: backend, state: StateDatabase.open(at: database))
+        let loaded = { (paths: [String]) in paths.allSatisfy { second.comicState(.library($0))?.snapshot() != nil } }
+        let publisher = try second.lookup(parent: LibraryFilesystem.rootID, name: "P1").get().id
+        second.directoryListed(publisher)
+        XCTAssertTrue(waitUntil(20) { loaded(["P1/S1/a1.cbz", "P1/S1/a2.cbz"]) }, "a publisher's first series")
+        let last = try second.lookup(parent: publisher, name: "S2").get().id
+        second.directoryListed(last)
+        XCTAssertTrue(waitUntil(20) { loaded(["P2/S1/c1.cbz", "P2/S1/c2.cbz"]) }, "after a publisher's last series, the next publisher's first")
+        XCTAssertEqual(backend.listed, [], "all from the index")
+    }
+
     func testOffByDefaultAndStopsAtUnmount() {
         let backend = RecordingBackend()
         let lazy = LibraryFilesystem(library: library.path, options: MountOptions(), backend: backend)
