@@ -52,6 +52,14 @@ public enum Node: Hashable, Sendable {
         }
     }
 
+    /// The library path whose number this node's inode number carries (`NodeTable`).
+    var libraryPathNumbered: String? {
+        switch self {
+        case .folder(let path), .file(let path), .link(let path), .folderCover(let path), .folderDesktop(let path): path
+        default: if case .library(let path)? = comic { path } else { nil }
+        }
+    }
+
     var generation: Int? {
         switch self {
         case .page(_, let generation, _), .comicInfo(_, let generation), .errorText(_, let generation), .comicFile(_, let generation),
