@@ -186,17 +186,29 @@ final class MountChurnStressTests: XCTestCase {
             if ![ENOENT, ESTALE].contains(code) { world.fail("\(path): \(step) \(Self.name(code)): not how a vanished or changed file fails") }
             if present && !changed { world.fail("\(path): \(step) \(Self.name(code)) while the comic stood still (version \(first))") }
         case .success(let size, let offset, let length, let bytes):
-            let matches = bytes.count == min(length, size - offset) && versions.contains { version in
+            let ofAVersion = versions.contains { version in
                 StressPages.size(comic: comic, version: version, page: page) == size
                     && bytes == StressPages.bytes(comic: comic, version: version, page: page, range: offset..<offset + bytes.count)
             }
+            // A read the kernel split in several READs, of which a later one failed because the
+            // comic went meanwhile, returns the bytes before it: a short read, allowed when an
+            // error would be (both CI failures of this test were such reads, ending on a 4 KiB page).
+            let short = bytes.count < min(length, size - offset)
+            if short && ofAVersion {
+                world.lock.withLock { world.errors["library read short", default: 0] += 1 }
+                if present && !changed { world.fail("\(path): \(bytes.count) of \(min(length, size - offset)) bytes at \(offset) while the comic stood still (version \(first))") }
+                return
+            }
+            let matches = !short && ofAVersion
             world.lock.withLock {
                 world.reads += 1
                 world.libraryReads += 1
                 world.bytes += bytes.count
                 if !matches { world.wrongBytes += 1 }
             }
-            if !matches || (!present && !changed) { world.fail("\(path): \(bytes.count) bytes at \(offset) of \(size) match no version in \(first)...\(last) (present \(present))") }
+            if !matches || (!present && !changed) {
+                world.fail("\(path): \(bytes.count) bytes at \(offset) of \(size) match no version in \(first)...\(last) (present \(present), changed \(changed))")
+            }
         }
     }
 
