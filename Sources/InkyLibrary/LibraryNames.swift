@@ -57,7 +57,7 @@ extension LibraryFilesystem {
             if case .folder(let path) = node { attributes.linkCount = 2 + subdirectoryCount(path) }
             return .success(attributes)
         case .comic(let comic):
-            return currentComic(comic).map { _, snapshot in comicAttributes(id, comic, snapshot.identity) }
+            return currentComic(comic).map { state, snapshot in comicAttributes(id, comic, snapshot.identity, state.permissions) }
         case .link(let path):
             return linkAttributes(id, path)
         case .page(let comic, let generation, let index):
@@ -94,8 +94,10 @@ extension LibraryFilesystem {
         }
     }
 
-    func comicAttributes(_ id: NodeID, _ comic: ComicRef, _ archive: FileIdentity) -> NodeAttributes {
-        let source = comicPermissions(comic)
+    /// `permissions`: whose the archive was at the check that gave `archive`, when there was one
+    /// (looking again cost a second stat of every comic of a listed folder).
+    func comicAttributes(_ id: NodeID, _ comic: ComicRef, _ archive: FileIdentity, _ permissions: SourcePermissions? = nil) -> NodeAttributes {
+        let source = permissions ?? comicPermissions(comic)
         return NodeAttributes(id: id, kind: .directory, size: 0, permissions: source.comicFolder,
                               modifiedNanoseconds: archive.modifiedNanoseconds,
                               entryTimeout: timeout(comic), attributeTimeout: timeout(comic), linkCount: 2,

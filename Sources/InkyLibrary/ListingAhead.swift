@@ -246,8 +246,8 @@ extension LibraryFilesystem {
         case .comic(let comic)? where comicState(comic)?.snapshot() != nil:
             return try? attributes(of: id).get()
         case .comic(let comic)?:
-            guard case .success(let identity) = comicIdentity(comic) else { return nil }
-            return comicAttributes(id, comic, identity)
+            guard case .success(let check) = comicCheck(comic) else { return nil }
+            return comicAttributes(id, comic, check.identity, check.permissions)
         default:
             return nil
         }
