@@ -36,7 +36,7 @@ extension LibraryFilesystem {
         switch known.map({ .success($0.check) }) ?? comicCheck(comic) {
         case .success(let check): (identity, permissions) = (check.identity, check.permissions)
         case .failure(let code):
-            if let gone = lock.withLock({ comics.remove(comic) }), let seen = gone.lastSeen { generations.dropped(comic, seen) }
+            if let gone = lock.withLock({ comics.remove(comic) }) { generations.dropped(gone) }
             cache.drop(comic: comic) { _ in true }
             return .failure(code)
         }
@@ -45,7 +45,7 @@ extension LibraryFilesystem {
             let created = ComicState(comic: comic, realPath: real)
             return (created, comics.insert(created, for: comic))
         }
-        for dropped in outOfBudget { if let seen = dropped.lastSeen { generations.dropped(dropped.comic, seen) } }
+        for dropped in outOfBudget { generations.dropped(dropped) }
         state.permissions = permissions
         let (changed, before) = state.replace(identity, generations)
         if changed {

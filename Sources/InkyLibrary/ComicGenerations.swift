@@ -63,6 +63,11 @@ final class ComicGenerations: @unchecked Sendable {
         lock.withLock { remember(seen, of: comic) }
     }
 
+    /// Keeps the generation of `state`, being dropped (its file vanished, or the memory budget).
+    func dropped(_ state: ComicState) {
+        if let seen = state.lastSeen { dropped(state.comic, seen) }
+    }
+
     /// Vault comics are not kept: no vault name may outlive the unlock, and lock makes the
     /// kernel forget every vault entry before anything of the vault is shown again.
     private func remember(_ seen: Seen, of comic: ComicRef) {

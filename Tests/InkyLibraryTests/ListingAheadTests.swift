@@ -116,20 +116,9 @@ final class ListingAheadTests: XCTestCase {
     /// too, so they are ready before they are asked for; unindexed ones there wait for their own
     /// folder's listing (no worker is taken from the folder being read), and nothing further on is loaded.
     func testAListedFolderAlsoLoadsTheIndexedComicsOfTheFolderAfterIt() throws {
-        for comic in ["E/e1.cbz", "E/e2.cbz", "F/f1.cbz", "F/f2.cbz", "G/g1.cbz", "G/g2.cbz"] {
-            let url = library.appendingPathComponent(comic)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try ArchiveMaker.zip(at: url, members: [("1.jpg", Array(comic.utf8))])
-        }
-        let database = stateFolder.appendingPathComponent("state.sqlite").path
-        let first = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
-        first.0.finishStateWrites()
+        let database = try indexedLibrary(of: ["E/e1.cbz", "E/e2.cbz", "F/f1.cbz", "F/f2.cbz", "G/g1.cbz", "G/g2.cbz"])
         try ArchiveMaker.zip(at: library.appendingPathComponent("F/f3.cbz"), members: [("1.jpg", [7])])
-
-        var options = MountOptions()
-        options.listingParallelism = 4
-        let backend = RecordingBackend()
-        let second = LibraryFilesystem(library: library.path, options: options, backend: backend, state: StateDatabase.open(at: database))
+        let (second, backend) = remounted(database)
         second.directoryListed(try second.lookup(parent: LibraryFilesystem.rootID, name: "E").get().id)
         let next = ["F/f1.cbz", "F/f2.cbz"].map { ComicRef.library($0) }
         XCTAssertTrue(waitUntil(20) { next.allSatisfy { second.comicState($0)?.snapshot() != nil } }, "F's indexed comics loaded ahead")
@@ -142,20 +131,8 @@ final class ListingAheadTests: XCTestCase {
     /// The walk `ls -R` makes: a publisher's folder is followed by its first series, and its last
     /// series by the next publisher's first. Both were loaded only once `ls` was in them.
     func testTheFolderAWalkEntersNextIsLoadedThroughFoldersOfFolders() throws {
-        let comics = ["P1/S1/a1.cbz", "P1/S1/a2.cbz", "P1/S2/b1.cbz", "P1/S2/b2.cbz", "P2/S1/c1.cbz", "P2/S1/c2.cbz"]
-        for comic in comics {
-            let url = library.appendingPathComponent(comic)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try ArchiveMaker.zip(at: url, members: [("1.jpg", Array(comic.utf8))])
-        }
-        let database = stateFolder.appendingPathComponent("state.sqlite").path
-        let first = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
-        first.0.finishStateWrites()
-
-        var options = MountOptions()
-        options.listingParallelism = 4
-        let backend = RecordingBackend()
-        let second = LibraryFilesystem(library: library.path, options: options, backend: backend, state: StateDatabase.open(at: database))
+        let database = try indexedLibrary(of: ["P1/S1/a1.cbz", "P1/S1/a2.cbz", "P1/S2/b1.cbz", "P1/S2/b2.cbz", "P2/S1/c1.cbz", "P2/S1/c2.cbz"])
+        let (second, backend) = remounted(database)
         let loaded = { (paths: [String]) in paths.allSatisfy { second.comicState(.library($0))?.snapshot() != nil } }
         let publisher = try second.lookup(parent: LibraryFilesystem.rootID, name: "P1").get().id
         second.directoryListed(publisher)
@@ -164,6 +141,28 @@ final class ListingAheadTests: XCTestCase {
         second.directoryListed(last)
         XCTAssertTrue(waitUntil(20) { loaded(["P2/S1/c1.cbz", "P2/S1/c2.cbz"]) }, "after a publisher's last series, the next publisher's first")
         XCTAssertEqual(backend.listed, [], "all from the index")
+    }
+
+    /// Writes `comics` (one page each, its path as its bytes) and indexes them by listing the
+    /// library ahead once; returns the state database's path.
+    private func indexedLibrary(of comics: [String]) throws -> String {
+        for comic in comics {
+            let url = library.appendingPathComponent(comic)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try ArchiveMaker.zip(at: url, members: [("1.jpg", Array(comic.utf8))])
+        }
+        let database = stateFolder.appendingPathComponent("state.sqlite").path
+        let first = listAhead(parallelism: 4, state: StateDatabase.open(at: database))
+        first.0.finishStateWrites()
+        return database
+    }
+
+    /// The library mounted again on that index, with a backend that records what it lists.
+    private func remounted(_ database: String) -> (LibraryFilesystem, RecordingBackend) {
+        var options = MountOptions()
+        options.listingParallelism = 4
+        let backend = RecordingBackend()
+        return (LibraryFilesystem(library: library.path, options: options, backend: backend, state: StateDatabase.open(at: database)), backend)
     }
 
     func testOffByDefaultAndStopsAtUnmount() {
