@@ -28,18 +28,22 @@ extension StateDatabase {
         eachInOneRead(Self.indexedQuery, comics, Self.isIndexed, otherwise: false)
     }
 
-    /// `answer` for each comic with `sql` compiled once, in one transaction on the index
-    /// lookups' connection (the main one if there is no file to open twice); `otherwise` for a
-    /// comic whose query failed, or for all if the database did.
     private func eachInOneRead<T>(_ sql: String, _ comics: [(file: LibraryFile, identity: FileIdentity)],
                                   _ answer: (Statement, LibraryFile, FileIdentity) throws(SQLiteError) -> T, otherwise: T) -> [T] {
+        eachInOneRead(sql, comics, { query, comic throws(SQLiteError) in try answer(query, comic.file, comic.identity) }, otherwise: otherwise)
+    }
+
+    /// `answer` for each item with `sql` compiled once, in one transaction on the index
+    /// lookups' connection (the main one if there is no file to open twice); `otherwise` for an
+    /// item whose query failed, or for all if the database did.
+    func eachInOneRead<Item, T>(_ sql: String, _ items: [Item], _ answer: (Statement, Item) throws(SQLiteError) -> T, otherwise: T) -> [T] {
         let transaction = { (database: Database) throws(SQLiteError) -> [T] in
             try database.execute("BEGIN")
             defer { try? database.execute("COMMIT") }
             let query = try database.prepare(sql)
-            return comics.map { file, identity in
+            return items.map { item in
                 defer { query.reset() }
-                return (try? answer(query, file, identity)) ?? otherwise
+                return (try? answer(query, item)) ?? otherwise
             }
         }
         let found: [T]? = switch try? indexReader.with(transaction) {
@@ -47,7 +51,7 @@ extension StateDatabase {
         case .unavailable?: try? withDatabase(transaction)
         case nil: nil
         }
-        return found ?? Array(repeating: otherwise, count: comics.count)
+        return found ?? Array(repeating: otherwise, count: items.count)
     }
 
     private static let listingQuery = "SELECT size, mtime_ns, inode, listing_bin, error, listing FROM comic_index WHERE path = ?"

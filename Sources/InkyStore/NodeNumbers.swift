@@ -8,6 +8,23 @@ extension StateDatabase {
     /// The numbers of `files`, new ones given to paths seen for the first time (in one
     /// transaction); nil when the database cannot answer, and the caller numbers in memory.
     public func nodeNumbers(_ files: [LibraryFile]) -> [LibraryFile: UInt32]? {
+        // Numbered already, as a library listed once is: read beside the writer, without the
+        // write lock a transaction that numbers takes (a folder listed ahead waited for it).
+        let known = eachInOneRead("SELECT number FROM node_numbers WHERE path = ?", files, { query, file throws(SQLiteError) in
+            try query.bind(file.path, at: 1)
+            return try query.step() ? UInt32(truncatingIfNeeded: query.int64(at: 0)) : nil
+        }, otherwise: nil)
+        var numbers: [LibraryFile: UInt32] = [:]
+        var missing: [LibraryFile] = []
+        for (file, number) in zip(files, known) {
+            if let number { numbers[file] = number } else { missing.append(file) }
+        }
+        guard !missing.isEmpty else { return numbers }
+        return numberAnew(missing)?.merging(numbers) { new, _ in new }
+    }
+
+    /// The numbers of `files`, finding or adding each in one write transaction.
+    private func numberAnew(_ files: [LibraryFile]) -> [LibraryFile: UInt32]? {
         try? withDatabase { database throws(SQLiteError) -> [LibraryFile: UInt32] in
             try database.immediateTransaction { () throws(SQLiteError) -> [LibraryFile: UInt32] in
                 let find = try database.prepare("SELECT number FROM node_numbers WHERE path = ?")
