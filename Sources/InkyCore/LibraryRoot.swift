@@ -125,9 +125,11 @@ public final class LibraryRoot: @unchecked Sendable {
     private func withParent<T>(_ relative: String, _ body: (Int32, String) -> Result<T, Errno>) -> Result<T, Errno> {
         // The common case first: a path whose folder is kept open (its components were checked
         // when it was opened), found without splitting the path.
-        if let folders, let slash = relative.lastIndex(of: "/") {
-            let name = String(relative[relative.index(after: slash)...])
-            if !name.isEmpty, name != ".", name != "..", let parent = folders.cached(String(relative[..<slash])) {
+        if let folders, let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) {
+            // Bytes, not characters: "/" is one byte in UTF-8, and walking back by grapheme cost
+            // a fifth of this lookup.
+            let name = String(Substring(relative.utf8[relative.utf8.index(after: slash)...]))
+            if !name.isEmpty, name != ".", name != "..", let parent = folders.cached(String(Substring(relative.utf8[..<slash]))) {
                 return withExtendedLifetime(parent) { body(parent.fd, name) }
             }
         }

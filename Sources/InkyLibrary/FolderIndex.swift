@@ -18,7 +18,7 @@ struct FolderIndex {
     /// By its last '/', not NSString's deletingLastPathComponent (bridging each path was a third
     /// of a metadata view's listing) nor contains("/") (3% of a listing).
     static func folder(holding path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(Substring(path.utf8[..<$0])) } ?? ""
     }
 
     /// EACCES (or another errno) when the daemon cannot list the folder: said, not shown empty.
