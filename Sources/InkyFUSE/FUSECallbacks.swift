@@ -142,6 +142,7 @@ enum FUSECallbacks {
         // (Entries added since that last reply may or may not be listed: readdir(3) allows both.)
         if context.isPastEnd(inode, offset: Int(offset)) { return reply.bytes([UInt8]()) }
         context.listing(inode)
+        if plus, offset == 0, size != context.listingReplies.replySize { context.listingReplies.replySize = size }
         if plus, offset == 0, context.listingReplies.isReady(inode),
            let ready = context.listingReplies.take(inode, stamp: filesystem.listingStamp(of: NodeID(inode))), ready.bytes.count <= size {
             let busy = context.beingLookedUp(in: inode)

@@ -23,8 +23,8 @@ final class FUSEKernelCache: KernelCacheInvalidating, @unchecked Sendable {
     }
 
     /// Called from the tree's background loading: the reply is encoded on that thread.
-    func listingReady(_ id: NodeID) {
+    func listingReady(_ id: NodeID, stamp: ListingStamp, entries: [DirectoryEntry]) {
         guard let context else { return }
-        context.listingReplies.prepare(id, in: context.filesystem)
+        context.listingReplies.prepare(id, stamp: stamp, entries: entries, in: context.filesystem)
     }
 }

@@ -3,7 +3,7 @@ internal import CFuse3
 import InkyTree
 
 /// READDIRPLUS replies of comic directories encoded ahead, on the background thread that loaded
-/// the comic (listing ahead, `KernelCacheInvalidating.listingReady`). A warm `ls -lR` then finds
+/// the comic, from the entries it hands over (listing ahead, `KernelCacheInvalidating.listingReady`). A warm `ls -lR` then finds
 /// the bytes to send instead of making each page's entry and attributes on the requester's CPU,
 /// which was 19 µs of the daemon's 26 µs per comic directory (20,000 comics: 0.4 s).
 ///
@@ -18,39 +18,41 @@ final class FUSEListingReplies: @unchecked Sendable {
         let remembered: [DirectoryEntry]
         /// The offset after the last entry: the end of the directory.
         let next: Int
-        let made: Date
+        /// When it was made, in the order of `made`: the oldest gives way first.
+        let made: UInt64
     }
 
-    /// The kernel asks for a directory a page at a time.
-    static let replySize = 4096
-    /// About five folders of comics ahead (~6 KB each); replies never asked for (a folder listed
-    /// but not entered) give way after `staleAfter`.
+    /// How much the kernel asked for in its last READDIRPLUS: a page until Linux 6.14, up to
+    /// the reader's buffer since (ls asks 64 KiB: a comic of 24 pages did not fit a page, and
+    /// was listed at its request). A reply is made to fit that.
+    var replySize: Int {
+        get { lock.withLock { _replySize } }
+        set { lock.withLock { _replySize = newValue } }
+    }
+    /// About five folders of comics ahead (~6 KB each). When full the oldest reply gives way:
+    /// one never asked for is a directory the walk passed (listed by its own request before
+    /// its reply was made, or a folder listed and not entered). Refusing new ones instead kept
+    /// those for good, and every comic after them was listed at its request.
     static let limit = 128
-    static let staleAfter: TimeInterval = 10
 
     private let lock = NSLock()
     private var ready: [UInt64: Ready] = [:]
+    private var made: UInt64 = 0
+    private var _replySize = 4096
 
-    /// Encodes directory `id`'s reply if the tree makes it ahead and there is room.
-    func prepare(_ id: NodeID, in filesystem: any MountedFilesystem) {
-        guard hasRoom() else { return }
-        guard let stamp = filesystem.listingStamp(of: id), case .success(let entries) = filesystem.directoryEntries(of: id) else { return }
+    /// Encodes directory `id`'s reply from the entries the tree made under `stamp`.
+    func prepare(_ id: NodeID, stamp: ListingStamp, entries: [DirectoryEntry], in filesystem: any MountedFilesystem) {
         let filled = DirectoryBuffer.fill(request: nil, directory: id, parent: filesystem.parent(of: id), entries: entries,
-                                          offset: 0, size: Self.replySize, attributes: { filesystem.attributesWithoutListing(of: $0) })
-        // Only a whole directory. The entries were made after the stamp: if the comic changed
+                                          offset: 0, size: replySize, attributes: { filesystem.attributesWithoutListing(of: $0) })
+        // Only a whole directory. The entries were made with the stamp: if the comic changed
         // since, the stamp the request gets differs from this one and the reply is not sent.
         guard filled.next == entries.count + 2 else { return }
-        let reply = Ready(stamp: stamp, bytes: filled.bytes, remembered: filled.remembered, next: filled.next, made: Date())
-        lock.withLock { ready[UInt64(id)] = reply }
-    }
-
-    private func hasRoom() -> Bool {
         lock.withLock {
-            if ready.count >= Self.limit {
-                let now = Date()
-                ready = ready.filter { now.timeIntervalSince($0.value.made) < Self.staleAfter }
+            if ready.count >= Self.limit, let oldest = ready.min(by: { $0.value.made < $1.value.made }) {
+                ready[oldest.key] = nil
             }
-            return ready.count < Self.limit
+            made += 1
+            ready[UInt64(id)] = Ready(stamp: stamp, bytes: filled.bytes, remembered: filled.remembered, next: filled.next, made: made)
         }
     }
 

@@ -7,7 +7,16 @@ import InkyCore
 final class ComicState: @unchecked Sendable {
     let comic: ComicRef
     let realPath: String
-    let fetchQueue: DispatchQueue
+    /// Made at the first page fetch: most states of a listed library never read a page.
+    var fetchQueue: DispatchQueue {
+        lock.withLock {
+            if let queue = _fetchQueue { return queue }
+            let queue = DispatchQueue(label: "inkyfs.comic")
+            _fetchQueue = queue
+            return queue
+        }
+    }
+    private var _fetchQueue: DispatchQueue?
     /// Held while listing, so concurrent lookups list once.
     let listingLock = NSLock()
 
@@ -18,7 +27,9 @@ final class ComicState: @unchecked Sendable {
     /// never serves cached (keep_cache) bytes of the old file for them.
     private var _generation = 0
     private var _listing: Result<ComicListing, ComicError>?
-    private var _pageIndex: [String: Int] = [:]
+    /// Page numbers by name, made at the first lookup of a page by name (a listing read ahead
+    /// is answered from the listing itself, and most are never looked up).
+    private var _pageIndex: [String: Int]?
     private var _comicInfo: [UInt8]?
     private var _currentPage = 0
     private var _recordedOnce = false
@@ -54,7 +65,6 @@ final class ComicState: @unchecked Sendable {
     init(comic: ComicRef, realPath: String) {
         self.comic = comic
         self.realPath = realPath
-        fetchQueue = DispatchQueue(label: "inkyfs.comic")
     }
 
     struct Snapshot {
@@ -81,18 +91,25 @@ final class ComicState: @unchecked Sendable {
             _identity = identity
             _listing = nil
             _revision = Self.nextRevision()
-            _pageIndex = [:]
+            _pageIndex = nil
             _comicInfo = nil
             return (changed, previous)
         }
     }
 
-    func snapshot() -> Snapshot? {
-        lock.withLock {
-            guard let identity = _identity, let listing = _listing else { return nil }
-            if case .failure(.io) = listing, Date().timeIntervalSince(_listedAt) > Self.ioErrorRetrySeconds { return nil }
-            return Snapshot(identity: identity, generation: _generation, listing: listing)
-        }
+    func snapshot() -> Snapshot? { lock.withLock { lockedSnapshot() } }
+
+    /// The snapshot with the revision it stands at and the modes its directory shows, taken
+    /// together: what a listing made ahead is made from (`ListingStamp`), so a change made
+    /// meanwhile moves the revision past the stamp instead of slipping under it.
+    func stampedSnapshot() -> (snapshot: Snapshot, revision: Int, permissions: SourcePermissions?)? {
+        lock.withLock { lockedSnapshot().map { ($0, _revision, _permissions) } }
+    }
+
+    private func lockedSnapshot() -> Snapshot? {
+        guard let identity = _identity, let listing = _listing else { return nil }
+        if case .failure(.io) = listing, Date().timeIntervalSince(_listedAt) > Self.ioErrorRetrySeconds { return nil }
+        return Snapshot(identity: identity, generation: _generation, listing: listing)
     }
 
     /// Stores a listing made for `identity`; ignored when the file moved on meanwhile.
@@ -102,9 +119,7 @@ final class ComicState: @unchecked Sendable {
             _listing = listing
             _revision = Self.nextRevision()
             _listedAt = Date()
-            if case .success(let value) = listing {
-                _pageIndex = Dictionary(value.pages.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
-            }
+            _pageIndex = nil
         }
     }
 
@@ -114,7 +129,7 @@ final class ComicState: @unchecked Sendable {
             guard generation == _generation else { return }
             _listing = .failure(error)
             _revision = Self.nextRevision()
-            _pageIndex = [:]
+            _pageIndex = nil
         }
     }
 
@@ -148,12 +163,24 @@ final class ComicState: @unchecked Sendable {
     /// `seen`, taking the lock: for a state being dropped.
     var lastSeen: ComicGenerations.Seen? { lock.withLock { seen } }
 
-    func pageNumber(named name: String) -> Int? { lock.withLock { _pageIndex[name] } }
+    func pageNumber(named name: String) -> Int? {
+        lock.withLock {
+            if _pageIndex == nil, case .success(let listing)? = _listing {
+                _pageIndex = Dictionary(listing.pages.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
+            }
+            return _pageIndex?[name]
+        }
+    }
 
     /// What keeping this state costs, in pages (`ComicStates`' budget): its pages, plus eight
     /// for what every state holds whatever its length (identity, listing, names): weighed by
     /// pages alone, a library of 2-page comics kept 33,000 states in the same budget.
-    var weight: Int { lock.withLock { 8 + _pageIndex.count } }
+    var weight: Int {
+        lock.withLock {
+            guard case .success(let listing)? = _listing else { return 8 }
+            return 8 + listing.pages.count
+        }
+    }
 
     var revision: Int { lock.withLock { _revision } }
 

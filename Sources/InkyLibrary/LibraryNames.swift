@@ -192,20 +192,21 @@ extension LibraryFilesystem {
             // One look at the archive for the whole listing: each page's attributes come from
             // this snapshot and the archive's modes read once, not from a check of the file per
             // page (a 20,000-comic listing made 320,000 walks of the path that way).
-            return currentComic(comic).map { state, snapshot in
-                let source = state.permissions ?? comicPermissions(comic)
-                return comicChildren(comic, snapshot).map { child in
-                    let id = nodes.id(for: child.node)
-                    return DirectoryEntry(name: child.name, id: id, kind: .regularFile,
-                                          attributes: listedAttributes(id, child.node, comic, snapshot, source))
-                }
-            }
+            return currentComic(comic).map { state, snapshot in comicEntries(comic, snapshot, state.permissions ?? comicPermissions(comic)) }
         default:
             return .failure(.ENOTDIR)
         }
     }
 
-    /// A comic directory's files: its pages and hidden ComicInfo.xml, or only ERROR.txt.
+    /// A comic directory's files: its pages and hidden ComicInfo.xml, or only ERROR.txt, with
+    /// their attributes, numbered in one go.
+    func comicEntries(_ comic: ComicRef, _ snapshot: ComicState.Snapshot, _ source: SourcePermissions) -> [DirectoryEntry] {
+        let children = comicChildren(comic, snapshot)
+        return zip(children, nodes.ids(for: children.map(\.node))).map { child, id in
+            DirectoryEntry(name: child.name, id: id, kind: .regularFile, attributes: listedAttributes(id, child.node, comic, snapshot, source))
+        }
+    }
+
     /// A comic file's attributes as its listing tells them; nil for a page whose size only a
     /// render tells (a listing never renders).
     private func listedAttributes(_ id: NodeID, _ node: Node, _ comic: ComicRef, _ snapshot: ComicState.Snapshot,

@@ -148,13 +148,19 @@ extension LibraryFilesystem {
     /// itself while `ls` waits.
     private func loadIndexed(_ comics: [ComicRef]) -> [(ComicRef, KnownComic?)] {
         guard let database = state else { return comics.map { ($0, nil) } }
+        // Numbered in one read of the database, before their replies are made: the folder after
+        // the one listed has not been listed itself, and numbering each comic alone was a third
+        // of this work.
+        nodes.prepare(comics.map(Node.comic))
         let checked = checkedForIndex(comics)
         var learned: [ComicRef: KnownComic] = [:]
         for (one, listing) in zip(checked, database.indexedListings(checked.map { ($0.file, $0.check.identity) })) {
             guard !isStopping else { return [] }
             let known = KnownComic(check: one.check, indexed: listing)
-            if listing != nil, case .success = currentComic(one.comic, known: known) {
-                kernelCache?.listingReady(nodes.id(for: .comic(one.comic)))
+            // One its own request listed meanwhile (the walk got ahead) needs no reply made.
+            if listing != nil, comicState(one.comic)?.snapshot() != nil { continue }
+            if listing != nil, case .success(let (state, _)) = currentComic(one.comic, known: known) {
+                listingReady(one.comic, state)
                 continue
             }
             learned[one.comic] = known
@@ -232,7 +238,7 @@ extension LibraryFilesystem {
     /// A directory entry's attributes when they cost no archive opening, for readdirplus: every
     /// entry given here is one LOOKUP round trip less for `ls -l` or a recursive walk. A comic
     /// not listed yet is a directory whatever its archive holds: its attributes come from the
-    /// archive file's own. nil for the rest (virtual folders), which the kernel looks up.
+    /// archive file's own, as a listed one's are. nil for the rest (virtual folders), which the kernel looks up.
     public func attributesWithoutListing(of id: NodeID) -> NodeAttributes? {
         switch nodes.node(id) {
         case .page(let path, let generation, let index)?:
@@ -243,9 +249,9 @@ extension LibraryFilesystem {
             return try? attributes(of: id).get()
         case .comicInfo?, .errorText?, .folder?, .file?, .link?:
             return try? attributes(of: id).get()
-        case .comic(let comic)? where comicState(comic)?.snapshot() != nil:
-            return try? attributes(of: id).get()
         case .comic(let comic)?:
+            // The archive's own look is the comic's directory's, listed or not: a change it
+            // shows is taken up when the comic itself is next asked for.
             guard case .success(let check) = comicCheck(comic) else { return nil }
             return comicAttributes(id, comic, check.identity, check.permissions)
         default:

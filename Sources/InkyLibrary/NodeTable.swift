@@ -78,30 +78,44 @@ final class NodeTable: @unchecked Sendable {
     func id(for node: Node) -> NodeID {
         if node == root { return Self.rootID }
         if let path = node.libraryPathNumbered { numberLibraryPaths([path]) }
-        return lock.withLock {
-            switch node {
-            case .folder(let path): Self.pack(.base, .folder, libraryNumbers.number(path))
-            case .file(let path): Self.pack(.base, .file, libraryNumbers.number(path))
-            case .link(let path): Self.pack(.base, .link, libraryNumbers.number(path))
-            case .vaultFolder(""): vaultSlot.rootID
-            case .vaultFolder(let path): Self.pack(vaultSlot, .folder, vaultNumbers.number(path))
-            case .comic(.library(let path)): Self.pack(.base, .comic, libraryNumbers.number(path))
-            case .comic(.vault(let name)): Self.pack(vaultSlot, .comic, vaultNumbers.number(name))
-            case .page(let comic, let generation, let index):
-                pagePack(comic, .page, generation, index)
-            case .comicInfo(let comic, let generation):
-                pagePack(comic, .comicInfo, generation, 0)
-            case .errorText(let comic, let generation):
-                pagePack(comic, .errorText, generation, 0)
-            case .comicFile(let comic, let generation):
-                pagePack(comic, .comicFile, generation, 0)
-            case .folderCover(let path): Self.pack(.base, .folderCover, libraryNumbers.number(path))
-            case .folderDesktop(let path): Self.pack(.base, .folderDesktop, libraryNumbers.number(path))
-            case .vaultFolderCover(let path): Self.pack(vaultSlot, .folderCover, vaultNumbers.number(path))
-            case .vaultFolderDesktop(let path): Self.pack(vaultSlot, .folderDesktop, vaultNumbers.number(path))
-            case .comicDesktop(let comic, let generation):
-                pagePack(comic, .comicDesktop, generation, 0)
-            }
+        return lock.withLock { numbered(node) }
+    }
+
+    /// The numbers of many nodes, numbered and packed under one hold of the lock: a comic's
+    /// files, which share their comic's path (one lock per page was a tenth of a listing's time).
+    func ids(for nodes: [Node]) -> [NodeID] {
+        var paths: [String] = []
+        for node in nodes {
+            if let path = node.libraryPathNumbered, paths.last != path { paths.append(path) }
+        }
+        numberLibraryPaths(paths)
+        return lock.withLock { nodes.map { $0 == root ? Self.rootID : numbered($0) } }
+    }
+
+    /// `node`'s number, its path numbered already; the lock held.
+    private func numbered(_ node: Node) -> NodeID {
+        switch node {
+        case .folder(let path): Self.pack(.base, .folder, libraryNumbers.number(path))
+        case .file(let path): Self.pack(.base, .file, libraryNumbers.number(path))
+        case .link(let path): Self.pack(.base, .link, libraryNumbers.number(path))
+        case .vaultFolder(""): vaultSlot.rootID
+        case .vaultFolder(let path): Self.pack(vaultSlot, .folder, vaultNumbers.number(path))
+        case .comic(.library(let path)): Self.pack(.base, .comic, libraryNumbers.number(path))
+        case .comic(.vault(let name)): Self.pack(vaultSlot, .comic, vaultNumbers.number(name))
+        case .page(let comic, let generation, let index):
+            pagePack(comic, .page, generation, index)
+        case .comicInfo(let comic, let generation):
+            pagePack(comic, .comicInfo, generation, 0)
+        case .errorText(let comic, let generation):
+            pagePack(comic, .errorText, generation, 0)
+        case .comicFile(let comic, let generation):
+            pagePack(comic, .comicFile, generation, 0)
+        case .folderCover(let path): Self.pack(.base, .folderCover, libraryNumbers.number(path))
+        case .folderDesktop(let path): Self.pack(.base, .folderDesktop, libraryNumbers.number(path))
+        case .vaultFolderCover(let path): Self.pack(vaultSlot, .folderCover, vaultNumbers.number(path))
+        case .vaultFolderDesktop(let path): Self.pack(vaultSlot, .folderDesktop, vaultNumbers.number(path))
+        case .comicDesktop(let comic, let generation):
+            pagePack(comic, .comicDesktop, generation, 0)
         }
     }
 

@@ -13,5 +13,5 @@ extension MountedFilesystem {
 }
 
 extension KernelCacheInvalidating {
-    public func listingReady(_ id: NodeID) {}
+    public func listingReady(_ id: NodeID, stamp: ListingStamp, entries: [DirectoryEntry]) {}
 }

@@ -50,7 +50,9 @@ public protocol MountedFilesystem: AnyObject, Sendable {
 public protocol KernelCacheInvalidating: Sendable {
     func invalidateEntry(parent: NodeID, name: String)
     func invalidateNode(_ id: NodeID)
-    /// Directory `id` was loaded in the background, before the kernel asked for it: its reply
-    /// may be encoded now, off the requester's CPU (`listingStamp` tells later whether it holds).
-    func listingReady(_ id: NodeID)
+    /// Directory `id` was loaded in the background, before the kernel asked for it, with these
+    /// entries under this stamp: its reply may be encoded now, off the requester's CPU
+    /// (`listingStamp` tells later whether it holds). Handed over rather than asked for again,
+    /// which checked the comic's file twice more.
+    func listingReady(_ id: NodeID, stamp: ListingStamp, entries: [DirectoryEntry])
 }

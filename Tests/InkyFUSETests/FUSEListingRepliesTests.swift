@@ -9,11 +9,11 @@ final class FUSEListingRepliesTests: XCTestCase {
     func testAPreparedReplyIsTheReplyTheRequestWouldHaveMade() throws {
         let tree = ComicTree(pages: 16)
         let replies = FUSEListingReplies()
-        replies.prepare(ComicTree.comic, in: tree)
+        tree.handOver(ComicTree.comic, to: replies)
         let ready = try XCTUnwrap(replies.take(ComicTree.comic, stamp: tree.stamp))
         let entries = try tree.directoryEntries(of: ComicTree.comic).get()
         let made = DirectoryBuffer.fill(request: nil, directory: ComicTree.comic, parent: 1, entries: entries, offset: 0,
-                                        size: FUSEListingReplies.replySize, attributes: { tree.attributesWithoutListing(of: $0) })
+                                        size: replies.replySize, attributes: { tree.attributesWithoutListing(of: $0) })
         XCTAssertEqual(ready.bytes, made.bytes)
         XCTAssertEqual(ready.remembered.map(\.name), entries.map(\.name))
         XCTAssertEqual(ready.next, entries.count + 2, "the reply reaches the directory's end")
@@ -23,28 +23,45 @@ final class FUSEListingRepliesTests: XCTestCase {
     func testAReplyMadeUnderAnotherStampIsNotSent() {
         let tree = ComicTree(pages: 16)
         let replies = FUSEListingReplies()
-        replies.prepare(ComicTree.comic, in: tree)
+        tree.handOver(ComicTree.comic, to: replies)
         tree.stamp = ListingStamp(2)
         XCTAssertNil(replies.take(ComicTree.comic, stamp: tree.stamp))
         XCTAssertFalse(replies.isReady(ComicTree.comic), "dropped, not kept for later")
     }
 
-    func testDirectoriesWithoutAStampOrTooLongForOnePageAreNotMadeAhead() {
+    func testDirectoriesLongerThanTheKernelAsksForAreNotMadeAhead() {
         let replies = FUSEListingReplies()
-        let folder = ComicTree(pages: 16)
-        folder.stamp = nil
-        replies.prepare(ComicTree.comic, in: folder)
-        XCTAssertFalse(replies.isReady(ComicTree.comic))
-        replies.prepare(ComicTree.comic, in: ComicTree(pages: 400))
-        XCTAssertFalse(replies.isReady(ComicTree.comic), "400 pages take several requests: listed at each")
+        XCTAssertEqual(replies.replySize, 4096, "a page, until the kernel says otherwise")
+        ComicTree(pages: 24).handOver(ComicTree.comic, to: replies)
+        XCTAssertFalse(replies.isReady(ComicTree.comic), "26 entries of 160 bytes pass a page: listed at its request")
+        ComicTree(pages: 16).handOver(ComicTree.comic, to: replies)
+        XCTAssertTrue(replies.isReady(ComicTree.comic))
     }
 
-    func testRepliesNeverAskedForAreBounded() {
+    /// Since Linux 6.14 the kernel asks for as much as the reader's buffer (ls: 64 KiB).
+    func testRepliesAreMadeAsLongAsTheKernelAsksFor() throws {
+        let replies = FUSEListingReplies()
+        replies.replySize = 65_536
+        let tree = ComicTree(pages: 24)
+        tree.handOver(ComicTree.comic, to: replies)
+        let ready = try XCTUnwrap(replies.take(ComicTree.comic, stamp: tree.stamp))
+        XCTAssertEqual(ready.next, 26)
+        XCTAssertGreaterThan(ready.bytes.count, 4096)
+        ComicTree(pages: 400).handOver(ComicTree.comic, to: replies)
+        XCTAssertTrue(replies.isReady(ComicTree.comic), "400 pages fit 64 KiB")
+    }
+
+    /// A walk that got ahead of its replies leaves them unasked for: they give way to the
+    /// next ones, which it does ask for.
+    func testRepliesNeverAskedForGiveWayOldestFirst() {
         let tree = ComicTree(pages: 4)
         let replies = FUSEListingReplies()
-        for id in 0..<NodeID(FUSEListingReplies.limit + 10) { replies.prepare(100 + id, in: tree) }
-        XCTAssertTrue(replies.isReady(100))
-        XCTAssertFalse(replies.isReady(100 + NodeID(FUSEListingReplies.limit)), "no room past the limit")
+        let limit = NodeID(FUSEListingReplies.limit)
+        for id in 0..<limit + 10 { tree.handOver(100 + id, to: replies) }
+        XCTAssertEqual((0..<limit + 10).filter { replies.isReady(100 + $0) }, Array(10..<limit + 10), "the newest, up to the limit")
+        XCTAssertNotNil(replies.take(100 + 10, stamp: tree.stamp))
+        tree.handOver(100 + limit + 10, to: replies)
+        XCTAssertTrue(replies.isReady(100 + 11), "one taken made room: nothing else gave way")
     }
 }
 
@@ -79,4 +96,9 @@ private final class ComicTree: MountedFilesystem, @unchecked Sendable {
     func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
     func forget(_ id: NodeID, count: UInt64) {}
+
+    /// What listing ahead does with a directory it loaded (`KernelCacheInvalidating.listingReady`).
+    func handOver(_ id: NodeID, to replies: FUSEListingReplies) {
+        replies.prepare(id, stamp: stamp!, entries: try! directoryEntries(of: id).get(), in: self)
+    }
 }
