@@ -195,29 +195,37 @@ enum DirectoryBuffer {
     /// `FUSEListingReplies` encode a reply before its request arrives.
     static func fill(request: fuse_req_t?, directory: NodeID, parent: NodeID, entries: [DirectoryEntry], offset: Int, size: Int,
                      attributes: ((DirectoryEntry) -> NodeAttributes?)? = nil) -> (bytes: [UInt8], remembered: [DirectoryEntry], next: Int) {
-        var all: [(String, NodeID, mode_t, DirectoryEntry?)] = [(".", directory, S_IFDIR, nil), ("..", parent, S_IFDIR, nil)]
-        all += entries.map { entry in
-            let type: mode_t = switch entry.kind {
-            case .directory: S_IFDIR
-            case .regularFile: S_IFREG
-            case .symlink: S_IFLNK
-            }
-            return (entry.name, entry.id, type, entry)
+        let count = entries.count + 2
+        func name(_ index: Int) -> String { index == 0 ? "." : index == 1 ? ".." : entries[index - 2].name }
+        // The buffer is as long as the entries that fit, not as the kernel allows (64 KiB since
+        // Linux 6.14): zeroing and copying 64 KiB per comic directory cost more than its entries.
+        // libfuse gives an entry's length when handed no buffer.
+        var length = 0
+        for index in offset..<max(offset, count) {
+            var none = fuse_entry_param()
+            let needed = attributes == nil ? fuse_add_direntry(request, nil, 0, name(index), &none.attr, 0)
+                                            : fuse_add_direntry_plus(request, nil, 0, name(index), &none, 0)
+            guard length + needed <= size else { break }
+            length += needed
         }
-        var buffer = [UInt8](repeating: 0, count: size)
+        var buffer = [UInt8](repeating: 0, count: length)
         var remembered: [DirectoryEntry] = []
         var used = 0
         var index = offset
-        while index < all.count {
-            let (name, id, type, listed) = all[index]
+        while index < count {
+            let listed = index < 2 ? nil : entries[index - 2]
             var counted: DirectoryEntry?
             var info = Glibc.stat()
-            info.st_ino = UInt(id)
-            info.st_mode = type
+            info.st_ino = UInt(index == 0 ? directory : index == 1 ? parent : listed!.id)
+            info.st_mode = switch listed?.kind {
+            case nil, .directory?: S_IFDIR
+            case .regularFile?: S_IFREG
+            case .symlink?: S_IFLNK
+            }
             let needed = buffer.withUnsafeMutableBytes { raw in
-                let start = raw.baseAddress!.advanced(by: used).assumingMemoryBound(to: CChar.self)
+                let start = raw.baseAddress.map { $0.advanced(by: used).assumingMemoryBound(to: CChar.self) }
                 guard let attributes else {
-                    return fuse_add_direntry(request, start, size - used, name, &info, off_t(index + 1))
+                    return fuse_add_direntry(request, start, length - used, name(index), &info, off_t(index + 1))
                 }
                 var entry = fuse_entry_param()
                 if let listed, let known = attributes(listed) {
@@ -230,13 +238,14 @@ enum DirectoryBuffer {
                 } else {
                     entry.attr = info
                 }
-                return fuse_add_direntry_plus(request, start, size - used, name, &entry, off_t(index + 1))
+                return fuse_add_direntry_plus(request, start, length - used, name(index), &entry, off_t(index + 1))
             }
-            if used + needed > size { break }
+            if used + needed > length { break }
             used += needed
             index += 1
             if let counted { remembered.append(counted) }
         }
-        return (Array(buffer[0..<used]), remembered, index)
+        buffer.removeLast(length - used)
+        return (buffer, remembered, index)
     }
 }
