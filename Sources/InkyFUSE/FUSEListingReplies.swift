@@ -29,15 +29,18 @@ final class FUSEListingReplies: @unchecked Sendable {
         get { lock.withLock { _replySize } }
         set { lock.withLock { _replySize = newValue } }
     }
-    /// About five folders of comics ahead (~6 KB each). When full the oldest reply gives way:
-    /// one never asked for is a directory the walk passed (listed by its own request before
-    /// its reply was made, or a folder listed and not entered). Refusing new ones instead kept
-    /// those for good, and every comic after them was listed at its request.
+    /// About five folders of comics ahead (~4 KiB each), and at most `byteLimit` of replies
+    /// (a 400-page comic's is 64 KiB). When full the oldest reply gives way: one never asked
+    /// for is a directory the walk passed (listed by its own request before its reply was
+    /// made, or a folder listed and not entered). Refusing new ones instead kept those for
+    /// good, and every comic after them was listed at its request.
     static let limit = 128
+    static let byteLimit = 2 << 20
 
     private let lock = NSLock()
     private var ready: [UInt64: Ready] = [:]
     private var made: UInt64 = 0
+    private var bytes = 0
     private var _replySize = 4096
 
     /// Encodes directory `id`'s reply from the entries the tree made under `stamp`.
@@ -48,12 +51,23 @@ final class FUSEListingReplies: @unchecked Sendable {
         // since, the stamp the request gets differs from this one and the reply is not sent.
         guard filled.next == entries.count + 2 else { return }
         lock.withLock {
-            if ready.count >= Self.limit, let oldest = ready.min(by: { $0.value.made < $1.value.made }) {
-                ready[oldest.key] = nil
+            remove(UInt64(id))
+            while ready.count >= Self.limit || (!ready.isEmpty && bytes + filled.bytes.count > Self.byteLimit),
+                  let oldest = ready.min(by: { $0.value.made < $1.value.made }) {
+                remove(oldest.key)
             }
             made += 1
+            bytes += filled.bytes.count
             ready[UInt64(id)] = Ready(stamp: stamp, bytes: filled.bytes, remembered: filled.remembered, next: filled.next, made: made)
         }
+    }
+
+    /// Drops `inode`'s reply, if one waits; the lock held.
+    @discardableResult
+    private func remove(_ inode: UInt64) -> Ready? {
+        guard let reply = ready.removeValue(forKey: inode) else { return nil }
+        bytes -= reply.bytes.count
+        return reply
     }
 
     /// Whether a reply for `inode` waits (cheap: no check of the comic).
@@ -62,7 +76,7 @@ final class FUSEListingReplies: @unchecked Sendable {
     /// The reply for `inode` if it was made under `stamp`; taken either way.
     func take(_ inode: UInt64, stamp: ListingStamp?) -> Ready? {
         lock.withLock {
-            guard let reply = ready.removeValue(forKey: inode), reply.stamp == stamp else { return nil }
+            guard let reply = remove(inode), reply.stamp == stamp else { return nil }
             return reply
         }
     }

@@ -38,6 +38,17 @@ final class FUSEListingRepliesTests: XCTestCase {
         XCTAssertTrue(replies.isReady(ComicTree.comic))
     }
 
+    /// Long comics' replies are bounded by their bytes too (400 pages: 64 KiB each).
+    func testRepliesNeverTakeMoreThanTheirByteLimit() {
+        let replies = FUSEListingReplies()
+        replies.replySize = 65_536
+        let tree = ComicTree(pages: 400)
+        for id in 0..<NodeID(60) { tree.handOver(100 + id, to: replies) }
+        let kept = (0..<NodeID(60)).filter { replies.isReady(100 + $0) }
+        XCTAssertEqual(kept.count, FUSEListingReplies.byteLimit / (402 * 160), "402 entries of 160 bytes each: as many as 2 MiB holds")
+        XCTAssertEqual(kept.last, 59, "the newest")
+    }
+
     /// Since Linux 6.14 the kernel asks for as much as the reader's buffer (ls: 64 KiB).
     func testRepliesAreMadeAsLongAsTheKernelAsksFor() throws {
         let replies = FUSEListingReplies()
