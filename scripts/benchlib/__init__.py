@@ -16,6 +16,7 @@ The cases, each with its table:
   vault_setup    the inkyfs vault and gocryptfs folder, and their mounts
   vault          Vault/ beside plain inkyfs and gocryptfs
   scale          issue 7's library-scale case: whole-library listings, inkyfs and ratarmount
+  rounds         issue 14's two ratio rows measured in interleaved rounds (folders, then inkyfs)
   versus_folders issue 14's case (--library-scale N): inkyfs beside the extracted folders, with targets
 The run:
   report         every case's tables; summary: issue 7's table; cli: options, the run, the JSON

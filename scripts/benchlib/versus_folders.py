@@ -17,6 +17,7 @@ from .common import MB, MIB, log
 from .measure import read_whole, run_guarded
 from .mounts import ACTIVE_MOUNTS, TREE_CEILING_SOURCE, InkyfsMount, TreeCeilingMount, build_ceiling, is_mounted, unmount
 from .procs import proc_alive, proc_children, proc_memory
+from .rounds import cold_round, round_lines, summary, warm_round
 from .scale import SCALE_INKYFS_TIMEOUT, count_files, time_index
 from .scale_library import warm_library
 from .tables import dig, fmt, print_table
@@ -239,6 +240,23 @@ def bench_library_size(args, entry, notes):
     for run in ("warm", "again", "later", "after_drop"):
         check_files(f"inkyfs second mount ls -lRA ({run})", ink["second"].get(run), lib.pages, notes)
 
+    log(f"bench: the two ratio rows again, {args.runs} interleaved rounds: folders then inkyfs, cold (caches dropped, "
+        f"a fresh state) and warm (a fresh mount on the index, then the ceiling), the warm ones first")
+    cold_state = states / "cold-rounds"
+    cold_extra = [*args.inkyfs_args, "--state", str(cold_state), "--no-continue", "--no-covers", "--views", "none"]
+
+    def fresh_mount():
+        return ExitTimedMount(args.inkyfs, lib.path, mountpoint, cold_extra, notes)
+    rounds = entry["rounds"] = {"cold": [], "warm": []}
+    for n in range(args.runs):
+        rounds["warm"].append(run_guarded(f"warm round {n + 1}", notes, warm_round, lib, new_mount, binary, args.work, timeout, notes))
+    for n in range(args.runs):
+        rounds["cold"].append(run_guarded(f"cold round {n + 1}", notes, cold_round, lib, fresh_mount, cold_state, drop_caches, timeout, notes))
+    for kind in ("cold", "warm"):
+        for n, result in enumerate(rounds[kind], 1):
+            for who in ("folders", "inkyfs", "ceiling"):
+                check_files(f"{kind} round {n}: {who} ls -lRA", result.get(who), lib.pages, notes)
+
 
 def print_size_report(entry):
     lib = entry.get("library")
@@ -247,21 +265,28 @@ def print_size_report(entry):
     print(f"\n== issue 14: {lib['comics']:,} small CBZ comics ({lib['pages']:,} pages, {lib['series']:,} series, "
           f"{lib['bytes'] / MB:,.0f} MB) vs the same tree extracted to folders\n"
           f"   on the same disk: CBZ {(lib['disk_bytes'] or 0) / MB:,.0f} MB, folders {(lib['folder_disk_bytes'] or 0) / MB:,.0f} MB "
-          f"on disk; one run each; cold = drop_caches 3 first")
+          f"on disk; cold = drop_caches 3 first; the two ratio rows are medians of interleaved rounds, the rest one run each")
     ink, folders, ceiling = entry.get("inkyfs") or {}, entry.get("folders") or {}, entry.get("ceiling") or {}
     first, second = ink.get("first") or {}, ink.get("second") or {}
     seconds = lambda ms: None if ms is None else ms / 1000
-    cold_folders, warm_folders = seconds(dig(folders, "cold", "list_ms")), seconds(dig(folders, "warm", "list_ms"))
+    rounds = entry.get("rounds") or {}
+    cold_ms = lambda r: (r.get("inkyfs") or {}).get("total_ms")
+    warm_ms = lambda r: (r.get("inkyfs") or {}).get("list_ms")
+    cold, warm = summary(rounds.get("cold", []), cold_ms), summary(rounds.get("warm", []), warm_ms)
+    cold_folders = cold["folders"] if cold else seconds(dig(folders, "cold", "list_ms"))
+    warm_folders = warm["folders"] if warm else seconds(dig(folders, "warm", "list_ms"))
     rows = []
 
-    def row(label, inky, inky_text, plain, target_text, limit, higher=False, fuse=None):
-        """inky (a number compared with limit, or ratio'ed to plain when plain is given); fuse: the FUSE ceiling's."""
-        ratio = inky / plain if inky is not None and plain else None
+    def row(label, inky, inky_text, plain, target_text, limit, higher=False, fuse=None, ratio=None, fuse_ratio=None):
+        """inky (a number compared with limit, or ratio'ed to plain when plain is given); fuse: the FUSE ceiling's.
+        `ratio`, `fuse_ratio`: the ratios when they are not the figures' (the median of rounds' ratios)."""
+        ratio = ratio if ratio is not None else inky / plain if inky is not None and plain else None
+        fuse_ratio = fuse_ratio if fuse_ratio is not None else fuse / plain if fuse is not None and plain else None
         value = ratio if plain is not None else inky
         met = None if value is None or limit is None else (value >= limit if higher else value <= limit)
         rows.append([label, inky_text if inky_text is not None else fmt(inky, 2) or "—",
                      fmt(plain, 2) or "—", fmt(fuse, 2) or "—", f"{ratio:.2f}x" if ratio is not None else "—",
-                     f"{fuse / plain:.2f}x" if fuse is not None and plain else "—", target_text,
+                     f"{fuse_ratio:.2f}x" if fuse_ratio is not None else "—", target_text,
                      {True: "yes", False: "NO", None: "?"}[met]])
 
     index = ink.get("index") or {}
@@ -272,12 +297,21 @@ def print_size_report(entry):
     mount_s, cold_s = seconds(first.get("mount_ms")), seconds(dig(first, "listing", "list_ms"))
     total = mount_s + cold_s if mount_s is not None and cold_s is not None else None
     ceiling_mount, ceiling_cold = seconds(ceiling.get("mount_ms")), seconds(dig(ceiling, "cold", "list_ms"))
-    row("first mount + ls -lRA, cold (s)", total,
-        f"{mount_s:.2f} + {cold_s:.2f}" if total is not None else "error" if "error" in first else None,
-        cold_folders, f"<= {TARGET_COLD}x folders cold", TARGET_COLD,
-        fuse=ceiling_mount + ceiling_cold if ceiling_mount is not None and ceiling_cold is not None else None)
-    row("warm index: ls -lRA, fresh mount (s)", seconds(dig(second, "warm", "list_ms")), None, warm_folders,
-        f"<= {TARGET_WARM}x folders warm", TARGET_WARM, fuse=seconds(dig(ceiling, "warm", "list_ms")))
+    ceiling_first = ceiling_mount + ceiling_cold if ceiling_mount is not None and ceiling_cold is not None else None
+    if cold:
+        row(f"first mount + ls -lRA, cold (s; median of {cold['rounds']})", cold["inkyfs"], None, cold_folders,
+            f"<= {TARGET_COLD}x folders cold", TARGET_COLD, fuse=ceiling_first, ratio=cold["ratio"])
+    else:
+        row("first mount + ls -lRA, cold (s)", total,
+            f"{mount_s:.2f} + {cold_s:.2f}" if total is not None else "error" if "error" in first else None,
+            cold_folders, f"<= {TARGET_COLD}x folders cold", TARGET_COLD, fuse=ceiling_first)
+    if warm:
+        row(f"warm index: ls -lRA, fresh mount (s; median of {warm['rounds']})", warm["inkyfs"], None, warm_folders,
+            f"<= {TARGET_WARM}x folders warm", TARGET_WARM, fuse=warm.get("ceiling"), ratio=warm["ratio"],
+            fuse_ratio=warm.get("ceiling_ratio"))
+    else:
+        row("warm index: ls -lRA, fresh mount (s)", seconds(dig(second, "warm", "list_ms")), None, warm_folders,
+            f"<= {TARGET_WARM}x folders warm", TARGET_WARM, fuse=seconds(dig(ceiling, "warm", "list_ms")))
     row("second ls -lRA, same mount, right away (s)", seconds(dig(second, "again", "list_ms")), None, warm_folders,
         f"<= {TARGET_AGAIN}x folders warm", TARGET_AGAIN, fuse=seconds(dig(ceiling, "again", "list_ms")))
     row(f"same, {LATER_SECONDS:.0f} s later (s)", seconds(dig(second, "later", "list_ms")), None, warm_folders,
@@ -299,6 +333,13 @@ def print_size_report(entry):
         row(label, exit_ms, text, None,
             f"<= {TARGET_EXIT_MS} ms", TARGET_EXIT_MS, fuse=ceiling.get("exit_ms") if run is second else None)
     print_table("", ["", "inkyfs", "folders", "FUSE ceiling", "inkyfs/folders", "ceiling/folders", "target", "met?"], rows)
+    lines = round_lines("cold", rounds.get("cold", []), cold_ms, False) + round_lines("warm", rounds.get("warm", []), warm_ms, True)
+    if lines:
+        print("  the ratio rows' rounds (each a ratio of its own; the row gives their median; inkyfs cold = mount + listing):")
+        print("\n".join(lines))
+        print(f"  single runs before them: first mount {mount_s or 0:.2f} + {cold_s or 0:.2f} s (folders cold "
+              f"{seconds(dig(folders, 'cold', 'list_ms')) or 0:.2f} s), warm fresh mount {seconds(dig(second, 'warm', 'list_ms')) or 0:.2f} s "
+              f"(folders warm {seconds(dig(folders, 'warm', 'list_ms')) or 0:.2f} s)")
     print("  FUSE ceiling: the folders served from memory by scripts/bench-ceiling-tree.c (no work per request, the kernel "
           "tuned as for inkyfs, the device read by inkyfs's device readers); cold = caches dropped before its mount (it "
           "never reads the disk while listing)")
