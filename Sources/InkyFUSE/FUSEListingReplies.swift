@@ -3,9 +3,10 @@ internal import CFuse3
 import InkyTree
 
 /// READDIRPLUS replies of comic directories encoded ahead, on the background thread that loaded
-/// the comic, from the entries it hands over (listing ahead, `KernelCacheInvalidating.listingReady`). A warm `ls -lR` then finds
-/// the bytes to send instead of making each page's entry and attributes on the requester's CPU,
-/// which was 19 µs of the daemon's 26 µs per comic directory (20,000 comics: 0.4 s).
+/// the comic, from the entries it hands over (listing ahead, `KernelCacheInvalidating.listingReady`).
+/// A warm `ls -lR` then finds the bytes to send instead of making each page's entry and
+/// attributes on the requester's CPU, which was 19 µs of the daemon's 26 µs per comic directory
+/// (20,000 comics: 0.4 s).
 ///
 /// A reply is sent once, and only if the tree still gives the stamp it was made under (the
 /// same checks of the comic's file as a listing's), it fits the request, and no name in it is

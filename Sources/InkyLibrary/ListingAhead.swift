@@ -157,11 +157,13 @@ extension LibraryFilesystem {
         for (one, listing) in zip(checked, database.indexedListings(checked.map { ($0.file, $0.check.identity) })) {
             guard !isStopping else { return [] }
             let known = KnownComic(check: one.check, indexed: listing)
-            // One its own request listed meanwhile (the walk got ahead) needs no reply made.
-            if listing != nil, comicState(one.comic)?.snapshot() != nil { continue }
-            if listing != nil, case .success(let (state, _)) = currentComic(one.comic, known: known) {
-                listingReady(one.comic, state)
-                continue
+            if listing != nil {
+                // One its own request listed meanwhile (the walk got ahead) needs no reply made.
+                if comicState(one.comic)?.snapshot() != nil { continue }
+                if case .success(let (state, _)) = currentComic(one.comic, known: known) {
+                    listingReady(one.comic, state)
+                    continue
+                }
             }
             learned[one.comic] = known
         }

@@ -42,10 +42,15 @@ def warm_round(lib, warm_mount, ceiling_binary, work, timeout, notes):
     return out
 
 
+def measured(r, inkyfs_ms):
+    """Whether round `r` timed both the folders and inkyfs."""
+    return "error" not in r and inkyfs_ms(r) is not None and bool(r["folders"].get("list_ms"))
+
+
 def summary(rounds, inkyfs_ms):
     """{inkyfs, folders, ceiling: median seconds; ratio, ceiling_ratio: median of the rounds' ratios} of
     rounds that measured both; `inkyfs_ms` picks inkyfs's figure of a round."""
-    good = [r for r in rounds if "error" not in r and inkyfs_ms(r) is not None and r["folders"].get("list_ms")]
+    good = [r for r in rounds if measured(r, inkyfs_ms)]
     if not good:
         return None
     seconds = lambda values: statistics.median(values) / 1000 if values else None
@@ -63,7 +68,7 @@ def round_lines(label, rounds, inkyfs_ms, with_ceiling):
     """One line per round: the folders, inkyfs (and the ceiling), and the ratio."""
     lines = []
     for n, r in enumerate(rounds, 1):
-        if "error" in r or inkyfs_ms(r) is None or not r["folders"].get("list_ms"):
+        if not measured(r, inkyfs_ms):
             lines.append(f"    {label} round {n}: {r.get('error', 'incomplete')}")
             continue
         folders, inky = r["folders"]["list_ms"] / 1000, inkyfs_ms(r) / 1000
