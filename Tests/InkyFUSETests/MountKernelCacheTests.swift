@@ -61,6 +61,21 @@ final class MountKernelCacheTests: XCTestCase {
                       "the new comic shows once the watcher saw it")
     }
 
+    /// The watcher learns each filesystem's kind once per device: a folder of a local library on
+    /// another filesystem (a FUSE mount here, as sshfs would be) is still found and named.
+    func testAFolderOnAFilesystemTheWatcherCannotSeeIsFoundInsideALocalLibrary() throws {
+        let library = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: library) }
+        let source = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: source) }
+        let unseen = try FaultFS(source: source, at: library.appendingPathComponent("Series 4/Shared"))
+        try withExtendedLifetime(unseen) {
+            let mounted = try MountedLibrary(library: library, arguments: ["-o", "tree_timeout=1", "--no-list-ahead", "--views", "none"])
+            XCTAssertTrue(mounted.logSays("cannot see every change"), mounted.logText)
+            XCTAssertTrue(mounted.logText.contains("part of the library is on fuse"), mounted.logText)
+        }
+    }
+
     func testALibraryTheWatcherCannotSeeIsCachedOnlyForTheTreeTimeout() throws {
         let source = try smallLibrary()
         defer { try? FileManager.default.removeItem(at: source) }

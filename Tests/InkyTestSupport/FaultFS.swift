@@ -8,8 +8,9 @@ public final class FaultFS {
     private let faults: URL
     private let process: Process
 
-    /// Serves `source` read-only; no read fails until `fail` is called.
-    public init(source: URL) throws {
+    /// Serves `source` read-only on `mountpoint` (a new folder of its own by default, made if
+    /// missing); no read fails until `fail` is called.
+    public init(source: URL, at mountpoint: URL? = nil) throws {
         let code = Corpus.packageRoot.appendingPathComponent("Tests/Tools/faultfs.c")
         let version = String(Digest.sha256Hex(try readFile(code.path)).prefix(12))
         let binary = Corpus.packageRoot.appendingPathComponent(".cache/faultfs-\(version)")
@@ -19,8 +20,10 @@ public final class FaultFS {
                 .split(whereSeparator: \.isWhitespace).map(String.init)
             try ArchiveMaker.run("/usr/bin/cc", ["-Wall", "-O1", "-o", binary.path, code.path] + flags)
         }
-        mountpoint = ArchiveMaker.temporaryDirectory("faultfs")
-        faults = mountpoint.deletingLastPathComponent().appendingPathComponent("faults-\(UUID().uuidString)")
+        let mountpoint = mountpoint ?? ArchiveMaker.temporaryDirectory("faultfs")
+        try FileManager.default.createDirectory(at: mountpoint, withIntermediateDirectories: true)
+        self.mountpoint = mountpoint
+        faults = FileManager.default.temporaryDirectory.appendingPathComponent("faults-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: faults.path, contents: Data())
         process = Process()
         process.executableURL = binary
