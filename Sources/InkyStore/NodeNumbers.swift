@@ -23,24 +23,27 @@ extension StateDatabase {
         return numberAnew(missing)?.merging(numbers) { new, _ in new }
     }
 
-    /// The numbers of `files`, finding or adding each in one write transaction.
+    /// The numbers of `files`, adding each in one write transaction. A path numbered since the
+    /// read (another thread's) is found after its insert is refused: one statement for a new
+    /// path instead of a look and an insert, as every path is new in a library's first listing.
     private func numberAnew(_ files: [LibraryFile]) -> [LibraryFile: UInt32]? {
         try? withDatabase { database throws(SQLiteError) -> [LibraryFile: UInt32] in
             try database.immediateTransaction { () throws(SQLiteError) -> [LibraryFile: UInt32] in
-                let find = try database.prepare("SELECT number FROM node_numbers WHERE path = ?")
-                let add = try database.prepare("INSERT INTO node_numbers (path) VALUES (?) RETURNING number")
+                let add = try database.prepare("INSERT INTO node_numbers (path) VALUES (?) ON CONFLICT (path) DO NOTHING RETURNING number")
+                var find: Statement?
                 var numbers: [LibraryFile: UInt32] = [:]
                 for file in files where numbers[file] == nil {
-                    find.reset()
-                    try find.bind(file.path, at: 1)
-                    if try find.step() {
-                        numbers[file] = UInt32(truncatingIfNeeded: find.int64(at: 0))
-                        continue
-                    }
                     add.reset()
                     try add.bind(file.path, at: 1)
-                    guard try add.step() else { continue }
-                    numbers[file] = UInt32(truncatingIfNeeded: add.int64(at: 0))
+                    if try add.step() {
+                        numbers[file] = UInt32(truncatingIfNeeded: add.int64(at: 0))
+                        continue
+                    }
+                    if find == nil { find = try database.prepare("SELECT number FROM node_numbers WHERE path = ?") }
+                    guard let query = find else { continue }
+                    query.reset()
+                    try query.bind(file.path, at: 1)
+                    if try query.step() { numbers[file] = UInt32(truncatingIfNeeded: query.int64(at: 0)) }
                 }
                 return numbers
             }

@@ -22,4 +22,35 @@ final class NodeNumbersTests: XCTestCase {
         XCTAssertEqual(reopened.nodePath(try XCTUnwrap(second[c])), c)
         XCTAssertNil(reopened.nodePath(99_999))
     }
+
+    /// Two mounts' databases (or two threads) numbering the same new paths at once: a path the
+    /// other numbered between the read and the insert is found, never left without a number.
+    func testPathsNumberedMeanwhileElsewhereAreFoundWithTheSameNumber() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("numbers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("state.sqlite").path
+        let files = (0..<400).map { LibraryFile(path: "/lib/S/\($0).cbz") }
+        let databases = [StateDatabase.open(at: path), StateDatabase.open(at: path)]
+        let results = NumbersByDatabase()
+        DispatchQueue.concurrentPerform(iterations: 2) { which in
+            // Each goes through the paths in its own order, a few at a time: they meet in the middle.
+            let order = which == 0 ? files : files.reversed()
+            for start in stride(from: 0, to: order.count, by: 8) {
+                let chunk = Array(order[start..<min(start + 8, order.count)])
+                results.add(which, databases[which].nodeNumbers(chunk) ?? [:])
+            }
+        }
+        let (first, second) = results.both
+        XCTAssertEqual(first.count, files.count, "every path numbered")
+        XCTAssertEqual(first, second, "one number a path, whoever asked")
+        XCTAssertEqual(Set(first.values).count, files.count, "no number given twice")
+    }
+}
+
+private final class NumbersByDatabase: @unchecked Sendable {
+    private let lock = NSLock()
+    private var numbers: [[LibraryFile: UInt32]] = [[:], [:]]
+    func add(_ which: Int, _ some: [LibraryFile: UInt32]) { lock.withLock { numbers[which].merge(some) { a, _ in a } } }
+    var both: ([LibraryFile: UInt32], [LibraryFile: UInt32]) { lock.withLock { (numbers[0], numbers[1]) } }
 }
