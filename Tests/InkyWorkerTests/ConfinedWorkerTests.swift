@@ -82,4 +82,35 @@ final class ConfinedWorkerTests: XCTestCase {
             XCTAssertTrue(refusals.allSatisfy { $0 == ELOOP || $0 == ESTALE }, "refused: \(refusals)")
         }
     }
+
+    /// Workers keep a folder open for a second, as the daemon does: a folder swapped for a link
+    /// meanwhile answers as the folder that was there, or is refused once reached afresh; the
+    /// link's target, another comic of the same name, is never listed.
+    func testAFolderSwappedForALinkIsNeverEnteredThroughIt() throws {
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Space Patrol/Space Patrol 002.cbz"),
+                                         toPath: elsewhere.appendingPathComponent("One.cbz").path)
+        let workers = pool()
+        defer { workers.shutdown() }
+        let comic = library.path + "/Series/One.cbz"
+        let listed = try workers.list(comic, limits: .default).0.pages.count
+        let target = try ComicOpener.open(elsewhere.appendingPathComponent("One.cbz").path).listing.pages.count
+        XCTAssertNotEqual(listed, target, "the two comics tell apart by their pages")
+        XCTAssertEqual(rename(library.path + "/Series", library.path + "/Series.old"), 0)
+        try FileManager.default.createSymbolicLink(atPath: library.path + "/Series", withDestinationPath: elsewhere.path)
+        let deadline = Date().addingTimeInterval(5)
+        var refused = false
+        while !refused && Date() < deadline {
+            do {
+                let pages = try workers.list(comic, limits: .default).0.pages.count
+                XCTAssertEqual(pages, listed, "only the folder that was there")
+                usleep(50_000)
+            } catch {
+                XCTAssertEqual(errno { throw error }, ELOOP)
+                refused = true
+            }
+        }
+        XCTAssertTrue(refused, "a folder kept open is let go within its lifetime, and the link then refused")
+    }
 }
