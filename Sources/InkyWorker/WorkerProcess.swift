@@ -31,7 +31,8 @@ final class WorkerProcess {
             ]
             if quiet { files.append(.open("/dev/null", flags: O_WRONLY, as: 2)) }
             // A crash is expected and reported as a typed error; no backtrace in the log.
-            child = try ProcessSpawner.spawn(executable, arguments, files: files, environment: ["SWIFT_BACKTRACE": "enable=no"])
+            child = try ProcessSpawner.spawn(executable, arguments, files: files,
+                                             environment: ProcessHardening.workerEnvironment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
         } catch {
             close(pair[0])
             close(pair[1])

@@ -6,6 +6,23 @@ import XCTest
 /// A hostile archive costs only its own comic: crashing and hanging parsers are contained (the
 /// whole shared corpus under a mount is MountHostileCorpusTests).
 final class MountIsolationTests: XCTestCase {
+    /// The daemon keeps glibc's per-thread malloc cache off (so wiping freed memory reaches every
+    /// chunk after a vault unlock); its workers, which a lock ends, run with it on.
+    func testTheDaemonRunsWithoutMallocsThreadCacheAndItsWorkersWithIt() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures)
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: mount.path("Space Patrol/Space Patrol 001")).isEmpty)
+        let tunables = { (pid: Int32) -> String? in
+            (try? readFile("/proc/\(pid)/environ")).map { String(decoding: $0, as: UTF8.self) }?
+                .split(separator: "\0").first { $0.hasPrefix("GLIBC_TUNABLES=") }.map(String.init)
+        }
+        XCTAssertTrue(tunables(mount.process.processIdentifier)?.contains("glibc.malloc.tcache_count=0") == true,
+                      "daemon: \(tunables(mount.process.processIdentifier) ?? "none")")
+        XCTAssertFalse(mount.workerPIDs.isEmpty, "the listing started a worker")
+        for worker in mount.workerPIDs {
+            XCTAssertFalse(tunables(worker)?.contains("tcache_count") ?? false, "worker \(worker): \(tunables(worker) ?? "none")")
+        }
+    }
+
     func testACrashingParserShowsErrorTextAndEveryOtherComicKeepsWorking() throws {
         let mount = try MountedLibrary(library: Corpus.fixtures, environment: ["INKYFS_TEST_WORKER_FAULT": "crash:Moon Tales 01"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 01")), ["ERROR.txt"])
