@@ -75,23 +75,31 @@ public final class LibraryRoot: @unchecked Sendable {
     /// The entries of an open folder (O_RDONLY | O_DIRECTORY) with their `lstat`, `.` and `..`
     /// left out; takes ownership of `folder` and closes it.
     public static func entries(ofOpenFolder folder: Int32) -> Result<[Entry], Errno> {
+        var found: [Entry] = []
+        return forEachName(ofOpenFolder: folder) { name, _, listed in
+            var info = stat()
+            guard fstatat(listed, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+            found.append(Entry(name: name, info: info))
+        }.map { found }
+    }
+
+    /// Calls `body` with each name in an open folder but `.` and `..`, its `d_type`, and the
+    /// folder's descriptor (for an `*at` call); takes ownership of `folder` and closes it.
+    static func forEachName(ofOpenFolder folder: Int32, _ body: (String, UInt8, Int32) -> Void) -> Result<Void, Errno> {
         guard let stream = fdopendir(folder) else {
             let code = Errno.current
             close(folder)
             return .failure(code)
         }
         defer { closedir(stream) }
-        var found: [Entry] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
             }
             if name == "." || name == ".." { continue }
-            var info = stat()
-            guard fstatat(dirfd(stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            found.append(Entry(name: name, info: info))
+            body(name, entry.pointee.d_type, dirfd(stream))
         }
-        return .success(found)
+        return .success(())
     }
 
     /// The text of the symlink at `relative`, as stored (never resolved).

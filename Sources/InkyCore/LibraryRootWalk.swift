@@ -47,28 +47,17 @@ extension LibraryRoot {
     /// filesystem gives it and by `lstat` where it does not.
     public func names(_ relative: String) -> Result<[Name], Errno> {
         openFolder(relative).flatMap { folder in
-            guard let stream = fdopendir(folder) else {
-                let code = Errno.current
-                close(folder)
-                return .failure(code)
-            }
-            defer { closedir(stream) }
             var found: [Name] = []
-            while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name == "." || name == ".." { continue }
-                switch Int32(entry.pointee.d_type) {
+            return Self.forEachName(ofOpenFolder: folder) { name, type, listed in
+                switch Int32(type) {
                 case Int32(DT_DIR): found.append(Name(name: name, isFolder: true))
                 case Int32(DT_UNKNOWN):
                     var info = stat()
-                    guard fstatat(dirfd(stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                    guard fstatat(listed, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
                     found.append(Name(name: name, isFolder: info.st_mode & S_IFMT == S_IFDIR))
                 default: found.append(Name(name: name, isFolder: false))
                 }
-            }
-            return .success(found)
+            }.map { found }
         }
     }
 }
