@@ -30,7 +30,7 @@ extension StateDatabase {
         try? withDatabase { database throws(SQLiteError) -> [LibraryFile: UInt32] in
             try database.immediateTransaction { () throws(SQLiteError) -> [LibraryFile: UInt32] in
                 let add = try database.prepare("INSERT INTO node_numbers (path) VALUES (?) ON CONFLICT (path) DO NOTHING RETURNING number")
-                var find: Statement?
+                let find = try database.prepare("SELECT number FROM node_numbers WHERE path = ?")
                 var numbers: [LibraryFile: UInt32] = [:]
                 for file in files where numbers[file] == nil {
                     add.reset()
@@ -39,11 +39,9 @@ extension StateDatabase {
                         numbers[file] = UInt32(truncatingIfNeeded: add.int64(at: 0))
                         continue
                     }
-                    if find == nil { find = try database.prepare("SELECT number FROM node_numbers WHERE path = ?") }
-                    guard let query = find else { continue }
-                    query.reset()
-                    try query.bind(file.path, at: 1)
-                    if try query.step() { numbers[file] = UInt32(truncatingIfNeeded: query.int64(at: 0)) }
+                    find.reset()
+                    try find.bind(file.path, at: 1)
+                    if try find.step() { numbers[file] = UInt32(truncatingIfNeeded: find.int64(at: 0)) }
                 }
                 return numbers
             }
