@@ -78,14 +78,14 @@ final class LibraryWatcher: @unchecked Sendable {
     private func watchTree(_ relative: String) -> [String] {
         var found: [String] = []
         // Names alone: a comic's `lstat` would be a disk read per comic on a cold mount.
-        root.walkNames(from: relative) { folder, entries in
+        root.walkNames(from: relative) { folder, device, entries in
             let real = folder.isEmpty ? library : library + "/" + folder
             let descriptor = inotify_add_watch(fd, real, Self.mask)
             if descriptor < 0 {
                 if errno == ENOSPC { lock.withLock { degraded = true } } // fs.inotify.max_user_watches reached
                 return []
             }
-            if let kind = kind(of: folder, real), !kind.isLocal { lock.withLock { unseen = unseen ?? kind } }
+            if let kind = kind(of: device, real), !kind.isLocal { lock.withLock { unseen = unseen ?? kind } }
             folders[descriptor] = folder
             found += entries.map { folder.isEmpty ? $0.name : folder + "/" + $0.name }
             return nil
@@ -93,13 +93,12 @@ final class LibraryWatcher: @unchecked Sendable {
         return found
     }
 
-    /// The filesystem kind of `folder`, by its device: a device is one filesystem, and looking
-    /// one up resolves the path and reads the mount table, a tenth of a millisecond per folder.
-    private func kind(of folder: String, _ real: String) -> FilesystemKind? {
-        guard case .success(let info) = root.status(folder) else { return FilesystemKind.of(real) }
-        if let known = kinds[UInt64(info.st_dev)] { return known }
+    /// The filesystem kind of `device`, whose folder `real` is: a device is one filesystem, and
+    /// looking one up resolves the path and reads the mount table, a tenth of a millisecond per folder.
+    private func kind(of device: UInt64, _ real: String) -> FilesystemKind? {
+        if let known = kinds[device] { return known }
         let kind = FilesystemKind.of(real)
-        kinds[UInt64(info.st_dev)] = kind
+        kinds[device] = kind
         return kind
     }
 

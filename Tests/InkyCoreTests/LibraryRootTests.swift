@@ -55,18 +55,21 @@ final class LibraryRootTests: XCTestCase {
     func testTheWalkByNamesEntersWhatTheWalkByStatusEnters() {
         var byStatus: [String: [String]] = [:], byName: [String: [String]] = [:]
         var foldersByStatus: Set<String> = [], foldersByName: Set<String> = []
+        var devices: [String: UInt64] = [:]
         root.walk { folder, entries in
             byStatus[folder] = entries.map(\.name).sorted()
             for entry in entries where entry.info.st_mode & S_IFMT == S_IFDIR { foldersByStatus.insert(folder + "/" + entry.name) }
             return nil
         }
-        root.walkNames { folder, names in
+        root.walkNames { folder, device, names in
             byName[folder] = names.map(\.name).sorted()
+            devices[folder] = device
             for name in names where name.isFolder { foldersByName.insert(folder + "/" + name.name) }
             return nil
         }
         XCTAssertEqual(byName, byStatus)
         XCTAssertEqual(foldersByName, foldersByStatus)
+        for (folder, device) in devices { XCTAssertEqual(root.status(folder).map { UInt64($0.st_dev) }, .success(device), folder) }
         XCTAssertEqual(Set(byName.keys), ["", "A", "A/B"], "the linked folder Via is not entered")
         XCTAssertEqual(root.names("").map { $0.first { $0.name == "Via" }?.isFolder }, .success(false), "a link to a folder is no folder")
         XCTAssertEqual(root.names("nowhere").map { _ in "listed" }, .failure(.ENOENT))
