@@ -13,8 +13,11 @@ extension LibraryFilesystem {
         case .failure(let code): return .failure(code)
         }
         if let index = lock.withLock({ folders[path] }), index.identity == identity { return .success(index) }
+        let recent = recentChecks
         return FolderIndex.build(root: root, relativePath: path, identity: identity,
-                                 comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "").map { index in
+                                 comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "") { comic, info in
+            recent.store(comic, ComicCheck(identity: FileIdentity(info), permissions: SourcePermissions(info)))
+        }.map { index in
             lock.withLock { folders[path] = index }
             return index
         }

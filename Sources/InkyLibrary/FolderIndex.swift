@@ -22,8 +22,9 @@ struct FolderIndex {
     }
 
     /// EACCES (or another errno) when the daemon cannot list the folder: said, not shown empty.
-    static func build(root: LibraryRoot, relativePath: String, identity: FileIdentity,
-                      comicSuffix: String = "") -> Result<FolderIndex, Errno> {
+    /// `seen` gets each comic's path and `lstat` as the listing found them (`RecentComicChecks`).
+    static func build(root: LibraryRoot, relativePath: String, identity: FileIdentity, comicSuffix: String = "",
+                      seen: (String, stat) -> Void = { _, _ in }) -> Result<FolderIndex, Errno> {
         // Each entry as it is (lstat): a symlink stays a link whatever it points at, so no
         // listing ever leads the mount out of the library or around a loop.
         let children: [LibraryRoot.Entry]
@@ -39,11 +40,13 @@ struct FolderIndex {
             case S_IFDIR where !comicSuffix.isEmpty && !name.hasPrefix(".") && isImageFolder(root, childRelative):
                 // Served as files, a folder of loose images is a comic like any archive.
                 candidates.append((name, name + comicSuffix, .comic(.library(childRelative))))
+                seen(childRelative, child.info)
             case S_IFDIR:
                 candidates.append((name, name, .folder(childRelative)))
             case S_IFREG:
                 if ComicFiles.isComicFile(name), let stem = ComicFiles.displayStem(name) {
                     candidates.append((name, stem + comicSuffix, .comic(.library(childRelative))))
+                    seen(childRelative, child.info)
                 } else {
                     candidates.append((name, name, .file(childRelative)))
                 }

@@ -22,7 +22,7 @@ extension LibraryFilesystem: MountedFilesystem {
     /// kept encoded anywhere.
     public func listingStamp(of id: NodeID) -> ListingStamp? {
         guard case .comic(let comic)? = nodes.node(id), !comic.isVault, let state = comicState(comic),
-              case .success(let check) = comicCheck(comic) else { return nil }
+              case .success(let check) = listedComicCheck(comic) else { return nil }
         // The file as its state last saw it, the common case: nothing to take up.
         if let (snapshot, revision, permissions) = state.stampedSnapshot(), snapshot.identity == check.identity, permissions == check.permissions {
             return listingStamp(generation: snapshot.generation, revision: revision)

@@ -23,6 +23,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let cache: PageCache
     let lock = NSLock()
     var folders = WeightedLRU.folderIndexes()
+    /// Comics' `lstat`s of the last second, for what directory listings show.
+    let recentChecks = RecentComicChecks()
     var watcher: LibraryWatcher?
     private var _kernelCache: (any KernelCacheInvalidating)?
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.

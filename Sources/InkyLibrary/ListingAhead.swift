@@ -176,7 +176,7 @@ extension LibraryFilesystem {
     /// of the index for them all.
     private func checkedForIndex(_ comics: [ComicRef]) -> [(comic: ComicRef, file: LibraryFile, check: ComicCheck)] {
         comics.compactMap { comic in
-            guard let file = libraryFile(comic), case .success(let check) = comicCheck(comic) else { return nil }
+            guard let file = libraryFile(comic), case .success(let check) = listedComicCheck(comic) else { return nil }
             return (comic, file, check)
         }
     }
@@ -254,7 +254,7 @@ extension LibraryFilesystem {
         case .comic(let comic)?:
             // The archive's own look is the comic's directory's, listed or not: a change it
             // shows is taken up when the comic itself is next asked for.
-            guard case .success(let check) = comicCheck(comic) else { return nil }
+            guard case .success(let check) = listedComicCheck(comic) else { return nil }
             return comicAttributes(id, comic, check.identity, check.permissions)
         default:
             return nil

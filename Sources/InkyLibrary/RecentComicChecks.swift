@@ -1,0 +1,70 @@
+import Foundation
+import InkyCore
+
+/// Comic files' `lstat`s of the last second, for the listing paths only: a warm `ls -lR` made
+/// three of them per comic in a row (its folder's listing, listing ahead reading the index for
+/// the folder, the comic's own directory reply), and the two made while the kernel waited were
+/// 3 µs of the 19 it waited per comic directory (a FUSE ceiling's: 7). A folder's listing
+/// stores what it saw of each comic, and the next second takes that instead of looking again.
+///
+/// Only what a directory listing shows is made from these: a lookup, an open and a page read
+/// still look at the file itself, so a comic replaced within the second is never read at its
+/// old offsets (its old pages answer ESTALE). The watcher forgets a path it saw change, and
+/// everything beneath it, before it looks at the comic again.
+final class RecentComicChecks: @unchecked Sendable {
+    /// As long as a folder stays open (`LibraryRoot`): what `ls` or a file manager does with
+    /// a folder's entries right after listing it.
+    static let lifetime: UInt64 = 1_000_000_000
+    /// A few folders' comics: when full, the expired go, and if none has, all go.
+    static let capacity = 4_096
+
+    private let lock = NSLock()
+    private var checks: [String: (check: ComicCheck, seen: UInt64)] = [:]
+    private let now: () -> UInt64
+
+    init(clock: @escaping () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) { now = clock }
+
+    /// `path`'s check if one was stored in the last `lifetime`.
+    func check(_ path: String) -> ComicCheck? {
+        let time = now()
+        return lock.withLock {
+            guard let found = checks[path], time &- found.seen < Self.lifetime else { return nil }
+            return found.check
+        }
+    }
+
+    func store(_ path: String, _ check: ComicCheck) {
+        let time = now()
+        lock.withLock {
+            if checks.count >= Self.capacity && checks[path] == nil {
+                checks = checks.filter { time &- $0.value.seen < Self.lifetime }
+                if checks.count >= Self.capacity { checks.removeAll(keepingCapacity: true) }
+            }
+            checks[path] = (check, time)
+        }
+    }
+
+    /// Forgets `path` and everything beneath it (a folder renamed or removed takes its comics).
+    func forget(under path: String) {
+        lock.withLock {
+            guard !path.isEmpty else { return checks.removeAll() }
+            let prefix = path + "/"
+            checks = checks.filter { $0.key != path && !$0.key.hasPrefix(prefix) }
+        }
+    }
+
+    var count: Int { lock.withLock { checks.count } }
+}
+
+extension LibraryFilesystem {
+    /// `comicCheck` for what a directory listing shows (a folder's entries' attributes, a comic
+    /// directory's reply, listing ahead): a library comic's check from the last second if there
+    /// is one, else looked at now and kept.
+    func listedComicCheck(_ comic: ComicRef) -> Result<ComicCheck, Errno> {
+        guard case .library(let path) = comic else { return comicCheck(comic) }
+        if let recent = recentChecks.check(path) { return .success(recent) }
+        let result = comicCheck(comic)
+        if case .success(let check) = result { recentChecks.store(path, check) }
+        return result
+    }
+}
