@@ -16,7 +16,7 @@ extension LibraryFilesystem {
         let recent = recentChecks
         return FolderIndex.build(root: root, relativePath: path, identity: identity,
                                  comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "") { comic, info in
-            recent.store(comic, ComicCheck(identity: FileIdentity(info), permissions: SourcePermissions(info)))
+            recent.store(comic, ComicCheck(info))
         }.map { index in
             lock.withLock { folders[path] = index }
             return index

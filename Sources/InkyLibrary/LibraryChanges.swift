@@ -43,14 +43,12 @@ extension LibraryFilesystem {
             // Folders kept open go first, before the kernel asks again: a folder renamed or
             // replaced is reached afresh (and a link put in its place refused); so do the
             // comics' recent checks, so the comic is looked at again.
-            for path in paths {
-                root.forgetFolders(under: path)
-                recentChecks.forget(under: path)
-            }
+            for path in paths { root.forgetFolders(under: path) }
+            recentChecks.forget(under: paths)
             for path in paths.sorted() { pathChanged(path) }
         case .rescan:
             root.forgetFolders(under: "")
-            recentChecks.forget(under: "")
+            recentChecks.forget(under: [""])
             let library = libraryPath
             let comics = (try? LibraryIndexer.comicFiles(in: library)) ?? []
             for real in comics where real.hasPrefix(library + "/") { pathChanged(String(real.dropFirst(library.count + 1))) }

@@ -44,13 +44,26 @@ final class RecentComicChecks: @unchecked Sendable {
         }
     }
 
-    /// Forgets `path` and everything beneath it (a folder renamed or removed takes its comics).
-    func forget(under path: String) {
+    /// Forgets the paths in `gone` and everything beneath them (a folder renamed or removed takes its
+    /// comics; "" is the whole library), in one pass: the watcher reports a copy of thousands
+    /// of comics as one batch, and a pass per path would be thousands of passes.
+    func forget(under gone: Set<String>) {
+        guard !gone.isEmpty else { return }
         lock.withLock {
-            guard !path.isEmpty else { return checks.removeAll() }
-            let prefix = path + "/"
-            checks = checks.filter { $0.key != path && !$0.key.hasPrefix(prefix) }
+            guard !gone.contains("") else { return checks.removeAll() }
+            checks = checks.filter { !Self.isAtOrBeneath(gone, $0.key) }
         }
+    }
+
+    /// Whether `path` is one of `paths` or lies beneath one: each folder holding it is looked up.
+    private static func isAtOrBeneath(_ paths: Set<String>, _ path: String) -> Bool {
+        if paths.contains(path) { return true }
+        var end = path.utf8.endIndex
+        while let slash = path.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) {
+            if paths.contains(String(Substring(path.utf8[..<slash]))) { return true }
+            end = slash
+        }
+        return false
     }
 
     var count: Int { lock.withLock { checks.count } }

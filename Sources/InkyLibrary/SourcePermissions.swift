@@ -70,7 +70,7 @@ extension LibraryFilesystem {
         // A folder is a comic when it holds loose images only (`--as cbz` serves it as one).
         case .library(let path): root.status(path).flatMap { info in
             [S_IFREG, S_IFDIR].contains(info.st_mode & S_IFMT)
-                ? .success(ComicCheck(identity: FileIdentity(info), permissions: SourcePermissions(info))) : .failure(.ENOENT)
+                ? .success(ComicCheck(info)) : .failure(.ENOENT)
         }
         }
     }
@@ -89,4 +89,11 @@ extension LibraryFilesystem {
 struct ComicCheck {
     var identity: FileIdentity
     var permissions: SourcePermissions
+}
+
+extension ComicCheck {
+    /// What one `lstat` of the comic's file says.
+    init(_ info: stat) {
+        self.init(identity: FileIdentity(info), permissions: SourcePermissions(info))
+    }
 }

@@ -14,7 +14,7 @@ final class RecentComicChecksTests: XCTestCase {
         var info = stat()
         info.st_size = Int(size)
         info.st_mode = S_IFREG | 0o644
-        return ComicCheck(identity: FileIdentity(info), permissions: SourcePermissions(info))
+        return ComicCheck(info)
     }
 
     func testAStoredCheckLastsOneSecond() {
@@ -30,13 +30,17 @@ final class RecentComicChecksTests: XCTestCase {
 
     func testForgettingAPathTakesWhatIsBeneathItAndNothingElse() {
         let checks = RecentComicChecks()
-        for path in ["A/1.cbz", "A/B/2.cbz", "AB/3.cbz", "A.cbz"] { checks.store(path, check(size: 1)) }
-        checks.forget(under: "A")
+        for path in ["A/1.cbz", "A/B/2.cbz", "AB/3.cbz", "A.cbz", "C/D/4.cbz", "C/5.cbz"] { checks.store(path, check(size: 1)) }
+        checks.forget(under: ["A", "C/D"])
         XCTAssertNil(checks.check("A/1.cbz"))
         XCTAssertNil(checks.check("A/B/2.cbz"))
+        XCTAssertNil(checks.check("C/D/4.cbz"))
         XCTAssertNotNil(checks.check("AB/3.cbz"), "a sibling whose name starts the same stays")
         XCTAssertNotNil(checks.check("A.cbz"))
-        checks.forget(under: "")
+        XCTAssertNotNil(checks.check("C/5.cbz"), "the folder above a forgotten one stays")
+        checks.forget(under: ["A.cbz"])
+        XCTAssertNil(checks.check("A.cbz"), "a comic's own path")
+        checks.forget(under: [""])
         XCTAssertEqual(checks.count, 0)
     }
 
