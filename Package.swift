@@ -7,12 +7,13 @@ import PackageDescription
 /// - The `inkyfs` executable only parses arguments and wires modules.
 let package = Package(
     name: "inkyfs",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "inkyfs", targets: ["inkyfs"]),
+        // Every parser and image library lives here alone (docs/architecture.md, "Processes").
+        .executable(name: "inkyfs-worker", targets: ["inkyfs-worker"]),
         // For the libFuzzer package under Fuzz/, which depends on this one by path (packages
         // see each other's products only). Nothing else links them.
-        .library(name: "InkyFuzzable", targets: ["InkyCore", "InkyArchive", "InkyWorker", "InkyVault"]),
+        .library(name: "InkyFuzzable", targets: ["InkyCore", "InkyArchive", "InkyWorker", "InkyWorkerProcess", "InkyVault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -51,35 +52,43 @@ let package = Package(
         .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr", "CLZMA"]),
         // Page images: decoding, fitting, grayscale, JPEG/PNG encoding, pixel limits.
         .target(name: "InkyImage", dependencies: ["CVips", "CJxl"]),
-        .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyArchive", "InkyVault", "InkyImage", "CLinux", "CCRC32"]),
+        // The daemon's side of workers: pool, protocol, spawning, sandbox rules. No parser.
+        .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyVault", "CLinux", "CCRC32"]),
+        // The worker's side: parsing, converting, covers. Linked into inkyfs-worker only.
+        .target(name: "InkyWorkerProcess", dependencies: ["InkyCore", "InkyArchive", "InkyImage", "InkyVault", "InkyWorker"]),
         // What the FUSE adapter serves: the tree protocol, node attributes. No FUSE, no library.
         .target(name: "InkyTree", dependencies: ["InkyCore"]),
-        .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyTree", "InkyArchive", "InkyWorker", "InkyStore", "InkyVault"]),
+        .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyTree", "InkyWorker", "InkyStore", "InkyVault"]),
         // The kernel adapter knows only the tree protocol (docs/architecture.md, ModuleRulesTests).
         .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyTree", "CFuse3"]),
         // The composition root: worker pool, state, library, vault control, the FUSE session.
         .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
+        // What users run: CLI and daemon. No parser or image library (ExecutableLinkTests).
         .executableTarget(name: "inkyfs", dependencies: [
-            "InkyCore", "InkyArchive", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyImage",
+            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "inkyfs-worker", dependencies: [
+            "InkyCore", "InkyArchive", "InkyImage", "InkyWorkerProcess",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .target(name: "InkyTestSupport", dependencies: ["InkyCore"], path: "Tests/InkyTestSupport"),
         .testTarget(name: "InkyCoreTests", dependencies: ["InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyPDFTests", dependencies: ["InkyPDF", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
-        .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs"]),
-        .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport"]),
-        .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3"]),
+        .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyWorkerProcess", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs", "inkyfs-worker"]),
+        .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport", "inkyfs-worker"]),
+        .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "inkyfs-worker", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),
         .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore", "InkyCore"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
         .testTarget(name: "ArchitectureTests"),
-        .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "InkyCore", "InkyTestSupport"]),
+        .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "inkyfs-worker", "InkyCore", "InkyTestSupport"]),
     ]
 )

@@ -71,16 +71,6 @@ public enum ComicOpener {
         throw .notAComicArchive(path: source.path)
     }
 
-    /// Library files worth opening as comics: a comic or archive extension, whatever the
-    /// content turns out to be (so a broken `.cbr` is reported, not silently passed through).
-    public static let comicExtensions: Set<String> = [
-        "cbz", "cbr", "cb7", "cbt", "cba", "zip", "rar", "7z", "tar", "tgz", "tbz", "tbz2", "txz", "tzst", "pdf",
-    ]
-
-    public static func looksLikeComicFile(_ name: String) -> Bool {
-        comicExtensions.contains(EntryPath.lowercasedExtension(of: name))
-    }
-
     /// Versions of the archive libraries, for `--version` and `doctor`.
     public static var libraryVersions: [String: String] {
         ["libarchive": LibArchiveHandle.version, "libunarr": UnarrVersion.version, "mupdf": PDFComicReader.engineVersion]

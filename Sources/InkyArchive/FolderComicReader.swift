@@ -62,18 +62,7 @@ final class FolderComicReader: ComicReader {
 
     /// True when `path` is a directory holding at least one image and nothing but images
     /// (hidden files aside): the rule for "a folder is a comic".
-    static func isImageFolder(_ path: String) -> Bool {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return false }
-        var images = 0
-        for name in names where !name.hasPrefix(".") {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory),
-                  !isDirectory.boolValue,
-                  PageFilter.imageExtensions.contains(EntryPath.lowercasedExtension(of: name)) else { return false }
-            images += 1
-        }
-        return images > 0
-    }
+    static func isImageFolder(_ path: String) -> Bool { ComicFileNames.isImageFolder(path) }
 
     /// A page's file: beneath the folder's descriptor without following a link, or by path.
     private func pageSource(_ name: String) throws(ComicError) -> FileSource {

@@ -1,5 +1,4 @@
 import Foundation
-import InkyArchive
 import InkyCore
 
 /// How a real library folder appears under the mount: sub-folders stay folders, comic archives
@@ -99,7 +98,7 @@ struct FolderIndex {
 /// Which library files are comics, and the name their directory gets.
 enum ComicFiles {
     /// The comic and archive extensions `scan` knows, PDF included.
-    static let extensions = ComicOpener.comicExtensions
+    static let extensions = ComicFileNames.extensions
 
     static func isComicFile(_ name: String) -> Bool {
         extensions.contains(EntryPath.lowercasedExtension(of: name))

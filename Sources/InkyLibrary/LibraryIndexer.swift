@@ -1,5 +1,4 @@
 import Foundation
-import InkyArchive
 import InkyCore
 import InkyStore
 import InkyWorker

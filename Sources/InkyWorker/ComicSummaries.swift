@@ -1,11 +1,10 @@
 import Foundation
-import InkyArchive
 import InkyCore
 
 extension WorkerPool {
     /// A pool for a command line: one worker per core, quiet, generous timeout.
     public static func forCommandLine(timeout: Double = 60) -> WorkerPool {
-        WorkerPool(.init(executable: ProcessSpawner.ownExecutable, maxWorkers: max(1, ProcessInfo.processInfo.activeProcessorCount),
+        WorkerPool(.init(maxWorkers: max(1, ProcessInfo.processInfo.activeProcessorCount),
                          timeout: timeout, discardWorkerOutput: true))
     }
 
@@ -19,7 +18,7 @@ extension WorkerPool {
             }
             return ComicSummary(path: path, listing: listing)
         } catch {
-            return ComicSummary(path: path, format: try? ComicOpener.detectFormat(path), error: error)
+            return ComicSummary(path: path, format: ArchiveFormat.sniff(path: path), error: error)
         }
     }
 

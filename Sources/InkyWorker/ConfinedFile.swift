@@ -7,15 +7,15 @@ import InkyCore
 /// A comic file (or a folder of loose images) of the mounted library opened for reading where it is read (a worker, the
 /// pool's stored-page reader): beneath the library root, without following any link, so a
 /// comic swapped for a link to `/etc/shadow` after it was listed is refused, not read.
-enum ConfinedFile {
-    struct Opened {
-        var descriptor: Int32
-        var identity: FileIdentity
+package enum ConfinedFile {
+    package struct Opened {
+        package var descriptor: Int32
+        package var identity: FileIdentity
     }
 
     /// `path` opened beneath `root`; nil without a root (the command line reads the paths its
     /// user named). EACCES for a path outside the root, ELOOP for a link, EACCES for a special file.
-    static func open(_ path: String, beneath root: LibraryRoot?) throws(ComicError) -> Opened? {
+    package static func open(_ path: String, beneath root: LibraryRoot?) throws(ComicError) -> Opened? {
         guard let root else { return nil }
         guard let relative = root.relative(of: path) else {
             throw .io(path: path, errno: EACCES, detail: "outside the mounted library: not opened")

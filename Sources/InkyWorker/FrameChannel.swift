@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// Blocking frame I/O over one end of a socketpair. Owns the descriptor.
-final class FrameChannel {
-    enum Failure: Error, Equatable {
+package final class FrameChannel {
+    package enum Failure: Error, Equatable {
         /// The peer closed its end (exited or crashed).
         case closed
         /// Nothing arrived within the deadline.
@@ -16,20 +16,20 @@ final class FrameChannel {
         case io(Int32)
     }
 
-    let fd: Int32
+    package let fd: Int32
     /// Where data payloads land in `receive(timeout:_:)`: one buffer for the channel's life, so
     /// a page's chunks cost no allocation, zero-fill or page fault each.
     private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     /// A frame lent to a handler: `data` points into the channel's buffer, valid only during the call.
-    enum BorrowedFrame {
+    package enum BorrowedFrame {
         case message(Data)
         case data(UnsafeRawBufferPointer)
         /// A `WorkerCodec` message, read into its own array as a JSON message is.
         case binary([UInt8])
     }
 
-    init(fd: Int32) { self.fd = fd }
+    package init(fd: Int32) { self.fd = fd }
     deinit {
         close(fd)
         scratch.deallocate()
@@ -37,7 +37,7 @@ final class FrameChannel {
 
     /// Sends a data frame straight from `payload`: header and bytes in one writev, no copy into
     /// a frame first. (SIGPIPE must be ignored by the caller: writev has no MSG_NOSIGNAL.)
-    func sendData(_ payload: UnsafeRawBufferPointer) throws(Failure) {
+    package func sendData(_ payload: UnsafeRawBufferPointer) throws(Failure) {
         var header = WorkerFrame.header(length: payload.count, kind: 2)
         var sent = 0
         let total = header.count + payload.count
@@ -63,7 +63,7 @@ final class FrameChannel {
 
     /// The next frame, lent to `body`: a data payload is read into the channel's own buffer
     /// instead of a new array. Waits at most `timeout` seconds for each piece (nil: forever).
-    func receive(timeout: Double?, _ body: (BorrowedFrame) -> Void) throws(Failure) {
+    package func receive(timeout: Double?, _ body: (BorrowedFrame) -> Void) throws(Failure) {
         guard let header = WorkerFrame.parseHeader(try read(count: 5, timeout: timeout)) else { throw .malformed }
         guard header.kind == 2 else {
             let payload = try read(count: header.length, timeout: timeout)
@@ -79,7 +79,7 @@ final class FrameChannel {
         body(.data(UnsafeRawBufferPointer(payload)))
     }
 
-    func send(_ bytes: [UInt8]) throws(Failure) {
+    package func send(_ bytes: [UInt8]) throws(Failure) {
         var sent = 0
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes { raw in
@@ -95,7 +95,7 @@ final class FrameChannel {
     /// The next frame; waits at most `timeout` seconds for each piece of it (nil: forever).
     /// With a `deadline` the whole frame must have arrived by then, however it trickles in,
     /// and a header announcing more than `maxLength` bytes is malformed before anything is read.
-    func receive(timeout: Double?, deadline: DispatchTime? = nil, maxLength: Int = WorkerFrame.maxLength) throws(Failure) -> WorkerFrame {
+    package func receive(timeout: Double?, deadline: DispatchTime? = nil, maxLength: Int = WorkerFrame.maxLength) throws(Failure) -> WorkerFrame {
         guard let header = WorkerFrame.parseHeader(try read(count: 5, timeout: timeout, deadline: deadline)),
               header.length <= maxLength else { throw .malformed }
         let payload = try read(count: header.length, timeout: timeout, deadline: deadline)
@@ -108,7 +108,7 @@ final class FrameChannel {
 
     /// Ends sending, then reads and drops what the peer still sends until it closes, for at
     /// most `seconds` and `limit` bytes, so what was sent is not lost to a connection reset.
-    func drain(for seconds: Double, upTo limit: Int) {
+    package func drain(for seconds: Double, upTo limit: Int) {
         shutdown(fd, Int32(SHUT_WR))
         let deadline = DispatchTime.now() + seconds
         var dropped = 0

@@ -6,7 +6,7 @@ internal import CLinux
 import InkyCore
 
 /// posix_spawn with the few file actions inkyfs needs. fork() is not safe in a multithreaded
-/// Swift process, so workers and the background daemon are new executions of our own binary.
+/// Swift process, so the background daemon is a new execution of our own binary and workers one of inkyfs-worker.
 public enum ProcessSpawner {
     public enum FileAction {
         /// Make `descriptor` appear as `target` in the child.

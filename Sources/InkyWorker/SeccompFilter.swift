@@ -13,9 +13,9 @@ import Glibc
 /// to another process, no write to any file, no ptrace, no ioctl. Anything else fails with
 /// EPERM (not a kill: a rare path of the runtime, such as its crash backtracer, then fails
 /// cleanly instead of dying of SIGSYS); another architecture or the x32 ABI kills the process.
-enum SeccompFilter {
+package enum SeccompFilter {
     /// struct sock_filter (kernel ABI).
-    struct Instruction {
+    package struct Instruction {
         var code: UInt16
         var jumpIfTrue: UInt8
         var jumpIfFalse: UInt8
@@ -40,7 +40,7 @@ enum SeccompFilter {
     private static func argumentHigh(_ index: UInt32) -> UInt32 { 20 + 8 * index }
 
     /// Calls allowed whatever their arguments.
-    static let allowed: [Int32] = [
+    package static let allowed: [Int32] = [
         // Descriptors already open, and files opened read-only (openat below).
         SYS_read, SYS_pread64, SYS_readv, SYS_preadv, SYS_lseek, SYS_close, SYS_fstat, SYS_newfstatat, SYS_statx,
         SYS_getdents64, SYS_fcntl, SYS_readlink, SYS_readlinkat, SYS_access, SYS_faccessat, SYS_faccessat2,
@@ -57,7 +57,7 @@ enum SeccompFilter {
     ]
 
     /// The whole program for a process whose pid is `pid`.
-    static func program(pid: Int32) -> [Instruction] {
+    package static func program(pid: Int32) -> [Instruction] {
         var code: [Instruction] = []
         func emit(_ op: UInt16, _ value: UInt32, _ yes: UInt8 = 0, _ no: UInt8 = 0) {
             code.append(Instruction(code: op, jumpIfTrue: yes, jumpIfFalse: no, value: value))
@@ -106,7 +106,7 @@ enum SeccompFilter {
     /// Puts every thread of this process under the filter for good. Needs PR_SET_NO_NEW_PRIVS.
     /// False on another architecture (the allowlist is x86_64's) or if the kernel refused.
     @discardableResult
-    static func install() -> Bool {
+    package static func install() -> Bool {
         #if arch(x86_64)
         let instructions = program(pid: getpid())
         return instructions.withUnsafeBufferPointer { inky_seccomp_install(UInt16($0.count), $0.baseAddress) } == 0

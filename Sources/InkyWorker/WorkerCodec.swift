@@ -15,19 +15,19 @@ import InkyCore
 ///
 /// Message: `[UInt8 tag][fields]`. Request tags: 1 list. Reply tags: 1 listing, 2 failure,
 /// 3 progress, 4 done.
-enum WorkerCodec {
+package enum WorkerCodec {
     /// The longest text field read (a path, an error's detail, a metadata field): far above
     /// what an honest worker sends (PATH_MAX; metadata already cut to a few hundred characters).
-    static let maxText = 64 << 10
+    package static let maxText = 64 << 10
 
     // MARK: Which messages are binary
 
-    static func isBinary(_ request: WorkerRequest) -> Bool {
+    package static func isBinary(_ request: WorkerRequest) -> Bool {
         if case .list = request { return true }
         return false
     }
 
-    static func isBinary(_ reply: WorkerReply) -> Bool {
+    package static func isBinary(_ reply: WorkerReply) -> Bool {
         switch reply {
         case .listing, .failure, .progress, .done: true
         case .pageStart, .pageEnd, .pageFailed: false
@@ -37,7 +37,7 @@ enum WorkerCodec {
     // MARK: Frames
 
     /// The frame that carries `request`: binary when it has a binary form, JSON otherwise.
-    static func frame(_ request: WorkerRequest) -> [UInt8] {
+    package static func frame(_ request: WorkerRequest) -> [UInt8] {
         guard case .list(let path, let limits) = request else { return WorkerFrame.encode(request) }
         var out = BinaryWriter(prefix: WorkerFrame.header(length: 0, kind: WorkerFrame.binaryKind))
         out.byte(1)
@@ -46,7 +46,7 @@ enum WorkerCodec {
         return sealed(out)
     }
 
-    static func frame(_ reply: WorkerReply) -> [UInt8] {
+    package static func frame(_ reply: WorkerReply) -> [UInt8] {
         var out = BinaryWriter(prefix: WorkerFrame.header(length: 0, kind: WorkerFrame.binaryKind))
         switch reply {
         case .listing(let wire, let identity):
@@ -75,24 +75,24 @@ enum WorkerCodec {
 
     // MARK: Decoding
 
-    static func request(json: Data) -> WorkerRequest? {
+    package static func request(json: Data) -> WorkerRequest? {
         guard let request = try? JSONDecoder().decode(WorkerRequest.self, from: json), !isBinary(request) else { return nil }
         return request
     }
 
-    static func reply(json: Data) -> WorkerReply? {
+    package static func reply(json: Data) -> WorkerReply? {
         guard let reply = try? JSONDecoder().decode(WorkerReply.self, from: json), !isBinary(reply) else { return nil }
         return reply
     }
 
-    static func request(binary bytes: [UInt8]) -> WorkerRequest? {
+    package static func request(binary bytes: [UInt8]) -> WorkerRequest? {
         var input = BinaryReader(bytes)
         guard input.byte() == 1, let path = input.string(maxBytes: maxText), let limits = input.limits(), input.isAtEnd else { return nil }
         return .list(path: path, limits: limits)
     }
 
     /// The metadata is cleaned again here (`sanitized()`), whatever the worker did.
-    static func reply(binary bytes: [UInt8]) -> WorkerReply? {
+    package static func reply(binary bytes: [UInt8]) -> WorkerReply? {
         var input = BinaryReader(bytes)
         let reply: WorkerReply
         switch input.byte() {
@@ -116,7 +116,7 @@ enum WorkerCodec {
 
 extension BinaryWriter {
     /// Fixed width: a request's limits are eight numbers and the rendering settings.
-    mutating func limits(_ limits: ComicLimits) {
+    package mutating func limits(_ limits: ComicLimits) {
         for value in [Int64(limits.maxPages), limits.maxPageBytes, limits.maxComicBytes, limits.maxCompressionRatio,
                       limits.ratioCheckAfterBytes, Int64(limits.maxNameBytes), Int64(limits.maxEntries), Int64(limits.maxHeaderErrors)] {
             fixed64(UInt64(bitPattern: value))
@@ -124,19 +124,19 @@ extension BinaryWriter {
         rendering(limits.rendering)
     }
 
-    mutating func identity(_ identity: FileIdentity) {
+    package mutating func identity(_ identity: FileIdentity) {
         fixed64(UInt64(bitPattern: identity.size))
         fixed64(UInt64(bitPattern: identity.modifiedNanoseconds))
         fixed64(identity.inode)
     }
 
-    mutating func text(_ text: String) { string(text, maxBytes: WorkerCodec.maxText) }
+    package mutating func text(_ text: String) { string(text, maxBytes: WorkerCodec.maxText) }
 
-    mutating func optionalText(_ value: String?) { optional(value) { out, text in out.text(text) } }
+    package mutating func optionalText(_ value: String?) { optional(value) { out, text in out.text(text) } }
 
-    mutating func optionalNumber(_ value: Int?) { optional(value) { out, number in out.signed(Int64(number)) } }
+    package mutating func optionalNumber(_ value: Int?) { optional(value) { out, number in out.signed(Int64(number)) } }
 
-    mutating func error(_ error: ComicError) {
+    package mutating func error(_ error: ComicError) {
         switch error {
         case .notAComicArchive(let path): byte(0); text(path)
         case .unsupportedFormat(let path, let format): byte(1); text(path); text(format)
@@ -150,7 +150,7 @@ extension BinaryWriter {
         }
     }
 
-    mutating func metadata(_ metadata: ComicMetadata) {
+    package mutating func metadata(_ metadata: ComicMetadata) {
         let source: UInt8 = switch metadata.source {
         case .comicInfo: 0
         case .coMet: 1
@@ -178,7 +178,7 @@ extension BinaryWriter {
 }
 
 extension BinaryReader {
-    mutating func limits() -> ComicLimits? {
+    package mutating func limits() -> ComicLimits? {
         var values: [Int64] = []
         for _ in 0..<8 {
             guard let value = fixed64() else { return nil }
@@ -191,18 +191,18 @@ extension BinaryReader {
                            maxHeaderErrors: Int(values[7]), rendering: rendering)
     }
 
-    mutating func identity() -> FileIdentity? {
+    package mutating func identity() -> FileIdentity? {
         guard let size = fixed64(), let modified = fixed64(), let inode = fixed64() else { return nil }
         return FileIdentity(size: Int64(bitPattern: size), modifiedNanoseconds: Int64(bitPattern: modified), inode: inode)
     }
 
-    mutating func text() -> String? { string(maxBytes: WorkerCodec.maxText) }
+    package mutating func text() -> String? { string(maxBytes: WorkerCodec.maxText) }
 
-    mutating func optionalText() -> String?? { optional { $0.text() } }
+    package mutating func optionalText() -> String?? { optional { $0.text() } }
 
-    mutating func optionalNumber() -> Int?? { optional { $0.signed().flatMap { Int(exactly: $0) } } }
+    package mutating func optionalNumber() -> Int?? { optional { $0.signed().flatMap { Int(exactly: $0) } } }
 
-    mutating func error() -> ComicError? {
+    package mutating func error() -> ComicError? {
         let tag = byte()
         guard let path = text() else { return nil }
         switch tag {
@@ -223,7 +223,7 @@ extension BinaryReader {
         }
     }
 
-    mutating func metadata() -> ComicMetadata? {
+    package mutating func metadata() -> ComicMetadata? {
         let sources: [ComicMetadata.Source] = [.comicInfo, .coMet, .comicBookInfo, .fileName]
         guard let tag = byte(), Int(tag) < sources.count, let series = optionalText(), let number = optionalText(),
               let volume = optionalNumber(), let title = optionalText(), let publisher = optionalText(), let year = optionalNumber(),

@@ -16,7 +16,7 @@ public struct WorkerLimits: Sendable, Equatable {
         self.cpuSeconds = cpuSeconds
     }
 
-    func apply() {
+    package func apply() {
         if !Self.runsUnderSanitizer {
             var space = rlimit(rlim_cur: rlim_t(addressSpaceBytes), rlim_max: rlim_t(addressSpaceBytes))
             setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &space)
@@ -37,7 +37,7 @@ public struct WorkerLimits: Sendable, Equatable {
         return runtimes.contains { dlsym(process, $0) != nil }
     }()
 
-    func cpuSecondsUsed() -> UInt64 {
+    package func cpuSecondsUsed() -> UInt64 {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return UInt64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)

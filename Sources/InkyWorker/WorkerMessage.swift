@@ -43,14 +43,14 @@ public struct EntryRequest: Codable, Sendable, Equatable {
     }
 
     /// The page the worker reads for this request.
-    var page: Page {
+    package var page: Page {
         Page(number: 0, name: name, sourcePath: name, entryIndex: source.entry, piece: source.piece, size: size)
     }
 }
 
 extension PageSource {
     /// What the ComicInfo.xml bytes are streamed as: no listed page has a negative entry.
-    static let comicInfo = PageSource(entry: -1)
+    package static let comicInfo = PageSource(entry: -1)
 }
 
 /// What a worker answers. Data travels in raw chunk frames between `pageStart` and `pageEnd`.

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
-import InkyArchive
 import InkyCore
 import InkyFUSE
 import InkyStore
 import InkyVault
+import InkyWorker
 
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +12,8 @@ struct DoctorCommand: ParsableCommand {
         abstract: "Check what inkyfs needs from this machine, one line each, with the fix for what fails.",
         discussion: """
             Checks /dev/fuse, fusermount3 and its setuid bit, user_allow_other in /etc/fuse.conf (when \
-            -o allow_other is given), the libfuse, libarchive, libunarr, MuPDF, OpenSSL and SQLite in use, the \
+            -o allow_other is given), the worker executable (inkyfs-worker) and the libarchive, libunarr and MuPDF \
+            it runs, the libfuse, OpenSSL and SQLite in use, the \
             state and vault folders, and inkyfs mounts whose daemon died. Exits 1 when a check failed.
             """
     )
@@ -60,12 +61,31 @@ struct DoctorCommand: ParsableCommand {
     }
 
     private func libraryChecks() -> [HealthCheck] {
-        let archive = ComicOpener.libraryVersions
-        return [HealthCheck("libarchive", .ok, archive["libarchive"] ?? "unknown"),
-                HealthCheck("libunarr", .ok, archive["libunarr"] ?? "unknown"),
-                HealthCheck("mupdf", .ok, archive["mupdf"] ?? "unknown"),
-                HealthCheck("openssl", .ok, OpenSSLVersion.version),
-                HealthCheck("sqlite", .ok, SQLiteVersion.version)]
+        workerChecks() + [HealthCheck("openssl", .ok, OpenSSLVersion.version), HealthCheck("sqlite", .ok, SQLiteVersion.version)]
+    }
+
+    /// The worker executable runs and names its parsers' versions (it alone maps them).
+    private func workerChecks() -> [HealthCheck] {
+        let path = WorkerExecutable.path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["versions"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        var versions: [String: String]?
+        if (try? process.run()) != nil {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            if process.terminationStatus == 0 { versions = try? JSONDecoder().decode([String: String].self, from: data) }
+        }
+        guard let versions else {
+            let fix = "reinstall inkyfs: it needs \(WorkerExecutable.name) at \(WorkerExecutable.candidates.joined(separator: " or "))"
+            return [HealthCheck("worker", .failed, "\(path) does not run", fix: fix)]
+                + ["libarchive", "libunarr", "mupdf"].map { HealthCheck($0, .failed, "unknown: the worker does not run") }
+        }
+        return [HealthCheck("worker", .ok, path)]
+            + ["libarchive", "libunarr", "mupdf"].map { HealthCheck($0, .ok, versions[$0] ?? "unknown") }
     }
 
     /// Test hooks, in debug builds only: a test simulates a machine without /dev/fuse or with

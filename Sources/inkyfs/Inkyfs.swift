@@ -1,5 +1,4 @@
 import ArgumentParser
-import InkyArchive
 import InkyCore
 
 @main
@@ -18,8 +17,7 @@ struct Inkyfs: ParsableCommand {
             """,
         version: InkyfsVersion.text,
         subcommands: [MountCommand.self, UnmountCommand.self, VaultCommand.self, IndexCommand.self, ProgressCommand.self, BookmarkCommand.self,
-                      ScanCommand.self, PagesCommand.self, DoctorCommand.self, DuplicatesCommand.self, WorkerCommand.self,
-                      ConvertCommand.self],
+                      ScanCommand.self, PagesCommand.self, DoctorCommand.self, DuplicatesCommand.self],
         // `inkyfs SOURCE MOUNTPOINT -o OPTIONS` is how mount.fuse3 runs a fuse.inkyfs fstab line.
         defaultSubcommand: MountCommand.self
     )

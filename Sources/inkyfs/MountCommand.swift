@@ -223,7 +223,7 @@ struct MountCommand: ParsableCommand {
         if pageOptions.conversion.isActive, pageCacheSize > 0 { mountOptions.pageCache = ConvertedPageCache(capacity: pageCacheSize) }
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
-            workers: WorkerPool.Configuration(executable: ProcessSpawner.ownExecutable, maxWorkers: workers, timeout: workerTimeout),
+            workers: WorkerPool.Configuration(maxWorkers: workers, timeout: workerTimeout),
             statePath: stateOptions.databasePath,
             vaultDirectory: VaultOptions.directory(vault))
         configuration.vaultIdleSeconds = vaultIdle

@@ -1,5 +1,4 @@
 import ArgumentParser
-import InkyArchive
 import InkyCore
 import InkyWorker
 

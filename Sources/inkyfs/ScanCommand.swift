@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import InkyArchive
 import InkyCore
 import InkyWorker
 

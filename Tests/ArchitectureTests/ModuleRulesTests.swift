@@ -23,22 +23,66 @@ final class ModuleRulesTests: XCTestCase {
         return rules
     }
 
-    /// Each Swift file's imports, by module folder.
+    /// Each Swift file's imports, by module folder, subfolders included.
     private func imports() throws -> [String: [(file: String, module: String, line: String)]] {
         let sources = root.appendingPathComponent("Sources")
         var found: [String: [(String, String, String)]] = [:]
         for module in try FileManager.default.contentsOfDirectory(atPath: sources.path) where module != "Shims" {
             let folder = sources.appendingPathComponent(module)
-            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+            guard let walk = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in walk where file.hasSuffix(".swift") {
                 let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
                 for line in text.split(separator: "\n") {
-                    let words = line.split(separator: " ").map(String.init)
-                    guard let index = words.firstIndex(of: "import"), index <= 1, words.count > index + 1 else { continue }
-                    found[module, default: []].append(("\(module)/\(file)", words[index + 1], String(line)))
+                    guard let imported = Self.importedModule(String(line)) else { continue }
+                    found[module, default: []].append(("\(module)/\(file)", imported, String(line)))
                 }
             }
         }
         return found
+    }
+
+    /// The module an import line names, whatever its form: attributes (`@preconcurrency`,
+    /// `@_implementationOnly`, `@testable`), an access level (`internal import`), a kind
+    /// (`import struct Foundation.Data`) or a submodule (`import Glibc.stdio`).
+    static func importedModule(_ line: String) -> String? {
+        var words = line.split(separator: " ").map(String.init)[...]
+        while let first = words.first, first.hasPrefix("@") { words = words.dropFirst() }
+        if let first = words.first, ["public", "package", "internal", "fileprivate", "private"].contains(first) { words = words.dropFirst() }
+        guard words.first == "import", words.count > 1 else { return nil }
+        words = words.dropFirst()
+        if ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"].contains(words.first ?? ""), words.count > 1 {
+            words = words.dropFirst()
+        }
+        return words.first.map { String($0.split(separator: ".")[0]) }
+    }
+
+    func testEveryImportFormIsRead() {
+        XCTAssertEqual(Self.importedModule("@preconcurrency internal import CFuse3"), "CFuse3")
+        XCTAssertEqual(Self.importedModule("@_implementationOnly import CVips"), "CVips")
+        XCTAssertEqual(Self.importedModule("internal import struct InkyCore.Page"), "InkyCore")
+        XCTAssertEqual(Self.importedModule("import Glibc.stdio"), "Glibc")
+        XCTAssertNil(Self.importedModule("// import InkyArchive"))
+        XCTAssertNil(Self.importedModule("let important = 1"))
+    }
+
+    /// The process split the page's "Processes" table states: what `inkyfs` may reach through
+    /// the module rules holds no parser or image module, and the worker's holds them all.
+    func testTheUserFacingExecutableReachesNoParserModule() throws {
+        let rules = try rules()
+        func reach(_ module: String) -> Set<String> {
+            var seen: Set<String> = [module]
+            var next = [module]
+            while let current = next.popLast() {
+                for imported in rules[current] ?? [] where !seen.contains(imported) {
+                    seen.insert(imported)
+                    next.append(imported)
+                }
+            }
+            return seen
+        }
+        let parsers: Set<String> = ["InkyArchive", "InkyPDF", "InkyImage", "InkyWorkerProcess", "CArchive", "CUnarr", "CLZMA", "CMuPDF", "CVips", "CJxl"]
+        XCTAssertEqual(reach("inkyfs").intersection(parsers), [], "inkyfs reaches parser modules")
+        XCTAssertEqual(reach("inkyfs-worker").intersection(parsers), parsers, "inkyfs-worker reaches every parser module")
     }
 
     func testEveryImportIsOneTheArchitecturePageAllows() throws {

@@ -28,7 +28,7 @@ final class MountExitTests: XCTestCase {
             XCTAssertLessThan(seconds, 0.5, "the daemon exits within 0.5 s of the unmount: took \(seconds) s")
         }
         // A live worker still has its command line (a zombie's is empty, a reused pid's differs).
-        let alive = workers.filter { ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").contains("__worker") }
+        let alive = workers.filter { ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").contains("inkyfs-worker") }
         XCTAssertEqual(alive, [], "the workers ended with it")
         XCTAssertTrue(mounted.logSays("unmounted"), mounted.logText)
         // What was read is in the state database: the writes were finished before the exit.

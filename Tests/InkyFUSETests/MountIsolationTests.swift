@@ -109,7 +109,7 @@ final class MountIsolationTests: XCTestCase {
 /// thread that spawned them), not longer (a killed daemon leaves none behind).
 final class WorkerLifetimeTests: XCTestCase {
     private func workers(of daemon: Int32) -> [Int32] {
-        ((try? ArchiveMaker.run("/usr/bin/pgrep", ["-P", "\(daemon)", "-f", "__worker"])) ?? "").split(separator: "\n").compactMap { Int32($0) }
+        ((try? ArchiveMaker.run("/usr/bin/pgrep", ["-P", "\(daemon)", "-f", "inkyfs-worker"])) ?? "").split(separator: "\n").compactMap { Int32($0) }
     }
 
     func testWorkersOutliveTheThreadsThatStartedThem() throws {

@@ -36,7 +36,7 @@ final class MountLifecycleTests: XCTestCase {
         XCTAssertEqual(unmounted.status, 0, unmounted.stderr)
         let deadline = Date().addingTimeInterval(10)
         // A live worker still has its command line (a zombie's is empty, a reused pid's differs).
-        let alive = { workers.filter { ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").contains("__worker") } }
+        let alive = { workers.filter { ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").contains("inkyfs-worker") } }
         while (!daemonPIDs(for: mountpoint.path).isEmpty || !alive().isEmpty) && Date() < deadline { usleep(50_000) }
         XCTAssertEqual(daemonPIDs(for: mountpoint.path), [], "the daemon exits")
         XCTAssertEqual(alive(), [], "its workers exit with it")

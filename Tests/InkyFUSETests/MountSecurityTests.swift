@@ -98,7 +98,7 @@ final class MountSecurityTests: XCTestCase {
         // A worker being spawned right now is still the daemon's image for a moment: wait until
         // every child runs as a worker.
         func isWorker(_ pid: Int32) -> Bool {
-            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("__worker")
+            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("inkyfs-worker")
                 && ((try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "").contains("Seccomp:\t2")
         }
         let deadline = Date().addingTimeInterval(5)

@@ -12,6 +12,11 @@ public enum CommandRunner {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("inkyfs")
     }
 
+    /// The built worker executable, beside `inkyfs` as in every build folder.
+    public static var workerBinary: URL {
+        binary.deletingLastPathComponent().appendingPathComponent("inkyfs-worker")
+    }
+
     public static func inkyfs(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         try capture(binary.path, arguments, environment: environment)
     }

@@ -23,7 +23,7 @@ final class ConfinedWorkerTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: folder) }
 
     private func pool() -> WorkerPool {
-        var configuration = WorkerPool.Configuration(executable: CommandRunner.binary.path, maxWorkers: 1, timeout: 10)
+        var configuration = WorkerPool.Configuration(executable: CommandRunner.workerBinary.path, maxWorkers: 1, timeout: 10)
         configuration.libraryRoot = library.path
         return WorkerPool(configuration)
     }

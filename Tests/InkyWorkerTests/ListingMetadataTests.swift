@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import InkyWorker
+@testable import InkyWorkerProcess
 
 /// The file name a comic's metadata is read from is `NSString.lastPathComponent`'s, whatever the path.
 final class ListingMetadataTests: XCTestCase {

@@ -5,6 +5,7 @@ import InkyTestSupport
 import XCTest
 @testable import InkyVault
 @testable import InkyWorker
+@testable import InkyWorkerProcess
 
 /// Stored pages of a vault ZIP are decrypted by the daemon from the range the worker's listing
 /// names in the object's plaintext: byte for byte the members, with anything that does not fit

@@ -5,10 +5,10 @@ import InkyTestSupport
 import XCTest
 @testable import InkyWorker
 
-/// The pool against real worker processes (the built `inkyfs __worker`) and impostors.
+/// The pool against real worker processes (the built `inkyfs-worker`) and impostors.
 final class WorkerPoolTests: XCTestCase {
-    private func pool(timeout: Double = 10, executable: String? = nil, arguments: [String] = ["__worker"]) -> WorkerPool {
-        WorkerPool(.init(executable: executable ?? CommandRunner.binary.path, arguments: arguments, maxWorkers: 2, timeout: timeout))
+    private func pool(timeout: Double = 10, executable: String? = nil, arguments: [String] = []) -> WorkerPool {
+        WorkerPool(.init(executable: executable ?? CommandRunner.workerBinary.path, arguments: arguments, maxWorkers: 2, timeout: timeout))
     }
 
     func testListsAndStreamsPagesExactlyAsInProcess() throws {

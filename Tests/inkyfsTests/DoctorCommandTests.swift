@@ -36,7 +36,7 @@ final class DoctorCommandTests: XCTestCase {
         // One "watching" line per inkyfs mount alive on the machine (another test's, another
         // user's): not this test's to count.
         XCTAssertEqual(json.checks.map(\.name).filter { $0 != "watching" },
-                       ["dev-fuse", "fusermount3", "fuse-conf", "libfuse", "mounts", "libarchive", "libunarr", "mupdf", "openssl", "sqlite", "state", "vault"])
+                       ["dev-fuse", "fusermount3", "fuse-conf", "libfuse", "mounts", "worker", "libarchive", "libunarr", "mupdf", "openssl", "sqlite", "state", "vault"])
         for check in json.checks where check.status != .ok { XCTAssertNotNil(check.fix, "\(check.name) is not ok and says no fix") }
 
         // The real /dev/fuse of this machine (the suite mounts through it) passes.
@@ -62,11 +62,27 @@ final class DoctorCommandTests: XCTestCase {
         XCTAssertTrue(openssl.contains("Library: " + (try report.check("openssl").detail)), openssl)
     }
 
+    /// The parsers live in the worker executable alone: doctor finds it where `inkyfs` looks,
+    /// and a missing one is a failure that says where it was looked for.
+    func testTheWorkerExecutableIsFoundAndAMissingOneIsAFailureWithItsFix() throws {
+        let report = try XCTUnwrap(try doctor(["--json"]).1)
+        XCTAssertEqual(try report.check("worker").status, .ok)
+        XCTAssertEqual(try report.check("worker").detail, CommandRunner.workerBinary.path)
+        let missing = folder.appendingPathComponent("no-worker").path
+        let (result, broken) = try doctor(["--json"], ["INKYFS_WORKER": missing])
+        XCTAssertEqual(result.status, 1, "a missing worker fails doctor")
+        let worker = try XCTUnwrap(broken).check("worker")
+        XCTAssertEqual(worker.status, .failed)
+        XCTAssertEqual(worker.detail, "\(missing) does not run")
+        XCTAssertTrue(worker.fix?.hasPrefix("reinstall inkyfs: it needs inkyfs-worker at ") == true, worker.fix ?? "no fix")
+        XCTAssertEqual(try XCTUnwrap(broken).check("libarchive").status, .failed)
+    }
+
     func testTextIsOneLinePerCheckAndEachFailureEndsWithItsFix() throws {
         let (result, _) = try doctor([], ["INKYFS_DOCTOR_DEV_FUSE": folder.appendingPathComponent("no-fuse").path])
         XCTAssertEqual(result.status, 1)
         let lines = result.stdout.split(separator: "\n").filter { !$0.contains(" watching ") }
-        XCTAssertEqual(lines.count, 12, result.stdout)
+        XCTAssertEqual(lines.count, 13, result.stdout)
         let device = try XCTUnwrap(lines.first { $0.contains("dev-fuse") })
         XCTAssertTrue(device.hasPrefix("FAILED") && device.hasSuffix("fix: sudo modprobe fuse   (in a container: run it with --device /dev/fuse)"),
                       String(device))

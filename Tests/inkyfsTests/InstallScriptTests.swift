@@ -41,14 +41,19 @@ final class InstallScriptTests: XCTestCase {
         let pages = ["inkyfs", "inkyfs.bookmark", "inkyfs.doctor", "inkyfs.duplicates", "inkyfs.index", "inkyfs.mount", "inkyfs.pages", "inkyfs.progress",
                      "inkyfs.scan", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
                      "inkyfs.vault.lock", "inkyfs.vault.passwd", "inkyfs.vault.remove", "inkyfs.vault.status", "inkyfs.vault.unlock"]
-        XCTAssertEqual(installedFiles(), (["bin/inkyfs", "lib/systemd/user/inkyfs@.service", "share/bash-completion/completions/inkyfs",
+        XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs@.service", "share/bash-completion/completions/inkyfs",
                                            "share/fish/vendor_completions.d/inkyfs.fish", "share/inkyfs/install-manifest",
                                            "share/man/man1/other.1", "share/zsh/site-functions/_inkyfs"]
                                               + pages.map { "share/man/man1/\($0).1" }).sorted(),
-                       "hidden commands (__worker, vault debug, help) get no page")
+                       "hidden commands (vault debug, help) get no page")
         XCTAssertEqual(try Data(contentsOf: prefix.appendingPathComponent("bin/inkyfs")), try Data(contentsOf: CommandRunner.binary))
         let version = try CommandRunner.capture(prefix.appendingPathComponent("bin/inkyfs").path, ["--version"])
         XCTAssertTrue(version.stdout.hasPrefix("inkyfs "), version.stdout)
+        // The installed inkyfs finds the installed worker (libexec beside bin), not the build's.
+        XCTAssertEqual(try Data(contentsOf: prefix.appendingPathComponent("libexec/inkyfs/inkyfs-worker")), try Data(contentsOf: CommandRunner.workerBinary))
+        let doctor = try CommandRunner.capture(prefix.appendingPathComponent("bin/inkyfs").path, ["doctor"])
+        let workerLine = doctor.stdout.split(separator: "\n").first { $0.contains(" worker ") }.map(String.init) ?? doctor.stdout
+        XCTAssertTrue(workerLine.hasPrefix("ok") && workerLine.hasSuffix(prefix.appendingPathComponent("libexec/inkyfs/inkyfs-worker").path), workerLine)
 
         // man renders every page, with groff's warnings on, and each page is about its command.
         for page in pages {
@@ -62,7 +67,7 @@ final class InstallScriptTests: XCTestCase {
         let mountPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs.mount.1").path]).stdout
         XCTAssertTrue(mountPage.contains("--cache-size size") && mountPage.contains("cache_size=512M"), mountPage)
         let topPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs.1").path]).stdout
-        XCTAssertTrue(topPage.contains("inkyfs.doctor(1)") && !topPage.contains("__worker"), "SEE ALSO names only installed pages:\n\(topPage)")
+        XCTAssertTrue(topPage.contains("inkyfs.doctor(1)") && !topPage.contains("vault.debug"), "SEE ALSO names only installed pages:\n\(topPage)")
 
         let unit = try String(contentsOf: prefix.appendingPathComponent("lib/systemd/user/inkyfs@.service"), encoding: .utf8)
         XCTAssertTrue(unit.contains("ExecStart=\(prefix.path)/bin/inkyfs mount --foreground"), unit)

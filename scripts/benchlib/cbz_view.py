@@ -6,7 +6,7 @@
   state of that mount (CRC-32s from the index); goal: the CBZ at >= 0.9x the folder view's page bytes/s;
 - `stat` of every CBZ of the 20,000-comic library (cbz_library.py) with a warm index, counting the
   worker processes the daemon started (none: no archive is opened);
-- one cover of a 1800x2700 JPEG page on one core (`inkyfs __convert --cover 600`, as a worker makes it);
+- one cover of a 1800x2700 JPEG page on one core (`inkyfs-worker __convert --cover 600`, as a worker makes it);
 - `ls -l` of a series folder whose covers are not made (an empty cover cache), and how long
   `folder.jpg` then takes to appear (made in the background).
 """
@@ -141,7 +141,7 @@ def ls_without_covers(args, lib, state, notes, scratch, covers=True):
 
 def one_cover(args):
     page = ensure_pages(args.work / "pages", 1)[0]
-    out = subprocess.run(one_core([str(args.inkyfs), "__convert", "--cover", "600", "--rounds", str(COVER_ROUNDS), str(page)]),
+    out = subprocess.run(one_core([str(args.inkyfs.parent / "inkyfs-worker"), "__convert", "--cover", "600", "--rounds", str(COVER_ROUNDS), str(page)]),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 

@@ -46,6 +46,7 @@ EPILOG = """examples:
 
 It builds nothing: build the binary first with
   swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench
+  swift build -c release --static-swift-stdlib --product inkyfs-worker --scratch-path .build-bench
 or pass --inkyfs PATH. Test data is generated once into --work (bench-out/); --library-scale N drops the
 kernel's caches for its cold rows (root). What every number means and how it is taken: docs/bench.md."""
 
@@ -126,6 +127,9 @@ def parse_args():
         parser.error(f"unknown tools: {', '.join(sorted(unknown))}")
     if ("inkyfs" in args.tools or args.run_vault or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(args.inkyfs, os.X_OK):
         parser.error(f"{args.inkyfs} not found: swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench")
+    worker = args.inkyfs.parent / "inkyfs-worker"
+    if ("inkyfs" in args.tools or args.run_vault or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(worker, os.X_OK):
+        parser.error(f"{worker} not found: swift build -c release --static-swift-stdlib --product inkyfs-worker --scratch-path .build-bench")
     for tool in ("fusermount3", "7z"):
         if not shutil.which(tool):
             parser.error(f"needs {tool} (Debian: apt-get install fuse3 p7zip-full)")

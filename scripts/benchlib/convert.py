@@ -1,5 +1,5 @@
 """The page-conversion case (issue 19): one 1800x2700 JPEG page to a 1264x1680 grayscale JPEG in
-this process on one core (`inkyfs __convert`, libvips as a worker runs it), beside libvips' own
+this process on one core (`inkyfs-worker __convert`, libvips as a worker runs it), beside libvips' own
 tools on the same file as the floor; then a 400-page comic of such pages through a mount with that
 device profile: first lookups (each converts), a remount's stat of every page (sizes from the index;
 and with a new index, from the disk cache of converted pages), a cold sequential read and the same
@@ -48,7 +48,7 @@ def timed_calls(argv, times):
 
 def measure_in_process(args, page, scratch):
     result = {}
-    out = subprocess.run(one_core([str(args.inkyfs), "__convert", "--fit", FIT, "--grayscale", "--rounds", str(REPEAT), str(page)]),
+    out = subprocess.run(one_core([str(args.inkyfs.parent / "inkyfs-worker"), "__convert", "--fit", FIT, "--grayscale", "--rounds", str(REPEAT), str(page)]),
                          check=True, capture_output=True, text=True).stdout
     result["inkyfs"] = json.loads(out)
     if shutil.which("vips"):
@@ -153,7 +153,7 @@ def bench_convert(args, entry, notes):
 def print_convert_report(entry):
     one = entry.get("one_page") or {}
     rows = [
-        ["inkyfs __convert (libvips in-process, as a worker), median of %d (ms)" % REPEAT, fmt(dig(one, "inkyfs", "median_ms"), 1)],
+        ["inkyfs-worker __convert (libvips in-process, as a worker), median of %d (ms)" % REPEAT, fmt(dig(one, "inkyfs", "median_ms"), 1)],
         ["  its CPU time, median (ms)", fmt(dig(one, "inkyfs", "median_cpu_ms"), 1)],
         ["  its output", f"{dig(one, 'inkyfs', 'width')}x{dig(one, 'inkyfs', 'height')} "
                          f"{dig(one, 'inkyfs', 'format')}, {fmt((dig(one, 'inkyfs', 'bytes') or 0) / 1000, 0)} KB"],

@@ -1,5 +1,4 @@
 import Foundation
-import InkyCore
 
 /// The comics of a library folder: archive files with a comic or archive extension (their
 /// content then decides the format) and folders holding only images. Hidden names are skipped.
@@ -19,7 +18,7 @@ public enum LibraryWalk {
         let root = LibraryRoot(path: library)
         guard case .success = root.entries("") else { throw .io(path: library, errno: EACCES, detail: "cannot list the folder") }
         var found: [String] = []
-        if FolderComicReader.isImageFolder(library) { found.append(library) }
+        if ComicFileNames.isImageFolder(library) { found.append(library) }
         root.walk { folder, entries in
             let base = folder.isEmpty ? library : library + "/" + folder
             var enter: [String] = []
@@ -27,10 +26,10 @@ public enum LibraryWalk {
                 let path = base + "/" + entry.name
                 switch entry.info.st_mode & S_IFMT {
                 case S_IFDIR:
-                    if FolderComicReader.isImageFolder(path) { found.append(path) } else { enter.append(entry.name) }
-                case S_IFREG where ComicOpener.looksLikeComicFile(entry.name):
+                    if ComicFileNames.isImageFolder(path) { found.append(path) } else { enter.append(entry.name) }
+                case S_IFREG where ComicFileNames.looksLikeComic(entry.name):
                     found.append(path)
-                case S_IFLNK where followingFileLinks && ComicOpener.looksLikeComicFile(entry.name):
+                case S_IFLNK where followingFileLinks && ComicFileNames.looksLikeComic(entry.name):
                     var target = stat()
                     if stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFREG { found.append(path) }
                 default:

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyWorker
 import InkyImage
 
 /// The listing pass of a profile that cuts pages (`--split-spreads`, `--strips`): every page's

@@ -1,4 +1,5 @@
 import InkyCore
+import InkyWorker
 import InkyImage
 
 /// A comic's cover, made in the worker (the daemon never decodes an image): its page shrunk on
@@ -16,7 +17,7 @@ public enum CoverMaker {
         }
     }
 
-    /// How a cover is converted (`inkyfs __convert --cover` times the same). The width is bounded
+    /// How a cover is converted (`inkyfs-worker __convert --cover` times the same). The width is bounded
     /// too (three heights): a panorama strip must not become a huge cover.
     public static func settings(height: Int, maxBytes: Int) -> ImageConversion {
         ImageConversion(fit: ImageSize(width: height * 3, height: height), output: .jpeg, jpegQuality: 80, maxBytes: maxBytes)

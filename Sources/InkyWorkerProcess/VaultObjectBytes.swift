@@ -1,4 +1,5 @@
 import InkyCore
+import InkyWorker
 import InkyVault
 
 /// A vault object as random-access bytes for the archive parsers: chunks are decrypted and

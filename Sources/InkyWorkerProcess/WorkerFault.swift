@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import InkyWorker
 
 /// Deliberate worker failures for the isolation tests, which must see a real crash and a real
 /// hang of a worker process through a real mount. Set `INKYFS_TEST_WORKER_FAULT` to

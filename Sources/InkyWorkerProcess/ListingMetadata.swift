@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyWorker
 
 /// What a worker tells about a comic besides its pages, read while it lists it (the archive is
 /// open then): its ComicInfo.xml, else its CoMet.xml, else ComicBookInfo in its ZIP comment,

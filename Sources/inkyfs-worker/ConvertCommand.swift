@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import InkyImage
-import InkyWorker
+import InkyWorkerProcess
 
-/// `inkyfs __convert`: converts image files in this process as a worker would and prints how long
+/// `inkyfs-worker __convert`: converts image files in this process as a worker would and prints how long
 /// each conversion took, for `scripts/bench --only convert`. Writes no file. Not for people.
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "__convert", shouldDisplay: false)
@@ -12,7 +12,7 @@ struct ConvertCommand: ParsableCommand {
     var files: [String]
 
     @Option(help: ArgumentHelp("Box to shrink into.", valueName: "WxH"), transform: parseBox)
-    var fit: PageOptions.Box?
+    var fit: ImageSize?
 
     @Flag var grayscale = false
 
@@ -26,7 +26,7 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         let images = try files.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
         let settings = cover.map { CoverMaker.settings(height: $0, maxBytes: 256 << 20) }
-            ?? ImageConversion(fit: fit.map { ImageSize(width: $0.width, height: $0.height) }, grayscale: grayscale)
+            ?? ImageConversion(fit: fit, grayscale: grayscale)
         var times: [Double] = []
         var cpu: [Double] = []
         var output: ConvertedImage?
@@ -54,4 +54,12 @@ struct ConvertCommand: ParsableCommand {
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
         return Double(now.tv_sec) * 1e3 + Double(now.tv_nsec) / 1e6
     }
+}
+
+private func parseBox(_ text: String) throws -> ImageSize {
+    let sides = text.lowercased().split(separator: "x").compactMap { Int($0) }
+    guard sides.count == 2, sides.allSatisfy({ (16...20_000).contains($0) }) else {
+        throw ValidationError("'\(text)' is not a box: use WIDTHxHEIGHT in pixels, like 1264x1680")
+    }
+    return ImageSize(width: sides[0], height: sides[1])
 }

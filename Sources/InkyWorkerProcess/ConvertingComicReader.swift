@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyWorker
 import InkyImage
 
 /// A comic whose pages are converted on their way out (`PageConversion`): its listing names a

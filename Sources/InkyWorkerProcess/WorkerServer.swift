@@ -4,10 +4,11 @@ import Glibc
 #endif
 import InkyArchive
 import InkyCore
+import InkyWorker
 import InkyImage
 import InkyVault
 
-/// The loop of a worker process (`inkyfs __worker`): reads requests from fd 3, parses archives
+/// The loop of a worker process (`inkyfs-worker`): reads requests from fd 3, parses archives
 /// with InkyArchive, streams answers back. A hostile archive that crashes or hangs the parser
 /// takes only this process down; the daemon's watchdog and respawn handle the rest.
 public enum WorkerServer {

@@ -1,0 +1,46 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// What users run maps no parser: `inkyfs` (CLI and daemon, the vault's master key) needs only
+/// libfuse, SQLite, libcrypto and the C runtime; every parser and image library is the
+/// worker executable's. Each library a process maps costs its start, and a parser in the daemon
+/// would run hostile input beside the key.
+final class ExecutableLinkTests: XCTestCase {
+    /// Parser and image libraries, and what MuPDF (linked statically) and libvips bring.
+    private static let parserLibraries = ["libarchive", "libunarr", "liblzma", "libvips", "libjxl", "libglib", "libgobject",
+                                          "libmujs", "libgumbo", "libopenjp2", "libjbig2dec", "libfreetype", "libharfbuzz", "libjpeg",
+                                          "libpng", "libwebp", "libheif", "libtiff", "libz.so"]
+
+    private func needed(_ binary: URL) throws -> [String] {
+        let dynamic = try ArchiveMaker.run("/usr/bin/readelf", ["-d", binary.path])
+        return dynamic.split(separator: "\n").filter { $0.contains("(NEEDED)") }.compactMap { line in
+            line.split(separator: "[").last.map { String($0.dropLast()) }
+        }
+    }
+
+    private func parsers(in libraries: [String]) -> [String] {
+        libraries.filter { library in Self.parserLibraries.contains { library.hasPrefix($0) } }
+    }
+
+    func testTheUserFacingExecutableNeedsNoParserOrImageLibrary() throws {
+        let libraries = try needed(CommandRunner.binary)
+        XCTAssertTrue(libraries.contains { $0.hasPrefix("libfuse3") }, "readelf read the real inkyfs: \(libraries)")
+        XCTAssertEqual(parsers(in: libraries), [], "inkyfs must not need a parser or image library")
+        // MuPDF is linked statically: its symbols, not a NEEDED line, would show it.
+        let symbols = try ArchiveMaker.run("/usr/bin/nm", ["--defined-only", CommandRunner.binary.path])
+        for symbol in ["fz_new_context_imp", "archive_read_new", "ar_open_archive", "vips_init", "JxlDecoderCreate", "lzma_code"] {
+            XCTAssertFalse(symbols.contains(" \(symbol)\n"), "\(symbol) is linked into inkyfs")
+        }
+    }
+
+    /// The positive control: the same reading finds the parsers where they belong.
+    func testTheWorkerExecutableHoldsTheParsers() throws {
+        let libraries = try needed(CommandRunner.workerBinary)
+        for library in ["libarchive", "libunarr", "liblzma", "libvips", "libjxl"] {
+            XCTAssertTrue(libraries.contains { $0.hasPrefix(library) }, "inkyfs-worker needs \(library): \(libraries)")
+        }
+        let symbols = try ArchiveMaker.run("/usr/bin/nm", ["--defined-only", CommandRunner.workerBinary.path])
+        XCTAssertTrue(symbols.contains(" fz_new_context_imp\n"), "MuPDF is linked into inkyfs-worker")
+    }
+}
