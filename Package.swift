@@ -32,10 +32,6 @@ let package = Package(
         .systemLibrary(name: "CCrypto", path: "Sources/Shims/CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/Shims/CLinux"),
-        // Debian ships MuPDF as static archives only: the module map names every library they need.
-        .systemLibrary(name: "CMuPDF", path: "Sources/Shims/CMuPDF",
-                       providers: [.apt(["libmupdf-dev", "libjbig2dec0-dev", "libopenjp2-7-dev", "libjpeg-dev",
-                                         "libfreetype-dev", "libharfbuzz-dev", "libgumbo-dev", "libmujs-dev", "zlib1g-dev"])]),
         // Header only (no library): ZIP's CRC-32 folded with PCLMULQDQ, for stored pages the daemon reads itself.
         .systemLibrary(name: "CCRC32", path: "Sources/Shims/CCRC32"),
         // libvips: every page format comics carry, decoded at the scale needed (shrink-on-load).
@@ -47,11 +43,20 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/Shims/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
+        // C code of our own, in .c files (headers only declare): the FUSE device's readers.
+        .target(name: "CInkyFuseDevice"),
+        // A JPEG decoded at the scale it is needed (libjpeg-turbo's scaled IDCT) into a libvips image.
+        .target(name: "CInkyScaledJPEG", dependencies: ["CVips"]),
+        // PDF comics over MuPDF: every fz_try/fz_catch stays in C, behind one small API.
+        // Debian ships MuPDF as static archives only (libmupdf-dev): the libraries they call follow them.
+        .target(name: "CInkyPDF", linkerSettings: ["mupdf", "mupdf-third", "mujs", "gumbo", "openjp2", "jbig2dec", "jpeg",
+                                                   "freetype", "harfbuzz", "z", "m"].map { .linkedLibrary($0) }),
+
         .target(name: "InkyCore"),
-        .target(name: "InkyPDF", dependencies: ["InkyCore", "CMuPDF"]),
+        .target(name: "InkyPDF", dependencies: ["InkyCore", "CInkyPDF"]),
         .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr", "CLZMA"]),
         // Page images: decoding, fitting, grayscale, JPEG/PNG encoding, pixel limits.
-        .target(name: "InkyImage", dependencies: ["CVips", "CJxl"]),
+        .target(name: "InkyImage", dependencies: ["CVips", "CJxl", "CInkyScaledJPEG"]),
         // The daemon's side of workers: pool, protocol, spawning, sandbox rules. No parser.
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyVault", "CLinux", "CCRC32"]),
         // The worker's side: parsing, converting, covers. Linked into inkyfs-worker only.
@@ -60,7 +65,7 @@ let package = Package(
         .target(name: "InkyTree", dependencies: ["InkyCore"]),
         .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyTree", "InkyWorker", "InkyStore", "InkyVault"]),
         // The kernel adapter knows only the tree protocol (docs/architecture.md, ModuleRulesTests).
-        .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyTree", "CFuse3"]),
+        .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyTree", "CFuse3", "CInkyFuseDevice"]),
         // The composition root: worker pool, state, library, vault control, the FUSE session.
         .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
@@ -82,7 +87,7 @@ let package = Package(
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyWorkerProcess", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs", "inkyfs-worker"]),
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport", "inkyfs-worker"]),
-        .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "inkyfs-worker", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3"]),
+        .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "inkyfs", "inkyfs-worker", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3", "CInkyFuseDevice"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),
         .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),

@@ -11,14 +11,15 @@
  * a listing through FUSE costs on this machine when the filesystem itself costs nothing. Page
  * contents are not served: a listing never reads them.
  *
- * It reads the device as inkyfs does, with the same code (the CFuse3 shim's device readers: one
+ * It reads the device as inkyfs does, with the same code (CInkyFuseDevice's device readers: one
  * pinned to each CPU, so a request is answered on its requester's CPU); --plain-reads leaves the
  * reading to libfuse, for the bench to show what those readers are worth on this machine.
  *
- * Built by scripts/bench: cc -O2 -I Sources/Shims/CFuse3 bench-ceiling-tree.c $(pkg-config --cflags --libs fuse3).
+ * Built by scripts/bench: cc -O2 -I Sources/CInkyFuseDevice/include bench-ceiling-tree.c
+ *   Sources/CInkyFuseDevice/fuse_device.c $(pkg-config --cflags --libs fuse3).
  */
 #define FUSE_USE_VERSION 312
-#include "shim.h"
+#include "inky_fuse_device.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFuse3
+internal import CInkyFuseDevice
 import InkyCore
 import InkyTree
 

@@ -1,7 +1,8 @@
 internal import CVips
+internal import CInkyScaledJPEG
 
 /// A JPEG page decoded by libjpeg-turbo at the scale the box needs, and for a grayscale profile
-/// as its luma channel alone (Sources/Shims/CVips/jpeg_scaled.h): half of libvips' thumbnail
+/// as its luma channel alone (Sources/CInkyScaledJPEG/jpeg_scaled.c): half of libvips' thumbnail
 /// for a cover, a third for a gray device page (scripts/bench --only convert, --only cbz). Only
 /// where the result is the one libvips' own path would give: an upright (EXIF orientation 1)
 /// YCbCr or gray JPEG that decodes without a warning; any other page goes the usual way.

@@ -1,4 +1,5 @@
-internal import CMuPDF
+internal import CInkyPDF
+import Glibc
 import InkyCore
 
 /// One PDF open in MuPDF: owns the context and the document and frees both in `deinit`.
@@ -7,14 +8,14 @@ import InkyCore
 /// belongs to one thread at a time, like every `ComicReader`.
 final class MuPDFDocument {
     let path: String
-    private let handle: UnsafeMutablePointer<inky_pdf>
+    private let handle: OpaquePointer
 
     /// MuPDF's cache of decoded fonts and images; the worker's address space is 2 GiB.
     private static let storeBytes = 64 << 20
 
     init(path: String) throws(ComicError) {
         self.path = path
-        var opened: UnsafeMutablePointer<inky_pdf>?
+        var opened: OpaquePointer?
         let code = MuPDFError.call { error, length in inky_pdf_open(path, Self.storeBytes, &opened, error, length) }
         switch code {
         case .success where opened != nil: handle = opened!

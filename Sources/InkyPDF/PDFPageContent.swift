@@ -1,4 +1,4 @@
-internal import CMuPDF
+internal import CInkyPDF
 
 /// What one PDF page is, for serving it as a file.
 enum PDFPageContent: Equatable {

@@ -80,7 +80,7 @@ final class ModuleRulesTests: XCTestCase {
             }
             return seen
         }
-        let parsers: Set<String> = ["InkyArchive", "InkyPDF", "InkyImage", "InkyWorkerProcess", "CArchive", "CUnarr", "CLZMA", "CMuPDF", "CVips", "CJxl"]
+        let parsers: Set<String> = ["InkyArchive", "InkyPDF", "InkyImage", "InkyWorkerProcess", "CArchive", "CUnarr", "CLZMA", "CInkyPDF", "CVips", "CJxl", "CInkyScaledJPEG"]
         XCTAssertEqual(reach("inkyfs").intersection(parsers), [], "inkyfs reaches parser modules")
         XCTAssertEqual(reach("inkyfs-worker").intersection(parsers), parsers, "inkyfs-worker reaches every parser module")
     }

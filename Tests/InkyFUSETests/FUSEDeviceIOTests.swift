@@ -1,4 +1,5 @@
 import CFuse3
+import CInkyFuseDevice
 import Foundation
 import XCTest
 

@@ -43,15 +43,17 @@ def build_ceiling(work, source=CEILING_SOURCE):
     """Compiles scripts/bench-ceiling.c (or `source`, bench-ceiling-tree.c) into WORK (again when the source is
     newer); None if it cannot."""
     binary = work / source.stem
-    # The tree ceiling reads the device with inkyfs's own device readers (the CFuse3 shim).
-    shim = source.parent.parent / "Sources" / "Shims" / "CFuse3"
-    inputs = [source, shim / "shim.h"] if source == TREE_CEILING_SOURCE else [source]
+    # The tree ceiling reads the device with inkyfs's own device readers (the CInkyFuseDevice target).
+    device = source.parent.parent / "Sources" / "CInkyFuseDevice"
+    tree = source == TREE_CEILING_SOURCE
+    inputs = [source, device / "fuse_device.c", device / "include" / "inky_fuse_device.h"] if tree else [source]
     if binary.exists() and all(binary.stat().st_mtime >= one.stat().st_mtime for one in inputs):
         return str(binary)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True, text=True)
     if flags.returncode != 0 or not shutil.which("cc"):
         return None
-    built = subprocess.run(["cc", "-O2", "-I", str(shim), "-o", str(binary), str(source), *flags.stdout.split()],
+    extra = ["-I", str(device / "include"), str(device / "fuse_device.c")] if tree else []
+    built = subprocess.run(["cc", "-O2", *extra, "-o", str(binary), str(source), *flags.stdout.split()],
                            capture_output=True, text=True)
     if built.returncode != 0:
         log(f"bench: cannot build the FUSE ceiling: {built.stderr.strip()[:300]}")

@@ -1,6 +1,8 @@
-// MuPDF through inkyfs's own shim (Sources/Shims/CMuPDF/shim.h): open, classify every page
+// MuPDF through inkyfs's own C (Sources/CInkyPDF): open, classify every page
 // (embedded image or render), read embedded images' bytes, render pages to PNG at 2,700 px.
-#include "../../Sources/Shims/CMuPDF/shim.h"
+#include "../../Sources/CInkyPDF/include/inky_pdf.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }

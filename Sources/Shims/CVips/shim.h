@@ -134,4 +134,19 @@ static inline int inky_vips_has_palette(VipsImage *image) {
 }
 
 static inline void inky_vips_unref(VipsImage *image) { g_object_unref(image); }
+/* Shrinks what `inky_jpeg_scaled` left to fit width x height (never enlarges), with vips_resize's
+ * Lanczos 3 alone (vips_thumbnail_image takes more steps). A step of 0.8 or more was already
+ * taken by the decode's bilinear pass, so what comes here is either inside the box (copied) or
+ * a larger step (a box at most half the page, where the n/8 steps are coarse). Rounding keeps the result
+ * inside the box: the limiting side is scaled to exactly its bound. */
+static inline int inky_vips_resize_within(VipsImage *in, int width, int height, VipsImage **out) {
+    double horizontal = (double)width / in->Xsize, vertical = (double)height / in->Ysize;
+    double scale = horizontal < vertical ? horizontal : vertical;
+    if (scale >= 1.0) return vips_copy(in, out, NULL);
+    return vips_resize(in, out, scale, NULL);
+}
+
+/* EXIF orientation: libvips' thumbnail turns the page upright, libjpeg alone would not. */
+static inline int inky_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
+
 #endif

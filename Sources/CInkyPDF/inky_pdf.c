@@ -1,9 +1,4 @@
-#ifndef INKYFS_CMUPDF_SHIM_H
-#define INKYFS_CMUPDF_SHIM_H
-
-// MuPDF reports errors with fz_try/fz_catch, which are setjmp/longjmp: a longjmp must never
-// cross a Swift frame. Every call into MuPDF therefore happens inside one of the C functions
-// below, which catch everything and return a code (INKY_PDF_*) with the message in `err`.
+#include "inky_pdf.h"
 
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
@@ -13,43 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    INKY_PDF_OK = 0,
-    INKY_PDF_ERROR = 1,
-    INKY_PDF_NEEDS_PASSWORD = 2,
-};
-
-/// What a page is, for serving: one embedded image served as its original bytes, or a render.
-enum {
-    INKY_PDF_PAGE_RENDER = 0,
-    INKY_PDF_PAGE_JPEG = 1,   // DCTDecode: the stream is a JPEG file
-    INKY_PDF_PAGE_JPX = 2,    // JPXDecode: the stream is a JP2 file or a J2K codestream
-    INKY_PDF_PAGE_PNG = 3,    // FlateDecode with a PNG predictor: the stream is a PNG's IDAT data
-};
-
-typedef struct {
+struct inky_pdf {
     fz_context *ctx;
     pdf_document *doc;
-} inky_pdf;
-
-typedef struct {
-    int kind;
-    /// The image's xref object number (embedded kinds).
-    int object;
-    /// Bytes of the image's raw (undecoded) stream (embedded kinds).
-    int64_t stream_length;
-    int width, height, bits_per_component, colors;
-} inky_pdf_page;
+};
 
 static void inky_pdf_quiet(void *user, const char *message) { (void)user; (void)message; }
 
-static inline void inky_pdf_set_error(fz_context *ctx, char *err, size_t err_len) {
+static void inky_pdf_set_error(fz_context *ctx, char *err, size_t err_len) {
     snprintf(err, err_len, "%s", fz_caught_message(ctx));
 }
 
 /// Opens a PDF. `store_bytes` bounds MuPDF's resource cache. On INKY_PDF_NEEDS_PASSWORD the
 /// document is closed: an empty user password (owner-only restrictions) opens normally.
-static inline int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf **out, char *err, size_t err_len) {
+int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf **out, char *err, size_t err_len) {
     *out = NULL;
     fz_context *ctx = fz_new_context(NULL, NULL, store_bytes);
     if (!ctx) {
@@ -86,14 +58,14 @@ static inline int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf *
     return code;
 }
 
-static inline void inky_pdf_close(inky_pdf *pdf) {
+void inky_pdf_close(inky_pdf *pdf) {
     if (!pdf) return;
     pdf_drop_document(pdf->ctx, pdf->doc);
     fz_drop_context(pdf->ctx);
     free(pdf);
 }
 
-static inline int inky_pdf_page_count(inky_pdf *pdf, int *count, char *err, size_t err_len) {
+int inky_pdf_page_count(inky_pdf *pdf, int *count, char *err, size_t err_len) {
     int code = INKY_PDF_OK;
     fz_var(code);
     fz_try(pdf->ctx) { *count = pdf_count_pages(pdf->ctx, pdf->doc); }
@@ -110,7 +82,7 @@ static inline int inky_pdf_page_count(inky_pdf *pdf, int *count, char *err, size
 
 /// True when the image fills the page exactly, upright and unmirrored: then its own pixels
 /// are the page as a reader sees it.
-static inline int inky_pdf_covers(fz_matrix ctm, fz_rect page) {
+static int inky_pdf_covers(fz_matrix ctm, fz_rect page) {
     if (fabsf(ctm.b) > 1e-3f || fabsf(ctm.c) > 1e-3f || ctm.a <= 0 || ctm.d <= 0) return 0;
     fz_rect placed = fz_transform_rect(fz_unit_rect, ctm);
     float slack_x = fmaxf(1.0f, (page.x1 - page.x0) * 0.002f);
@@ -120,7 +92,7 @@ static inline int inky_pdf_covers(fz_matrix ctm, fz_rect page) {
 }
 
 /// The only image XObject in the page's resources, or NULL when there are none or several.
-static inline pdf_obj *inky_pdf_single_image(fz_context *ctx, pdf_obj *page_obj) {
+static pdf_obj *inky_pdf_single_image(fz_context *ctx, pdf_obj *page_obj) {
     pdf_obj *resources = pdf_dict_get_inheritable(ctx, page_obj, PDF_NAME(Resources));
     pdf_obj *xobjects = pdf_dict_get(ctx, resources, PDF_NAME(XObject));
     pdf_obj *found = NULL;
@@ -135,7 +107,7 @@ static inline pdf_obj *inky_pdf_single_image(fz_context *ctx, pdf_obj *page_obj)
 }
 
 /// The one filter of a stream (a name or a one-element array), NULL for none or a chain.
-static inline pdf_obj *inky_pdf_single_filter(fz_context *ctx, pdf_obj *image, pdf_obj **parms) {
+static pdf_obj *inky_pdf_single_filter(fz_context *ctx, pdf_obj *image, pdf_obj **parms) {
     pdf_obj *filter = pdf_dict_get(ctx, image, PDF_NAME(Filter));
     pdf_obj *decode_parms = pdf_dict_get(ctx, image, PDF_NAME(DecodeParms));
     if (pdf_is_array(ctx, filter)) {
@@ -151,7 +123,7 @@ static inline pdf_obj *inky_pdf_single_filter(fz_context *ctx, pdf_obj *image, p
 /// content only places one image XObject (q, cm, Do, Q), and the page has no annotations and no
 /// rotation. Returns the image's dictionary and its matrix in PDF space, or NULL for any other
 /// page (the device below decides then). Never throws.
-static inline pdf_obj *inky_pdf_plain_image_page(fz_context *ctx, pdf_document *doc, pdf_obj *page_obj, fz_matrix *placed) {
+static pdf_obj *inky_pdf_plain_image_page(fz_context *ctx, pdf_document *doc, pdf_obj *page_obj, fz_matrix *placed) {
     pdf_obj *volatile image = NULL;
     fz_stream *stream = NULL;
     pdf_lexbuf buffer;
@@ -208,14 +180,14 @@ static inline pdf_obj *inky_pdf_plain_image_page(fz_context *ctx, pdf_document *
 }
 
 /// The visible page box in PDF space: the CropBox within the MediaBox.
-static inline fz_rect inky_pdf_page_box(fz_context *ctx, pdf_obj *page_obj) {
+static fz_rect inky_pdf_page_box(fz_context *ctx, pdf_obj *page_obj) {
     fz_rect media = pdf_to_rect(ctx, pdf_dict_get_inheritable(ctx, page_obj, PDF_NAME(MediaBox)));
     pdf_obj *crop = pdf_dict_get_inheritable(ctx, page_obj, PDF_NAME(CropBox));
     return crop ? fz_intersect_rect(pdf_to_rect(ctx, crop), media) : media;
 }
 
 /// Decides how the image's stream can be served as a file of its own, or INKY_PDF_PAGE_RENDER.
-static inline int inky_pdf_image_kind(fz_context *ctx, pdf_obj *image, inky_pdf_page *info) {
+static int inky_pdf_image_kind(fz_context *ctx, pdf_obj *image, inky_pdf_page *info) {
     // Anything that changes the pixels after decoding makes the stream differ from the page.
     if (pdf_dict_get(ctx, image, PDF_NAME(SMask)) || pdf_dict_get(ctx, image, PDF_NAME(Mask))
         || pdf_dict_get(ctx, image, PDF_NAME(Decode)) || pdf_dict_get_bool(ctx, image, PDF_NAME(ImageMask)))
@@ -253,7 +225,7 @@ static inline int inky_pdf_image_kind(fz_context *ctx, pdf_obj *image, inky_pdf_
 }
 
 /// Fills `info` for an image that is the whole page (kind, object, stream length).
-static inline void inky_pdf_describe_image(fz_context *ctx, pdf_document *doc, pdf_obj *image, inky_pdf_page *info) {
+static void inky_pdf_describe_image(fz_context *ctx, pdf_document *doc, pdf_obj *image, inky_pdf_page *info) {
     info->kind = inky_pdf_image_kind(ctx, image, info);
     if (info->kind == INKY_PDF_PAGE_RENDER) return;
     info->object = pdf_to_num(ctx, image);
@@ -272,7 +244,7 @@ static inline void inky_pdf_describe_image(fz_context *ctx, pdf_document *doc, p
 /// Classifies a page without decoding any image. A plain scanned page is recognised from its
 /// content bytes alone; any other runs through a device that only counts what is drawn, and
 /// then the one image's stream dictionary decides.
-static inline int inky_pdf_probe_page(inky_pdf *pdf, int number, inky_pdf_page *info, char *err, size_t err_len) {
+int inky_pdf_probe_page(inky_pdf *pdf, int number, inky_pdf_page *info, char *err, size_t err_len) {
     fz_context *ctx = pdf->ctx;
     memset(info, 0, sizeof *info);
     fz_page *page = NULL;
@@ -320,7 +292,7 @@ static inline int inky_pdf_probe_page(inky_pdf *pdf, int number, inky_pdf_page *
 // MARK: - Bytes
 
 /// Copies a MuPDF buffer into malloc'd memory the caller frees with free().
-static inline int inky_pdf_take_buffer(fz_context *ctx, fz_buffer *buffer, unsigned char **data, size_t *length) {
+static int inky_pdf_take_buffer(fz_context *ctx, fz_buffer *buffer, unsigned char **data, size_t *length) {
     unsigned char *bytes = NULL;
     size_t count = fz_buffer_storage(ctx, buffer, &bytes);
     *data = malloc(count ? count : 1);
@@ -331,7 +303,7 @@ static inline int inky_pdf_take_buffer(fz_context *ctx, fz_buffer *buffer, unsig
 }
 
 /// The raw (undecoded) stream of xref object `object`: an embedded image's original bytes.
-static inline int inky_pdf_raw_stream(inky_pdf *pdf, int object, unsigned char **data, size_t *length, char *err, size_t err_len) {
+int inky_pdf_raw_stream(inky_pdf *pdf, int object, unsigned char **data, size_t *length, char *err, size_t err_len) {
     fz_context *ctx = pdf->ctx;
     fz_buffer *raw = NULL;
     int code = INKY_PDF_OK;
@@ -351,7 +323,7 @@ static inline int inky_pdf_raw_stream(inky_pdf *pdf, int object, unsigned char *
 
 /// Renders a page to an RGB PNG `height` pixels high (the width follows the page's shape), or at
 /// `dpi` when it is positive, never above `max_pixels` pixels in all.
-static inline int inky_pdf_render_png(inky_pdf *pdf, int number, int height, int dpi, int64_t max_pixels,
+int inky_pdf_render_png(inky_pdf *pdf, int number, int height, int dpi, int64_t max_pixels,
                                       unsigned char **data, size_t *length, char *err, size_t err_len) {
     fz_context *ctx = pdf->ctx;
     fz_page *page = NULL;
@@ -386,6 +358,5 @@ static inline int inky_pdf_render_png(inky_pdf *pdf, int number, int height, int
     return code;
 }
 
-static inline const char *inky_pdf_version(void) { return FZ_VERSION; }
+const char *inky_pdf_version(void) { return FZ_VERSION; }
 
-#endif

@@ -1,18 +1,4 @@
-#ifndef INKYFS_CMUPDF_PROBE_DEVICE_H
-#define INKYFS_CMUPDF_PROBE_DEVICE_H
-/* Included by shim.h only: a MuPDF device that draws nothing and counts what a page draws,
-   to tell a page that is exactly one image from one that must be rendered. */
-#include <mupdf/fitz.h>
-
-/// A device that only watches: it counts images and everything else a page draws.
-typedef struct {
-    fz_device base;
-    int images;
-    int others;
-    int image_width, image_height;
-    fz_matrix ctm;
-    float alpha;
-} inky_probe_device;
+#include "probe_device.h"
 
 static void inky_probe_fill_path(fz_context *c, fz_device *d, const fz_path *p, int e, fz_matrix m, fz_colorspace *s, const float *k, float a, fz_color_params q) { ((inky_probe_device *)d)->others++; }
 static void inky_probe_stroke_path(fz_context *c, fz_device *d, const fz_path *p, const fz_stroke_state *t, fz_matrix m, fz_colorspace *s, const float *k, float a, fz_color_params q) { ((inky_probe_device *)d)->others++; }
@@ -39,7 +25,7 @@ static void inky_probe_fill_image(fz_context *c, fz_device *d, fz_image *image, 
 // Invisible text (an OCR layer over a scan: render mode 3) goes to ignore_text, which is left
 // out on purpose: it changes nothing a reader sees.
 
-static inline fz_device *inky_probe_new(fz_context *ctx) {
+fz_device *inky_probe_new(fz_context *ctx) {
     inky_probe_device *probe = fz_new_derived_device(ctx, inky_probe_device);
     probe->base.fill_path = inky_probe_fill_path;
     probe->base.stroke_path = inky_probe_stroke_path;
@@ -59,4 +45,3 @@ static inline fz_device *inky_probe_new(fz_context *ctx) {
     return &probe->base;
 }
 
-#endif

@@ -5,15 +5,13 @@
  * one core. The pixels become a libvips image that owns them, so the rest of the pipeline (the
  * last small resize, encode) is the usual one. libjpeg reports errors by longjmp: the jump lands
  * in this function, so no Swift frame is ever skipped. */
-#ifndef INKY_JPEG_SCALED_H
-#define INKY_JPEG_SCALED_H
-
+#include "inky_jpeg_scaled.h"
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <jpeglib.h>
-#include <vips/vips.h>
+
 
 struct inky_jpeg_error {
     struct jpeg_error_mgr manager;
@@ -22,7 +20,7 @@ struct inky_jpeg_error {
     int warned;
 };
 
-static inline void inky_jpeg_error_exit(j_common_ptr info) {
+static void inky_jpeg_error_exit(j_common_ptr info) {
     struct inky_jpeg_error *error = (struct inky_jpeg_error *)info->err;
     (*info->err->format_message)(info, error->message);
     longjmp(error->jump, 1);
@@ -30,17 +28,17 @@ static inline void inky_jpeg_error_exit(j_common_ptr info) {
 
 /* A warning (a truncated file, a corrupt segment) is remembered, not printed: such a page goes
  * the usual way, where libvips' loader (fail_on error) decides, so both paths refuse the same pages. */
-static inline void inky_jpeg_note_warning(j_common_ptr info, int level) {
+static void inky_jpeg_note_warning(j_common_ptr info, int level) {
     if (level < 0) ((struct inky_jpeg_error *)info->err)->warned = 1;
 }
 
-static inline void inky_jpeg_free_pixels(VipsImage *image, void *pixels) { (void)image; free(pixels); }
+static void inky_jpeg_free_pixels(VipsImage *image, void *pixels) { (void)image; free(pixels); }
 
 /* The small step left after a scaled decode (1688 -> 1680 rows for a 2700-row page into 1680),
  * done here as one bilinear pass in 8-bit fixed point: at a ratio of 0.8 or more each output pixel
  * lies between two source pixels a side, so two taps lose nothing a wider filter would keep, and
  * the pass costs a few ms where libvips' resize costs 11-18 (scripts/bench --only convert). */
-static inline unsigned char *inky_bilinear_shrink(const unsigned char *source, size_t width, size_t height, int bands,
+static unsigned char *inky_bilinear_shrink(const unsigned char *source, size_t width, size_t height, int bands,
                                                   size_t to_width, size_t to_height) {
     unsigned char *result = malloc(to_width * to_height * bands);
     size_t *left = malloc(to_width * sizeof(size_t));
@@ -85,7 +83,7 @@ static inline unsigned char *inky_bilinear_shrink(const unsigned char *source, s
 
 /* 0: `*out` holds the image, one band when `gray` or the JPEG is gray, else three. 1: not for
  * this path (CMYK/YCCK, more than `max_pixels`, a warning), nothing kept. -1: libjpeg failed; `message` says why. */
-static inline int inky_jpeg_scaled(const void *bytes, size_t length, long long max_pixels, int fit_width, int fit_height,
+int inky_jpeg_scaled(const void *bytes, size_t length, long long max_pixels, int fit_width, int fit_height,
                                    int gray, VipsImage **out, char *message, size_t message_size) {
     struct jpeg_decompress_struct info;
     struct inky_jpeg_error error;
@@ -166,19 +164,3 @@ static inline int inky_jpeg_scaled(const void *bytes, size_t length, long long m
     return 0;
 }
 
-/* Shrinks what `inky_jpeg_scaled` left to fit width x height (never enlarges), with vips_resize's
- * Lanczos 3 alone (vips_thumbnail_image takes more steps). A step of 0.8 or more was already
- * taken by the decode's bilinear pass, so what comes here is either inside the box (copied) or
- * a larger step (a box at most half the page, where the n/8 steps are coarse). Rounding keeps the result
- * inside the box: the limiting side is scaled to exactly its bound. */
-static inline int inky_vips_resize_within(VipsImage *in, int width, int height, VipsImage **out) {
-    double horizontal = (double)width / in->Xsize, vertical = (double)height / in->Ysize;
-    double scale = horizontal < vertical ? horizontal : vertical;
-    if (scale >= 1.0) return vips_copy(in, out, NULL);
-    return vips_resize(in, out, scale, NULL);
-}
-
-/* EXIF orientation: libvips' thumbnail turns the page upright, libjpeg alone would not. */
-static inline int inky_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
-
-#endif
