@@ -117,6 +117,16 @@ final class ModuleRulesTests: XCTestCase {
         }
     }
 
+    /// One page a newcomer reads through: the details live in docs/internals.md.
+    func testTheArchitecturePageIsOnePageWithThePathOfAPageRead() throws {
+        let page = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        XCTAssertLessThanOrEqual(page.split(separator: "\n", omittingEmptySubsequences: false).count, 150)
+        XCTAssertTrue(page.contains("## One page read, hop by hop"))
+        for module in ["InkyFUSE", "InkyLibrary", "InkyWorker", "InkyWorkerProcess", "InkyArchive"] {
+            XCTAssertTrue(page.contains("(\(module)"), "the page read names where \(module) comes in")
+        }
+    }
+
     func testNoSourceOrScriptFileIsOver400Lines() throws {
         for folder in ["Sources", "scripts"] {
             let base = root.appendingPathComponent(folder)
