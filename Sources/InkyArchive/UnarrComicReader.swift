@@ -1,7 +1,7 @@
 import InkyCore
 
 /// RAR 1.5–4 through libunarr. libarchive 3.6 cannot read solid RAR4 nor RAR 1.5/2.x, and
-/// solid RAR4 is common among real CBRs; unarr reads all of them (see README, Formats).
+/// solid RAR4 is common among real CBRs; unarr reads all of them (docs/decisions/libunarr-for-rar4.md).
 ///
 /// unarr seeks to any entry by header offset; in a solid archive it decodes forward from the
 /// last position itself, restarting from the first entry only to go backwards.

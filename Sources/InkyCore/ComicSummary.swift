@@ -1,5 +1,5 @@
 /// What `scan` and `pages` report about one comic: its pages or why it cannot be read.
-/// Also the documented `--json` shape (README, "JSON output").
+/// Also the documented `--json` shape (docs/json-output.md).
 public struct ComicSummary: Sendable, Equatable, Codable {
     public var path: String
     public var format: ArchiveFormat?

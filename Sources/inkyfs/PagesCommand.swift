@@ -16,7 +16,7 @@ struct PagesCommand: ParsableCommand {
     @Argument(help: "A comic archive or a folder of images.")
     var comic: String
 
-    @Flag(help: "Print JSON (the shape is in the README).")
+    @Flag(help: "Print JSON (the shape is in docs/json-output.md).")
     var json = false
 
     @OptionGroup var limitOptions: LimitOptions

@@ -19,7 +19,7 @@ struct ScanCommand: ParsableCommand {
     @Argument(help: "The library folder (or a single comic).")
     var library: String
 
-    @Flag(help: "Print JSON: an array of comics (the shape is in the README).")
+    @Flag(help: "Print JSON: an array of comics (the shape is in docs/json-output.md).")
     var json = false
 
     @OptionGroup var limitOptions: LimitOptions

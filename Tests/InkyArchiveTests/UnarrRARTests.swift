@@ -117,7 +117,7 @@ final class UnarrRARTests: XCTestCase {
         }
     }
 
-    /// The measurement behind "RAR4 goes to unarr" (README, Formats): both backends decode every
+    /// The measurement behind "RAR4 goes to unarr" (docs/decisions/libunarr-for-rar4.md): both backends decode every
     /// RAR 1.5–4 file of rarfile's suite, checked entry by entry against rarfile's CRCs.
     func testUnarrDecodesEveryRAR4FileLibarchiveDecodesAndMore() throws {
         let folder = Corpus.root.appendingPathComponent("rarfile-tests")
@@ -134,7 +134,7 @@ final class UnarrRARTests: XCTestCase {
         print("RAR 1.5-4 files of rarfile-tests decoded with correct CRCs: unarr \(byUnarr.count)/\(files.count), libarchive \(byLibarchive.count)/\(files.count)")
         print("unarr only: \(byUnarr.subtracting(byLibarchive).sorted()); libarchive only: \(byLibarchive.subtracting(byUnarr).sorted())")
         // unarr reports symlink entries as files holding the link target, which rarfile's dump
-        // counts differently; that one file is not a decoding difference (README, Formats).
+        // counts differently; that one file is not a decoding difference (docs/decisions/libunarr-for-rar4.md).
         XCTAssertTrue(byLibarchive.subtracting(["rar3-symlink-unix.rar"]).isSubset(of: byUnarr), "unarr must not lose what libarchive reads")
         XCTAssertGreaterThan(byUnarr.count, byLibarchive.count)
     }

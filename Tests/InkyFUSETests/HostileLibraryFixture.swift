@@ -2,7 +2,7 @@ import Foundation
 import InkyTestSupport
 import XCTest
 
-/// A library someone else can write into, as issue 18 found it: files and folders others may
+/// A library someone else can write into (docs/security.md): files and folders others may
 /// not read, symlinks out of it (to /etc/shadow, into a 0700 "home"), one to a comic inside it,
 /// link loops, a link to its parent and a FIFO. Every secret carries a marker that must never
 /// come out of the mount for a user who cannot read it in the library.

@@ -2,7 +2,7 @@ import Foundation
 import InkyTestSupport
 import XCTest
 
-/// Issue 18: the library folder is hostile input. The daemon runs as root (these tests need
+/// The library folder is hostile input (docs/security.md). The daemon runs as root (these tests need
 /// root), so it can read everything; another user created for the test reads through the mount
 /// and must get exactly what the library itself would give them, and no link may lead anyone
 /// out of the library or around a loop.

@@ -8,16 +8,16 @@ Layers, each importing only those above it:
   tables         cells and aligned tables
 Data, each generated once under --work:
   pages          the big comics (1800x2700 JPEG pages; CBZ, CBT, CBR, CB7)
-  scale_library  issue 7's library of small comics (ZIP, tar, 7z)
-  cbz_library    issue 14's library of N small CBZ comics, and the same tree as plain folders
+  scale_library  the library-scale case's library of small comics (ZIP, tar, 7z)
+  cbz_library    --library-scale N's library of N small CBZ comics, and the same tree as plain folders
 The cases, each with its table:
   comics         per-comic page reads, inkyfs beside every peer
   pdf            image and rendered PDF pages
   vault_setup    the inkyfs vault and gocryptfs folder, and their mounts
   vault          Vault/ beside plain inkyfs and gocryptfs
-  scale          issue 7's library-scale case: whole-library listings, inkyfs and ratarmount
-  rounds         issue 14's two ratio rows measured in interleaved rounds (folders, then inkyfs)
-  versus_folders issue 14's case (--library-scale N): inkyfs beside the extracted folders, with targets
+  scale          the library-scale case: whole-library listings, inkyfs and ratarmount
+  rounds         --library-scale N's two ratio rows measured in interleaved rounds (folders, then inkyfs)
+  versus_folders the extracted-tree case (--library-scale N): inkyfs beside the extracted folders, with targets
 The run:
-  report         every case's tables; summary: issue 7's table; cli: options, the run, the JSON
+  report         every case's tables; summary: the summary table; cli: options, the run, the JSON
 """

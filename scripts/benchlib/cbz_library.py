@@ -1,4 +1,4 @@
-"""The library of `--library-scale N` (issue 14): N small CBZ comics, and the same tree extracted to
+"""The library of `--library-scale N`: N small CBZ comics, and the same tree extracted to
 plain folders beside it on the same disk, written once under --work.
 
     library-cbz-N/Publisher PPP/Series SSSS/Issue III.cbz        8-24 pages each, 25 issues a series,

@@ -1,4 +1,4 @@
-"""Issue 16's case (`--only cbz`): comics as CBZ files and covers.
+"""The CBZ case (`--only cbz`): comics as CBZ files and covers.
 
 - sequential reads of the synthesized CBZ (`--as cbz`) of a stored CBZ, a deflated CBZ and a solid
   CB7 of 400 pages, beside reading the same pages in order in the folder view, on fresh mounts with

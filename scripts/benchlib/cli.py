@@ -36,12 +36,12 @@ EPILOG = """examples:
   scripts/bench --quick               the solid comic has 100 pages instead of 400, the library 500 comics
   scripts/bench --json out.json       also write every number (and every raw latency) as JSON
   scripts/bench --only comics         only the per-comic page reads (also: --only vault, library, pdf, convert, cbz)
-  scripts/bench --only cbz            only issue 16's rows: --as cbz reads beside the folder view, stat of every
+  scripts/bench --only cbz            only the CBZ rows: --as cbz reads beside the folder view, stat of every
                                       CBZ of 20,000 comics, one cover on one core, ls -l of a series without covers
   scripts/bench --library-scale       only the library-scale case (= --only library)
-  scripts/bench --library-scale 20000 only issue 14's case: 20,000 small CBZ comics listed by inkyfs beside
+  scripts/bench --library-scale 20000 only the extracted-tree case: 20,000 small CBZ comics listed by inkyfs beside
                                       the same tree extracted to plain folders: index, cold and warm
-                                      listings, daemon RSS, exit time, each against issue 14's target
+                                      listings, daemon RSS, exit time, each against its target
   scripts/bench --skip-library        leave the library-scale case out (--skip-vault, --skip-pdf: those)
 
 It builds nothing: build the binary first with
@@ -78,10 +78,10 @@ def parse_args():
                              "files and covers (cbz)")
     parser.add_argument("--library-scale", nargs="?", const=0, type=library_size, metavar="N",
                         help="without N: run only the library-scale case (= --only library); with N (e.g. 20000 or "
-                             "100k): run only issue 14's case instead, N small CBZ comics through inkyfs beside the "
+                             "100k): run only the extracted-tree case instead, N small CBZ comics through inkyfs beside the "
                              "same tree extracted to folders")
     parser.add_argument("--metadata-views", type=library_size, metavar="N",
-                        help="run only issue 17's case: N tagged CBZ comics, `inkyfs index` with metadata (comics/s), "
+                        help="run only the metadata-views case: N tagged CBZ comics, `inkyfs index` with metadata (comics/s), "
                              "then warm `ls` of By Series/ and of one series' folder (ms)")
     parser.add_argument("--skip-library", action="store_true", help="leave the library-scale case out")
     parser.add_argument("--skip-vault", action="store_true", help="leave the vault case out")
@@ -92,7 +92,7 @@ def parse_args():
     parser.add_argument("--slow-run", type=float, default=60.0,
                         help="a measurement run longer than this many seconds is not repeated")
     parser.add_argument("--library-comics", type=int,
-                        help="comics in the library-scale case (default 1,000 as in issue 7; 500 with --quick)")
+                        help="comics in the library-scale case (default 1,000; 500 with --quick)")
     parser.add_argument("--vault-runs", type=int, default=3,
                         help="fresh mounts per comic and variant in the vault case (the table shows medians)")
     args = parser.parse_args()
@@ -100,7 +100,7 @@ def parse_args():
         parser.error("--library-scale runs only the library-scale case (= --only library)")
     args.library_size = args.library_scale or None
     if args.library_size and (args.only or args.skip_library or args.library_comics is not None):
-        parser.error("--library-scale N runs only issue 14's case, of N comics: without --only, --skip-library "
+        parser.error("--library-scale N runs only the extracted-tree case, of N comics: without --only, --skip-library "
                      "or --library-comics")
     only = "library" if args.library_scale is not None else args.only
     skipped = {case for case, skip in (("library", args.skip_library), ("vault", args.skip_vault), ("pdf", args.skip_pdf),

@@ -1,4 +1,4 @@
-"""The page-conversion case (issue 19): one 1800x2700 JPEG page to a 1264x1680 grayscale JPEG in
+"""The page-conversion case: one 1800x2700 JPEG page to a 1264x1680 grayscale JPEG in
 this process on one core (`inkyfs-worker __convert`, libvips as a worker runs it), beside libvips' own
 tools on the same file as the floor; then a 400-page comic of such pages through a mount with that
 device profile: first lookups (each converts), a remount's stat of every page (sizes from the index;

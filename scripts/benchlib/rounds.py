@@ -1,4 +1,4 @@
-"""Issue 14's two ratios (first mount + cold listing, and the warm index's fresh-mount listing, each
+"""The extracted-tree case's two ratios (first mount + cold listing, and the warm index's fresh-mount listing, each
 against the extracted folders) measured in interleaved rounds.
 
 On this VM the folders' own warm listing moves between about 1.3 and 2.3 s from one minute to the

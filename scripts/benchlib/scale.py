@@ -1,4 +1,4 @@
-"""The library-scale case of issue 7: the whole library mounted and listed (`ls -lRA`) by inkyfs,
+"""The library-scale case: the whole library mounted and listed (`ls -lRA`) by inkyfs,
 cold and warm index, and by ratarmount -r; its table."""
 
 import contextlib
@@ -22,7 +22,7 @@ INDEX_GLOB = "*.index.sqlite*"
 
 
 def count_files(root, timeout):
-    """`ls -lRA ROOT` (every entry listed and stat'ed, as issue 7's row), regular files counted here:
+    """`ls -lRA ROOT` (every entry listed and stat'ed, as the summary's row), regular files counted here:
     the lines that start with "-"."""
     started = time.perf_counter()
     try:
@@ -119,8 +119,8 @@ def bench_library_inkyfs(args, lib, notes):
     shutil.rmtree(root, ignore_errors=True)
     mount_state, index_state = root / "mount", root / "index"      # fresh, not yet existing
     mountpoint = args.work / "mnt" / "inkyfs-library"
-    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost, issue 16),
-    # no metadata views (issue 17: By Series/ and Recently Added/ are links the folders do not have).
+    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost: --only cbz),
+    # no metadata views (--metadata-views: By Series/ and Recently Added/ are links the folders do not have).
     extra = [*args.inkyfs_args, "--state", str(mount_state), "--no-continue", "--no-covers", "--views", "none"]
 
     archives = files_below(lib.path)

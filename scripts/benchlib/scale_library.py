@@ -1,4 +1,4 @@
-"""The library of issue 7's library-scale case: thousands of small comics (ZIP, tar, 7z) in nested
+"""The library of the library-scale case: thousands of small comics (ZIP, tar, 7z) in nested
 folders, written once under --work with their counts beside them."""
 
 import io

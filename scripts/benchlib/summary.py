@@ -1,4 +1,4 @@
-"""The summary printed last: one row per row of issue 7's table, inkyfs beside the best peer."""
+"""The summary printed last: one row per measurement, inkyfs beside the best peer."""
 
 import re
 
@@ -19,7 +19,7 @@ def cache_budget_mib(inkyfs_args):
 
 
 def issue_summary(args, comics, results):
-    """One row per row of issue 7's table: {label, unit, higher (better), values {tool: number or
+    """One row per measurement of the summary: {label, unit, higher (better), values {tool: number or
     text}, best_peer, ratio, target, met, rss_mib, cpu_s}."""
     by_kind = {c.kind: c for c in comics}
     rows = []
@@ -168,7 +168,7 @@ def print_summary(results):
                       r["best_peer"] or "—", f"{r['ratio']:.2f}x" if r["ratio"] is not None else "—", r["target"],
                       {True: "yes", False: "NO", None: "?"}[r["met"]],
                       fmt(r["rss_mib"], 1) or "—", fmt(r["cpu_s"], 2) or "—"])
-    print_table("\n== issue 7's table (medians; inkyfs / best peer: below 1 is faster for times, above 1 for MB/s)",
+    print_table("\n== summary (medians; inkyfs / best peer: below 1 is faster for times, above 1 for MB/s)",
                 ["row", *shown, "best peer", "inkyfs/best", "target", "met?", "inkyfs RSS MiB", "inkyfs CPU s (mount life)"], table)
     for r in rows:
         if "note" in r:

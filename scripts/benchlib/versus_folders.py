@@ -1,5 +1,5 @@
-"""`--library-scale N` (issue 14): N small CBZ comics listed whole through inkyfs, beside the same tree
-extracted to plain folders on the same disk, in one run, with the ratios against issue 14's targets.
+"""`--library-scale N`: N small CBZ comics listed whole through inkyfs, beside the same tree
+extracted to plain folders on the same disk, in one run, with the ratios against their targets.
 
 Each measurement runs once (at 100,000 comics a cold listing alone takes minutes). Cold means
 `echo 3 > /proc/sys/vm/drop_caches` right before (page cache, dentries and inodes: root only). The
@@ -25,13 +25,13 @@ from .tables import dig, fmt, print_table
 LATER_SECONDS = 11.0          # past the kernel's 10 s entry/attribute timeout of the old core
 READ_COMICS = 50
 EXIT_WAIT = 10.0              # seconds the daemon may take to go after `fusermount3 -u`
-# issue 14's acceptance: inkyfs / the extracted folders at most this much, and absolute bounds
+# The targets: inkyfs / the extracted folders at most this much, and absolute bounds
 TARGET_COLD, TARGET_WARM, TARGET_AGAIN = 2.0, 1.5, 1.2
 TARGET_INDEX_PER_S, TARGET_EXIT_MS = 2000, 500
 
 
 def rss_target_mib(comics):
-    """96 MiB at 20,000 comics, 128 MiB at 100,000 (issue 14 names no other size: above 20,000, 128)."""
+    """96 MiB at 20,000 comics, 128 MiB at 100,000 (no other size has a target: above 20,000, 128)."""
     return 96 if comics <= 20_000 else 128
 
 
@@ -202,8 +202,8 @@ def bench_library_size(args, entry, notes):
     states = args.work / "size-state"
     shutil.rmtree(states, ignore_errors=True)
     mountpoint = args.work / "mnt" / "inkyfs-size"
-    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost, issue 16),
-    # no metadata views (issue 17: By Series/ and Recently Added/ are links the folders do not have).
+    # The same tree as the folders: no folder.jpg/.directory (covers have their own cost: --only cbz),
+    # no metadata views (--metadata-views: By Series/ and Recently Added/ are links the folders do not have).
     extra = [*args.inkyfs_args, "--state", str(states / "mount"), "--no-continue", "--no-covers", "--views", "none"]
 
     def new_mount():
@@ -262,7 +262,7 @@ def print_size_report(entry):
     lib = entry.get("library")
     if lib is None:
         return
-    print(f"\n== issue 14: {lib['comics']:,} small CBZ comics ({lib['pages']:,} pages, {lib['series']:,} series, "
+    print(f"\n== library scale: {lib['comics']:,} small CBZ comics ({lib['pages']:,} pages, {lib['series']:,} series, "
           f"{lib['bytes'] / MB:,.0f} MB) vs the same tree extracted to folders\n"
           f"   on the same disk: CBZ {(lib['disk_bytes'] or 0) / MB:,.0f} MB, folders {(lib['folder_disk_bytes'] or 0) / MB:,.0f} MB "
           f"on disk; cold = drop_caches 3 first; the two ratio rows are medians of interleaved rounds, the rest one run each")

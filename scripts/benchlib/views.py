@@ -1,4 +1,4 @@
-"""`scripts/bench --metadata-views N` (issue 17): N small CBZ comics tagged with ComicInfo.xml, written once
+"""`scripts/bench --metadata-views N`: N small CBZ comics tagged with ComicInfo.xml, written once
 under --work; `inkyfs index` of them with their metadata (comics/s), then a mount of the indexed library and
 `ls` of `By Series/` and of one series' folder, warm (ms, the median of --runs after one unmeasured run).
 
