@@ -1,22 +1,12 @@
 import Foundation
 import InkyCore
 
-/// One comic of the mounted library: its file identity, the listing of the current generation
-/// and the serial queue its page fetches run on (readers of one comic share its decoder; other
-/// comics have their own queues and never wait on it).
+/// One comic of the mounted library: its file identity and the listing of the current
+/// generation. Its page fetches run in order on the library's fetch threads, one at a time
+/// (`BoundedWork`, strand = the comic): readers of one comic share its decoder.
 final class ComicState: @unchecked Sendable {
     let comic: ComicRef
     let realPath: String
-    /// Made at the first page fetch: most states of a listed library never read a page.
-    var fetchQueue: DispatchQueue {
-        lock.withLock {
-            if let queue = _fetchQueue { return queue }
-            let queue = DispatchQueue(label: "inkyfs.comic")
-            _fetchQueue = queue
-            return queue
-        }
-    }
-    private var _fetchQueue: DispatchQueue?
     /// Held while listing, so concurrent lookups list once.
     let listingLock = NSLock()
 

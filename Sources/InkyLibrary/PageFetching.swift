@@ -67,24 +67,22 @@ extension LibraryFilesystem {
         guard !claimed.isEmpty else { return }
         if listing.isSolid {
             // One decoder, one stream: the pages in stream order, one request after another.
-            request(claimed, state, snapshot, listing, on: state.fetchQueue)
+            request(claimed, state, snapshot, listing, strand: state.comic)
         } else {
             // Entries of a non-solid archive decode independently: one request per page, so the
             // pool spreads them over its workers and the cores (a deflated CBZ reads ~2x faster).
-            for key in claimed { request([key], state, snapshot, listing, on: Self.independentFetches) }
+            for key in claimed { request([key], state, snapshot, listing, strand: nil) }
         }
     }
 
-    /// Page requests of non-solid comics, several at a time (the worker pool bounds them).
-    private static let independentFetches = DispatchQueue(label: "inkyfs.fetch", attributes: .concurrent)
-
-    /// Asks the backend for the claimed pages in one request on `queue` and completes them.
+    /// Asks the backend for the claimed pages in one request on a fetch thread and completes
+    /// them; requests of one `strand` (a solid comic) run one after another, in order.
     private func request(_ claimed: [PageCache.Key], _ state: ComicState, _ snapshot: ComicState.Snapshot,
-                         _ listing: ComicListing, on queue: DispatchQueue) {
+                         _ listing: ComicListing, strand: ComicRef?) {
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
         let discard = vaultPageCheck(for: state.comic, path: path)
         let onDisk = convertedPageKeys(claimed, state.comic, snapshot, listing)
-        queue.async { [self] in
+        fetches.submit(strand: strand) { [self] in
             var pending = Set(claimed)
             if let locked = discard() {
                 // Locked since the claim: the object is not read at all.
