@@ -21,7 +21,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let backend: any ComicBackend
     let nodes: NodeTable
     let cache: PageCache
-    /// Page fetches, at most as many at once as there are workers to serve them (`BoundedWork`).
+    /// Page fetches, at most as many at once as there are workers to serve them, and one more for
+    /// stored ZIP pages, which the daemon reads itself while every worker decodes (`BoundedWork`).
     let fetches: BoundedWork<ComicRef>
     let lock = NSLock()
     var folders = WeightedLRU.folderIndexes()
@@ -95,7 +96,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),
                           numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
         cache = PageCache(budget: options.cacheBytes)
-        fetches = BoundedWork(label: "inkyfs.fetch", limit: options.listingParallelism)
+        fetches = BoundedWork(label: "inkyfs.fetch", limit: options.listingParallelism + 1)
     }
 
     public static let rootID: NodeID = NodeTable.rootID
