@@ -44,7 +44,8 @@ final class InstallScriptTests: XCTestCase {
         XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs@.service", "share/bash-completion/completions/inkyfs",
                                            "share/fish/vendor_completions.d/inkyfs.fish", "share/inkyfs/install-manifest",
                                            "share/man/man1/other.1", "share/zsh/site-functions/_inkyfs"]
-                                              + pages.map { "share/man/man1/\($0).1" }).sorted(),
+                                              + pages.map { "share/man/man1/\($0).1" }
+                                              + pages.dropFirst().map { "share/man/man1/\($0.replacingOccurrences(of: ".", with: "-")).1" }).sorted(),
                        "hidden commands (vault debug, help) get no page")
         XCTAssertEqual(try Data(contentsOf: prefix.appendingPathComponent("bin/inkyfs")), try Data(contentsOf: CommandRunner.binary))
         let version = try CommandRunner.capture(prefix.appendingPathComponent("bin/inkyfs").path, ["--version"])
@@ -64,7 +65,10 @@ final class InstallScriptTests: XCTestCase {
             let command = page.replacingOccurrences(of: ".", with: " ")
             XCTAssertTrue(rendered.stdout.contains("NAME\n     \(command) ") || rendered.stdout.contains("NAME\n     \(command) —"), "\(page):\n\(rendered.stdout)")
         }
-        let mountPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs.mount.1").path]).stdout
+        // `man inkyfs-mount` (and man-db's `man inkyfs mount`) finds the same page through a link.
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: prefix.appendingPathComponent("share/man/man1/inkyfs-vault-add.1").path),
+                       "inkyfs.vault.add.1")
+        let mountPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs-mount.1").path]).stdout
         XCTAssertTrue(mountPage.contains("--cache-size size") && mountPage.contains("cache_size=512M"), mountPage)
         let topPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs.1").path]).stdout
         XCTAssertTrue(topPage.contains("inkyfs.doctor(1)") && !topPage.contains("vault.debug"), "SEE ALSO names only installed pages:\n\(topPage)")
