@@ -62,8 +62,10 @@ final class InstallScriptTests: XCTestCase {
                                                      environment: ["MANWIDTH": "100"])
             XCTAssertEqual(rendered.status, 0, "\(page): \(rendered.stderr)")
             XCTAssertEqual(rendered.stderr, "", page)
-            let command = page.replacingOccurrences(of: ".", with: " ")
-            XCTAssertTrue(rendered.stdout.contains("NAME\n     \(command) ") || rendered.stdout.contains("NAME\n     \(command) —"), "\(page):\n\(rendered.stdout)")
+            // NAME in one word, as whatis and apropos read it (inkyfs-vault-add); SYNOPSIS as typed.
+            let name = page.replacingOccurrences(of: ".", with: "-"), command = page.replacingOccurrences(of: ".", with: " ")
+            XCTAssertTrue(rendered.stdout.contains("NAME\n     \(name) —"), "\(page):\n\(rendered.stdout)")
+            XCTAssertTrue(rendered.stdout.contains("SYNOPSIS\n     \(command) "), "\(page):\n\(rendered.stdout)")
         }
         // `man inkyfs-mount` (and man-db's `man inkyfs mount`) finds the same page through a link.
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: prefix.appendingPathComponent("share/man/man1/inkyfs-vault-add.1").path),
