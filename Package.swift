@@ -5,6 +5,9 @@ import PackageDescription
 /// - Each C library is wrapped by exactly one Swift module, imported `internal`.
 /// - InkyCore knows comics and pages and nothing of C, FUSE or storage.
 /// - The `inkyfs` executable only parses arguments and wires modules.
+/// Our own C, checked at run time where glibc can (release builds: fortify needs optimisation).
+let fortified: [CSetting] = [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]
+
 let package = Package(
     name: "inkyfs",
     products: [
@@ -44,12 +47,12 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
 
         // C code of our own, in .c files (headers only declare): the FUSE device's readers.
-        .target(name: "CInkyFuseDevice"),
+        .target(name: "CInkyFuseDevice", cSettings: fortified),
         // A JPEG decoded at the scale it is needed (libjpeg-turbo's scaled IDCT) into a libvips image.
-        .target(name: "CInkyScaledJPEG", dependencies: ["CVips"]),
+        .target(name: "CInkyScaledJPEG", dependencies: ["CVips"], cSettings: fortified),
         // PDF comics over MuPDF: every fz_try/fz_catch stays in C, behind one small API.
         // Debian ships MuPDF as static archives only (libmupdf-dev): the libraries they call follow them.
-        .target(name: "CInkyPDF", linkerSettings: ["mupdf", "mupdf-third", "mujs", "gumbo", "openjp2", "jbig2dec", "jpeg",
+        .target(name: "CInkyPDF", cSettings: fortified, linkerSettings: ["mupdf", "mupdf-third", "mujs", "gumbo", "openjp2", "jbig2dec", "jpeg",
                                                    "freetype", "harfbuzz", "z", "m"].map { .linkedLibrary($0) }),
 
         .target(name: "InkyCore"),
