@@ -21,6 +21,7 @@ public enum MountPreflight {
     /// which a real folder of the library must not also use.
     public static func check(library: String, mountpoint: String, allowNonEmpty: Bool, force: Bool,
                              reservedNames: [(name: String, option: String)] = [],
+                             daemonPID: (String) -> Int32? = { _ in nil },
                              environment: Environment = Environment()) throws(Problem) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory) else {
@@ -51,6 +52,22 @@ public enum MountPreflight {
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw Problem(message: "mountpoint \(mountpoint) is not a directory", fix: "mount on an empty directory")
         }
+        let realLibrary = resolved(library), realMountpoint = resolved(mountpoint)
+        if let live = InkyfsMount.current().last(where: { $0.mountpoint == realMountpoint }) {
+            // Checked before emptiness: -o nonempty would stack a second daemon on the first.
+            let pid = daemonPID(mountpoint).map { " (pid \($0))" } ?? ""
+            throw Problem(message: "\(mountpoint) is already an inkyfs mount of \(live.library)\(pid)",
+                          fix: "unmount it with `inkyfs unmount \(mountpoint)`, or mount on another empty directory")
+        }
+        if isWithin(realMountpoint, realLibrary) {
+            // The daemon would list its own mount while answering for it, and wait on itself.
+            throw Problem(message: "mountpoint \(mountpoint) is inside the library \(library): inkyfs would read its own mount",
+                          fix: "mount on an empty directory outside the library, e.g. mkdir -p ~/mnt/comics")
+        }
+        if isWithin(realLibrary, realMountpoint) {
+            throw Problem(message: "the library \(library) is inside the mountpoint \(mountpoint): the mount would hide it",
+                          fix: "mount on an empty directory outside the library")
+        }
         if !allowNonEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: mountpoint), !entries.isEmpty {
             throw Problem(message: "mountpoint \(mountpoint) is not empty", fix: "use an empty directory, or add -o nonempty to mount over it")
         }
@@ -60,6 +77,18 @@ public enum MountPreflight {
             throw Problem(message: "\(environment.fusermount) not found: unprivileged FUSE mounts need it",
                           fix: "install it: sudo apt-get install fuse3")
         }
+    }
+
+    /// The path with every link and `..` resolved (mountinfo's spelling), itself if it cannot be.
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// Whether `path` is `folder` or below it (both resolved).
+    static func isWithin(_ path: String, _ folder: String) -> Bool {
+        path == folder || folder == "/" || path.hasPrefix(folder + "/")
     }
 
     /// stat alone can succeed on the mount of a killed daemon: the kernel answers it from cached
