@@ -7,10 +7,14 @@ import InkyWorker
 /// What the daemon does when `inkyfs vault unlock/lock/status` asks through the control socket.
 enum VaultControl {
     static func handle(_ request: ControlRequest, password: UnsafeRawBufferPointer?, filesystem: LibraryFilesystem,
-                       pool: WorkerPool, vaultDirectory: String?, mountpoint: String, log: @Sendable (String) -> Void) -> ControlReply {
+                       pool: WorkerPool, vaultDirectory: String?, mountpoint: String, settings: [String] = [], idleLockSeconds: Double = 0,
+                       log: @Sendable (String) -> Void) -> ControlReply {
         func reply(_ outcome: ControlReply.Outcome, _ message: String) -> ControlReply {
             var reply = ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, library: filesystem.libraryPath)
             reply.vaultUnlocked = filesystem.vaultIsUnlocked
+            reply.pid = getpid()
+            reply.settings = settings
+            if idleLockSeconds > 0, let idle = filesystem.vaultIdleSeconds { reply.vaultLocksIn = max(0, idleLockSeconds - idle) }
             return reply
         }
         guard let vaultDirectory else { return reply(request == .status ? .ok : .failed, "this mount has no vault") }
