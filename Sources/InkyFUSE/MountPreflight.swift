@@ -80,7 +80,7 @@ public enum MountPreflight {
     }
 
     /// The path with every link and `..` resolved (mountinfo's spelling), itself if it cannot be.
-    static func resolved(_ path: String) -> String {
+    public static func resolved(_ path: String) -> String {
         guard let real = realpath(path, nil) else { return path }
         defer { free(real) }
         return String(cString: real)
@@ -101,7 +101,7 @@ public enum MountPreflight {
     }
 
     /// A mount whose daemon died: what preflight refuses and doctor reports.
-    static func isDeadMount(_ path: String) -> Bool {
+    public static func isDeadMount(_ path: String) -> Bool {
         var info = stat()
         return !isLive(path, &info) && errno == ENOTCONN
     }

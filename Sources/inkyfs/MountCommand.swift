@@ -188,16 +188,17 @@ struct MountCommand: ParsableCommand {
         do throws(MountPreflight.Problem) {
             try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force,
                                      reservedNames: (noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
-                                        + [(vaultName, "--vault-name NAME")])
+                                        + [(vaultName, "--vault-name NAME")],
+                                     daemonPID: { (try? ControlClient.send(.status, to: $0))?.pid })
         } catch {
             ReadyChannel(descriptor: readyFd).fail("inkyfs: \(error)")
-            throw ExitCode(2)
+            throw ExitCode(ExitStatus.refused.rawValue)
         }
         if !foreground && readyFd == nil {
             if let failure = DaemonLauncher.launch(arguments: Array(CommandLine.arguments.dropFirst()),
                                                    logPath: DaemonLauncher.logPath(for: mountpoint)) {
                 FileHandle.standardError.write(Data((failure + "\n").utf8))
-                throw ExitCode(1)
+                throw ExitCode(ExitStatus.mountFailed.rawValue)
             }
             return
         }
@@ -227,6 +228,7 @@ struct MountCommand: ParsableCommand {
             statePath: stateOptions.databasePath,
             vaultDirectory: VaultOptions.directory(vault))
         configuration.vaultIdleSeconds = vaultIdle
+        configuration.settings = MountSettings.differing(self, fuseOptions: options)
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }, warn: { message in
                 logger.warning("\(message)")
@@ -238,7 +240,7 @@ struct MountCommand: ParsableCommand {
             }
         } catch {
             readiness.fail("inkyfs: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.mountFailed.rawValue)
         }
     }
 }
