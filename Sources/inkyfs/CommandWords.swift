@@ -10,10 +10,15 @@ enum CommandWords {
         guard !word.hasPrefix("-"), !word.contains("/"), !commands.contains(word), !hidden.contains(word),
               !FileManager.default.fileExists(atPath: word) else { return nil }
         let closest = commands.map { ($0, distance(word, $0)) }.min { $0.1 < $1.1 }
-        let suggestion = closest.flatMap { $0.1 <= max(2, $0.0.count / 3) ? " Did you mean '\($0.0)'?" : nil } ?? ""
+        let guess = aliases[word.lowercased()] ?? closest.flatMap { $0.1 <= max(2, $0.0.count / 3) ? $0.0 : nil }
+        let suggestion = guess.map { " Did you mean '\($0)'?" } ?? ""
         return "'\(word)' is not an inkyfs command, nor a library folder here.\(suggestion)\n"
             + "Commands: \(commands.joined(separator: ", ")). See: inkyfs --help"
     }
+
+    /// Words other tools use for these commands: `umount` is as near to `mount` as to `unmount`.
+    static let aliases = ["umount": "unmount", "stop": "unmount", "eject": "unmount", "ls": "scan", "list": "scan",
+                          "check": "doctor", "info": "status", "ps": "status"]
 
     /// Levenshtein distance (insertions, deletions, substitutions).
     static func distance(_ a: String, _ b: String) -> Int {

@@ -32,7 +32,11 @@ struct LimitOptions: ParsableArguments {
 
 func parseSize(_ text: String) throws -> Int64 {
     guard let bytes = ByteCountText.parse(text), bytes > 0 else {
-        throw ValidationError("'\(text)' is not a size: use a number with an optional K, M or G suffix, like 256M")
+        throw ValidationError("'\(text)' is not a size: use a number with a K, M or G suffix, like 256M")
+    }
+    // "--cache-size 12" meant 12M, not a cache of 12 bytes: a bare number must be plainly bytes.
+    if text.trimmingCharacters(in: .whitespaces).last?.isNumber == true, bytes < 1 << 20 {
+        throw ValidationError("'\(text)' would be \(bytes) bytes: give a unit, like \(text)M or \(text)G")
     }
     return bytes
 }

@@ -1,0 +1,60 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// The command line's first word, bare `inkyfs`, and how errors end: a mistake on the command
+/// line is a usage error (64, with the usage), anything else says what went wrong on one line
+/// and exits with its own documented status.
+final class CommandWordsTests: XCTestCase {
+    func testAnUnknownWordIsAnUnknownCommandWithTheNearestOne() throws {
+        let result = try CommandRunner.inkyfs(["umount", "/tmp/mnt"])
+        XCTAssertEqual(result.status, 64)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertTrue(result.stderr.hasPrefix("inkyfs: 'umount' is not an inkyfs command, nor a library folder here. Did you mean 'unmount'?\n"
+                                              + "Commands: mount, unmount, status, vault,"), result.stderr)
+        let far = try CommandRunner.inkyfs(["frobnicate"])
+        XCTAssertEqual(far.status, 64)
+        XCTAssertFalse(far.stderr.contains("Did you mean"), far.stderr)
+        // A path that exists is still a library: mount is the default command (mount.fuse3's form).
+        let folder = ArchiveMaker.temporaryDirectory("words")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = try CommandRunner.inkyfs(["status-of-nothing"], environment: [:])
+        XCTAssertTrue(library.stderr.contains("Did you mean 'status'?") || library.stderr.contains("is not an inkyfs command"), library.stderr)
+        let mount = try CommandRunner.capture(CommandRunner.binary.path, [".", folder.appendingPathComponent("missing").path], in: folder)
+        XCTAssertEqual(mount.status, 2, mount.stderr)
+        XCTAssertTrue(mount.stderr.contains("does not exist"), mount.stderr)
+    }
+
+    func testBareInkyfsPrintsTheOverviewAndHelpDocumentsEveryExitStatus() throws {
+        let bare = try CommandRunner.inkyfs([])
+        XCTAssertEqual(bare.status, 0)
+        XCTAssertEqual(bare.stderr, "")
+        XCTAssertTrue(bare.stdout.hasPrefix("OVERVIEW: Mount a comic library"), bare.stdout)
+        let help = try CommandRunner.inkyfs(["--help"])
+        XCTAssertEqual(help.stdout, bare.stdout)
+        for line in ["Exit status:", "  0   done", "  1   done, but something", "  2   nothing was done", "  3   libfuse or the daemon",
+                     "  4   no inkyfs mount", "  5   the mount is in use", "  64  the command line is wrong"] {
+            XCTAssertTrue(help.stdout.contains(line), "\(line) in:\n\(help.stdout)")
+        }
+    }
+
+    func testRuntimeErrorsEndWithoutTheUsageAndWithTheirOwnStatus() throws {
+        let missing = "/nonexistent-\(UUID().uuidString)"
+        let unmount = try CommandRunner.inkyfs(["unmount", missing])
+        XCTAssertEqual(unmount.status, 4)
+        XCTAssertTrue(unmount.stderr.hasPrefix("inkyfs: \(missing) is not an inkyfs mount: nothing is mounted there"), unmount.stderr)
+        XCTAssertEqual(unmount.stderr.split(separator: "\n").count, 1, unmount.stderr)
+        let scan = try CommandRunner.inkyfs(["scan", missing])
+        XCTAssertEqual(scan.status, 2)
+        XCTAssertFalse(scan.stderr.contains("Usage"), scan.stderr)
+        // A wrong value is a usage error: 64, with the usage.
+        let size = try CommandRunner.inkyfs(["mount", "--cache-size", "12", "/tmp", missing])
+        XCTAssertEqual(size.status, 64)
+        XCTAssertTrue(size.stderr.contains("'12' would be 12 bytes: give a unit, like 12M or 12G"), size.stderr)
+        XCTAssertTrue(size.stderr.contains("Usage:"), size.stderr)
+        let fstabSize = try CommandRunner.inkyfs(["mount", "-o", "cache_size=12", "/tmp", missing])
+        XCTAssertEqual(fstabSize.status, 64, fstabSize.stderr)
+        XCTAssertEqual(try CommandRunner.inkyfs(["mount", "--cache-size", "2097152", "/tmp", missing]).status, 2,
+                       "plainly bytes is a size; the missing mountpoint is what stops it")
+    }
+}
