@@ -48,6 +48,10 @@ struct BookmarkCommand: ParsableCommand {
         switch action {
         case .add:
             guard let path, FileManager.default.fileExists(atPath: path) else { throw CommandFailure(.refused, "\(comic ?? ""): no such comic") }
+            // Refused only when the page count is known (the comic was listed by a mount or `index`).
+            if let count = state.knownPageCount(path), page! > count {
+                throw CommandFailure(.refused, "\(path) has \(count) pages: there is no page \(page!)")
+            }
             try state.addBookmark(path, page: page! - 1)
         case .remove:
             let removed = try state.removeBookmark(path!, page: page.map { $0 - 1 })
