@@ -8,7 +8,7 @@ struct Inkyfs: ParsableCommand {
         commandName: "inkyfs",
         abstract: "Mount a comic library as folders of page images.",
         discussion: """
-            Every comic archive (CBZ/ZIP, CBR/RAR, CB7/7z, CBT/TAR) appears as a folder of its \
+            Every comic archive (CBZ/ZIP, CBR/RAR, CB7/7z, CBT/TAR) and every PDF appears as a folder of its \
             pages, 001.jpg, 002.png, ... in reading order, so any image viewer can page through it.
 
             Examples:

@@ -6,10 +6,10 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Most pages a comic may have.")
     var maxPages: Int = ComicLimits.default.maxPages
 
-    @Option(help: ArgumentHelp("Largest page, e.g. 128M.", valueName: "size"), transform: parseSize)
+    @Option(help: ArgumentHelp("Largest page, e.g. 256M. (default: 128M)", valueName: "size"), transform: parseSize)
     var maxPageSize: Int64 = ComicLimits.default.maxPageBytes
 
-    @Option(help: ArgumentHelp("Largest comic (sum of its pages), e.g. 4G.", valueName: "size"), transform: parseSize)
+    @Option(help: ArgumentHelp("Largest comic (sum of its pages), e.g. 8G. (default: 4G)", valueName: "size"), transform: parseSize)
     var maxComicSize: Int64 = ComicLimits.default.maxComicBytes
 
     @Option(help: ArgumentHelp("Height in pixels of PDF pages that are rendered (pages that are not one stored image).",

@@ -55,7 +55,7 @@ struct MountCommand: ParsableCommand {
         valueName: "options"))
     var fuseOptions: [String] = []
 
-    @Option(help: ArgumentHelp("Memory for decoded pages, across all comics, e.g. 256M.", valueName: "size"), transform: parseSize)
+    @Option(help: ArgumentHelp("Memory for decoded pages, across all comics, e.g. 512M. (default: 256M)", valueName: "size"), transform: parseSize)
     var cacheSize: Int64 = 256 << 20
 
     @Option(help: "Pages kept on each side of the page being read.")
@@ -86,12 +86,12 @@ struct MountCommand: ParsableCommand {
     var noCovers = false
 
     @Option(help: ArgumentHelp("Disk space for covers under $XDG_CACHE_HOME/inkyfs/covers, oldest used dropped first, e.g. 500M; "
-                               + "-o cover_cache_size= in fstab.", valueName: "size"), transform: parseSize)
+                               + "-o cover_cache_size= in fstab. (default: 500M)", valueName: "size"), transform: parseSize)
     var coverCacheSize: Int64 = 500 << 20
 
     @Option(help: ArgumentHelp("Disk space for converted pages (--pages jpeg, --fit, --grayscale, --device) under "
                                + "$XDG_CACHE_HOME/inkyfs/pages, so a page is converted once, not at every mount; oldest used "
-                               + "dropped first, e.g. 2G; 0 keeps none. Vault pages are never kept. -o page_cache_size= in fstab.",
+                               + "dropped first, e.g. 4G; 0 keeps none. Vault pages are never kept. -o page_cache_size= in fstab. (default: 2G)",
                                valueName: "size"), transform: parseCacheSize)
     var pageCacheSize: Int64 = 2 << 30
 
@@ -129,7 +129,7 @@ struct MountCommand: ParsableCommand {
                                 + "Without it the vault's folders are mode 0500 and its pages 0400, owned by you, whoever else sees the mount."))
     var vaultAllowOther = false
 
-    @Option(help: ArgumentHelp("Lock the vault after this long without use, e.g. 15m, 90s, 1h; 0 never. Never while a vault file is open.",
+    @Option(help: ArgumentHelp("Lock the vault after this long without use, e.g. 5m, 90s, 1h; 0 never. Never while a vault file is open. (default: 15m)",
                                valueName: "duration"), transform: parseDuration)
     var vaultIdle: Double = 15 * 60
 

@@ -38,6 +38,19 @@ final class CommandWordsTests: XCTestCase {
         }
     }
 
+    /// Every mount setting that has a default says it, those read through a size or duration
+    /// parser too (ArgumentParser shows defaults only for the values it parses itself).
+    func testHelpMountShowsEveryDefaultAndTheOverviewNamesPDF() throws {
+        let help = try CommandRunner.inkyfs(["help", "mount"]).stdout.replacingOccurrences(of: "\n ", with: " ")
+            .replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+        for shown in ["e.g. 512M. (default: 256M)", "-o cover_cache_size= in fstab. (default: 500M)", "page_cache_size= in fstab. (default: 2G)",
+                      "(default: 15m)", "(default: 128M)", "(default: 4G)", "(default: 5)", "(default: 4)", "default: folders)"] {
+            XCTAssertTrue(help.contains(shown), "\(shown) in:\n\(help)")
+        }
+        let overview = try CommandRunner.inkyfs(["--help"]).stdout.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
+        XCTAssertTrue(overview.contains("(CBZ/ZIP, CBR/RAR, CB7/7z, CBT/TAR) and every PDF appears as a folder of its pages"), overview)
+    }
+
     func testRuntimeErrorsEndWithoutTheUsageAndWithTheirOwnStatus() throws {
         let missing = "/nonexistent-\(UUID().uuidString)"
         let unmount = try CommandRunner.inkyfs(["unmount", missing])
