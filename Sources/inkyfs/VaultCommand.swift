@@ -315,13 +315,26 @@ struct VaultUnlock: ParsableCommand {
 struct VaultLock: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock",
-        abstract: "Hide the vault again: its folder disappears and every decrypted byte is dropped."
+        abstract: "Hide the vault again: its folder disappears and every decrypted byte is dropped.",
+        discussion: "Without a mountpoint, locks it in every running mount that holds it unlocked: locking is never the wrong thing to do."
     )
-    @Argument(help: "The mount (default: the only one running).")
+    @Argument(help: "The mount (default: every running one that holds the vault unlocked).")
     var mountpoint: String?
 
     func run() throws {
-        let mount = try runningMount(mountpoint)
+        if mountpoint == nil {
+            if let problem = ControlClient.folderProblem() { throw CommandFailure(.refused, problem) }
+            let mounts = ControlClient.statuses()
+            if mounts.isEmpty { throw CommandFailure(.notMounted, "no inkyfs mount is running (mount one with: inkyfs mount LIBRARY MOUNTPOINT)") }
+            let unlocked = mounts.filter { $0.vaultUnlocked == true }.map(\.mountpoint)
+            // Several running and none unlocked: each says so, as the one mount did before.
+            for mount in unlocked.isEmpty ? mounts.map(\.mountpoint) : unlocked { try lock(mount, named: mounts.count > 1) }
+            return
+        }
+        try lock(try runningMount(mountpoint), named: false)
+    }
+
+    private func lock(_ mount: String, named: Bool) throws {
         let reply: ControlReply
         do throws(ControlError) {
             reply = try ControlClient.send(.lock, to: mount)
@@ -329,7 +342,7 @@ struct VaultLock: ParsableCommand {
             throw CommandFailure(.notMounted, "cannot reach the mount at \(mount): \(error)")
         }
         guard reply.outcome == .ok else { throw CommandFailure(.refused, reply.message) }
-        print(reply.message)
+        print(named ? "\(mount): \(reply.message)" : reply.message)
     }
 }
 
