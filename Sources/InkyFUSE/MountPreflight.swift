@@ -21,7 +21,7 @@ public enum MountPreflight {
     /// which a real folder of the library must not also use.
     public static func check(library: String, mountpoint: String, allowNonEmpty: Bool, force: Bool,
                              reservedNames: [(name: String, option: String)] = [],
-                             daemonPID: (String) -> Int32? = { _ in nil },
+                             daemonPID: (String) -> Int32? = { _ in nil }, note: (String) -> Void = { _ in },
                              environment: Environment = Environment()) throws(Problem) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory) else {
@@ -41,6 +41,7 @@ public enum MountPreflight {
                     if stat(mountpoint, &info) != 0 {
                         throw Problem(message: "\(mountpoint) is still a dead mount after unmounting it", fix: "run: fusermount3 -u -z \(mountpoint)")
                     }
+                    note("cleared the stale mount on \(mountpoint) left by a daemon that died (--force)")
                 } else {
                     throw Problem(message: "\(mountpoint): Transport endpoint is not connected (a previous mount's daemon died)",
                                   fix: "run: fusermount3 -u -z \(mountpoint)   (or mount again with --force)")

@@ -189,7 +189,8 @@ struct MountCommand: ParsableCommand {
             try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force,
                                      reservedNames: (noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
                                         + [(vaultName, "--vault-name NAME")],
-                                     daemonPID: { (try? ControlClient.send(.status, to: $0))?.pid })
+                                     daemonPID: { (try? ControlClient.send(.status, to: $0))?.pid },
+                                     note: { FileHandle.standardError.write(Data("inkyfs: \($0)\n".utf8)) })
         } catch {
             ReadyChannel(descriptor: readyFd).fail("inkyfs: \(error)")
             throw ExitCode(ExitStatus.refused.rawValue)
@@ -229,13 +230,15 @@ struct MountCommand: ParsableCommand {
             vaultDirectory: VaultOptions.directory(vault))
         configuration.vaultIdleSeconds = vaultIdle
         configuration.settings = MountSettings.differing(self, fuseOptions: options)
+        let settings = configuration.settings
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }, warn: { message in
                 logger.warning("\(message)")
                 readiness.warn(message)
             }) {
                 // The settings as applied, whether they came as flags or in -o (fstab, mount.fuse3).
-                logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))")
+                let changed = settings.isEmpty ? "" : "; not the defaults: " + settings.joined(separator: " ")
+                logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))\(changed)")
                 readiness.ready()
             }
         } catch {

@@ -23,7 +23,9 @@ struct UnmountCommand: ParsableCommand {
         let path = absolutePath(mountpoint)
         let real = MountPreflight.resolved(path)
         guard InkyfsMount.current().contains(where: { $0.mountpoint == real || $0.mountpoint == path }) else {
-            throw CommandFailure(.notMounted, "\(mountpoint) is not an inkyfs mount: nothing is mounted there"
+            let other = FilesystemKind.mountType(at: real)
+            throw CommandFailure(.notMounted, "\(mountpoint) is not an inkyfs mount: "
+                                 + (other.map { "it is a \($0) mount, not inkyfs's" } ?? "nothing is mounted there")
                                  + (StatusCommand.mounts().isEmpty ? "" : " (inkyfs status lists yours)"))
         }
         do throws(MountPreflight.Problem) {

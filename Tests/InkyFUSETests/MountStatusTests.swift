@@ -30,6 +30,8 @@ final class MountStatusTests: XCTestCase {
         }
         let settings = ["--as cbz", "--no-covers", "--views none", "--vault \(fixture.vault.path)", "--vault-idle 600",
                         "--state \(fixture.state.path)", "-o allow_other"]
+        // The log line at mount names them too.
+        XCTAssertTrue(mount.logSays("; not the defaults: " + settings.joined(separator: " ")), mount.logText)
         let locked = try status()
         XCTAssertEqual(locked.line, ([mount.mountpoint.path, fixture.library.path, "pid \(pid)", "vault locked"] + settings)
             .joined(separator: "  "))
