@@ -36,7 +36,7 @@ func parseSize(_ text: String) throws -> Int64 {
     }
     // "--cache-size 12" meant 12M, not a cache of 12 bytes: a bare number must be plainly bytes.
     if text.trimmingCharacters(in: .whitespaces).last?.isNumber == true, bytes < 1 << 20 {
-        throw ValidationError("'\(text)' would be \(bytes) bytes: give a unit, like \(text)M or \(text)G")
+        throw ValidationError("'\(text)' would be \(bytes) bytes: give a unit, like \(text)M or \(text)G (\(text)B if bytes are meant)")
     }
     return bytes
 }
