@@ -24,6 +24,10 @@ enum VaultControl {
             return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount) keysInWorkers=\(pool.workersHoldingKeys)"
                          + " pagesDecryptedInDaemon=\(pool.vaultPagesDecryptedHere) wipedVaultPages=\(wiped.inPlace) wipedVaultPagesShared=\(wiped.shared)")
         case .status:
+            // No vault made yet (`inkyfs vault init`): none to be locked or unlocked.
+            if !filesystem.vaultIsUnlocked, !FileManager.default.fileExists(atPath: vaultDirectory) {
+                return reply(.ok, "this mount has no vault (none at \(vaultDirectory) yet)")
+            }
             return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
         case .lock:
             let wasUnlocked = lock(filesystem, pool)

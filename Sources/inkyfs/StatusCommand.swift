@@ -50,7 +50,7 @@ struct StatusCommand: ParsableCommand {
         let answering = ControlClient.statuses().filter { $0.outcome == .ok }
         var found = answering.map { reply in
             Mount(mountpoint: reply.mountpoint, library: reply.library ?? "?", pid: reply.pid, settings: reply.settings ?? [],
-                  vault: reply.message == "this mount has no vault" ? "none" : reply.vaultUnlocked == true ? "unlocked" : "locked",
+                  vault: reply.message.hasPrefix("this mount has no vault") ? "none" : reply.vaultUnlocked == true ? "unlocked" : "locked",
                   vaultLocksIn: reply.vaultLocksIn, alive: true)
         }
         let known = Set(found.map { MountPreflight.resolved($0.mountpoint) })

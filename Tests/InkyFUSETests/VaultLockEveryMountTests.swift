@@ -12,6 +12,10 @@ final class VaultLockEveryMountTests: XCTestCase {
         defer { other.unmount() }
         try fixture.unlock()
         XCTAssertTrue(FileManager.default.fileExists(atPath: fixture.path("Vault")))
+        let status = try CommandRunner.inkyfs(["status"], environment: fixture.environment).stdout
+        XCTAssertTrue(status.contains("\(other.mountpoint.path)  \(Corpus.fixtures.path)  pid \(other.process.processIdentifier)  no vault"), status)
+        XCTAssertTrue(status.contains("\(fixture.mount.mountpoint.path)  \(fixture.library.path)  pid \(fixture.mount.process.processIdentifier)"
+                                      + "  vault unlocked, locks itself in "), status)
 
         let locked = try fixture.vaultControl(["lock"])
         XCTAssertEqual(locked.status, 0, locked.stderr)
