@@ -15,16 +15,16 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .ok: "done"
-        case .failed: "done, but something checked or read failed: a doctor check, a comic, one of the files named"
-        case .refused: "nothing was done: the mountpoint, library, vault or password is not right (the message says how to fix it)"
+        case .failed: "done, but a doctor check, a comic or a file named failed"
+        case .refused: "nothing done: the mountpoint, library, vault or password is not right"
         case .mountFailed: "libfuse or the daemon could not mount (the message and the log say why)"
         case .notMounted: "no inkyfs mount there, or none running"
-        case .busy: "the mount is in use (unmount names the processes; --lazy detaches anyway)"
-        case .usage: "the command line is wrong: unknown command or option, or a bad value (the usage is printed)"
+        case .busy: "the mount is in use (unmount names the programs; --lazy detaches it)"
+        case .usage: "a wrong command line: unknown command or option, bad value (usage shown)"
         }
     }
 
-    /// The table in `inkyfs --help`.
+    /// The table in `inkyfs --help`: each line fits 80 columns, which is where ArgumentParser wraps.
     static var help: String {
         "Exit status:\n" + allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }
             .joined(separator: "\n")
