@@ -39,6 +39,14 @@ public struct FilesystemKind: Sendable, Equatable, CustomStringConvertible {
         return best.map { FilesystemKind(name: $0.type) }
     }
 
+    /// The type of the mount whose mount point is exactly `path` (resolved), nil if none is.
+    public static func mountType(at path: String, mountinfo: String = "/proc/self/mountinfo") -> String? {
+        (ProcFile.read(mountinfo) ?? "").split(separator: "\n").last { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 4 && unescape(String(fields[4])) == path
+        }.flatMap { $0.components(separatedBy: " - ").last?.split(separator: " ").first.map(String.init) }
+    }
+
     /// mountinfo and /proc/self/mounts write space, tab, newline and backslash as \040, \011,
     /// \012, \134.
     public static func unescape(_ field: String) -> String {

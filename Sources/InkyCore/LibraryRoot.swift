@@ -17,6 +17,10 @@ public final class LibraryRoot: @unchecked Sendable {
     /// Folders below the root kept open, when asked for (the mount's root, which reaches the
     /// same few folders again and again; nil for the one-pass walks of the watcher and `index`).
     private let folders: FolderDescriptors?
+    /// The root's device: only a folder on another one can be an inkyfs mount to keep out of.
+    private let device: UInt64
+    /// The root's path with links resolved, as the mount table spells mount points.
+    private let realPath: String
 
     /// `cachedFolders` > 0 keeps up to that many folders open for `folderLifetime` seconds.
     public convenience init(path: String) { self.init(path: path, cachedFolders: 0) }
@@ -26,6 +30,14 @@ public final class LibraryRoot: @unchecked Sendable {
         let opened = open(path, pathOnly | O_DIRECTORY | O_CLOEXEC)
         fd = opened
         isFolder = opened >= 0
+        var info = stat()
+        device = opened >= 0 && fstat(opened, &info) == 0 ? UInt64(info.st_dev) : 0
+        if let real = realpath(path, nil) {
+            realPath = String(cString: real)
+            free(real)
+        } else {
+            realPath = path
+        }
         folders = cachedFolders > 0 ? FolderDescriptors(capacity: cachedFolders, lifetime: folderLifetime) : nil
     }
 
@@ -67,18 +79,49 @@ public final class LibraryRoot: @unchecked Sendable {
         return withParent(relative) { parent, name in Self.openRegular(parent, name, follow: false) }
     }
 
-    /// The entries of folder `relative` with their `lstat`; `.` and `..` left out.
+    /// Whether `info` is that of something on an inkyfs mount (this daemon's own, reached
+    /// through a bind mount, or another's) that is not on the library's own device: never
+    /// listed, entered nor shown, since listing it may have a daemon wait on itself. What
+    /// `isInsideInkyfsMount` did not catch by its path (a folder renamed since).
+    public func isInkyfsMount(_ info: stat) -> Bool {
+        UInt64(info.st_dev) != device && InkyfsMountTable.shared.isInkyfs(UInt64(info.st_dev))
+    }
+
+    /// Whether `relative` is an inkyfs mount placed in the library, or inside one: known by its
+    /// path from the mount table, without a `stat` (which would be a request to that mount).
+    public func isInsideInkyfsMount(_ relative: String) -> Bool {
+        InkyfsMountTable.shared.isInsideMount(absolute(relative), below: realPath)
+    }
+
+    /// Names in folder `relative` that are inkyfs mount points: left out of its listings.
+    func mountedNames(_ relative: String) -> Set<String> {
+        InkyfsMountTable.shared.mountedNames(in: absolute(relative))
+    }
+
+    private func absolute(_ relative: String) -> String {
+        relative.isEmpty ? realPath : realPath == "/" ? "/" + relative : realPath + "/" + relative
+    }
+
+    /// The entries of folder `relative` with their `lstat`; `.` and `..` left out, and any
+    /// inkyfs mount placed there.
     public func entries(_ relative: String) -> Result<[Entry], Errno> {
-        openFolder(relative).flatMap(Self.entries(ofOpenFolder:))
+        let mounted = mountedNames(relative)
+        return openFolder(relative).flatMap { Self.entries(ofOpenFolder: $0, leavingOut: mounted) }
     }
 
     /// The entries of an open folder (O_RDONLY | O_DIRECTORY) with their `lstat`, `.` and `..`
-    /// left out; takes ownership of `folder` and closes it.
-    public static func entries(ofOpenFolder folder: Int32) -> Result<[Entry], Errno> {
+    /// left out; takes ownership of `folder` and closes it. An inkyfs mount placed in the
+    /// folder (a mountpoint on another device that is one) is left out too.
+    /// `leavingOut`: names not even `lstat`ed.
+    public static func entries(ofOpenFolder folder: Int32, leavingOut: Set<String> = []) -> Result<[Entry], Errno> {
         var found: [Entry] = []
+        var own = stat()
+        let device = fstat(folder, &own) == 0 ? own.st_dev : 0
         return forEachName(ofOpenFolder: folder) { name, _, listed in
+            guard !leavingOut.contains(name) else { return }
             var info = stat()
             guard fstatat(listed, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+            if info.st_dev != device, InkyfsMountTable.shared.isInkyfs(UInt64(info.st_dev)) { return }
             found.append(Entry(name: name, info: info))
         }.map { found }
     }
@@ -113,8 +156,10 @@ public final class LibraryRoot: @unchecked Sendable {
     }
 
     /// The folder `relative` opened for listing (O_RDONLY | O_DIRECTORY), reached without links.
+    /// ELOOP for an inkyfs mount placed in the library (`isInsideInkyfsMount`), never touched.
     public func openFolder(_ relative: String) -> Result<Int32, Errno> {
         guard isFolder else { return .failure(.ENOTDIR) }
+        guard !isInsideInkyfsMount(relative) else { return .failure(.ELOOP) }
         return withParent(relative) { parent, name in
             let opened = openat(parent, name.isEmpty ? "." : name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             return opened >= 0 ? .success(opened) : .failure(.current)

@@ -3,7 +3,8 @@ import Foundation
 extension LibraryRoot {
     /// Walks folder `start` and the folders below it, depth first in no particular order,
     /// never through a link (entries are `lstat`ed) and never into a folder already on the
-    /// current path (a bind mount of an ancestor would otherwise nest forever). `visit` gets
+    /// current path (a bind mount of an ancestor would otherwise nest forever), nor into an
+    /// inkyfs mount however it was placed there (`isInkyfsMount`). `visit` gets
     /// each folder's path below the root and its entries, and returns the names of the
     /// sub-folders to enter (nil: every one). A folder that cannot be listed is passed over.
     public func walk(from start: String = "", _ visit: (String, [Entry]) -> [String]?) {
@@ -32,7 +33,8 @@ extension LibraryRoot {
     private func walk<Item>(_ folder: String, _ ancestors: inout [(device: UInt64, inode: UInt64)],
                             list: (String) -> Result<[Item], Errno>, isFolder: (Item) -> Bool, name: (Item) -> String,
                             _ visit: (String, UInt64, [Item]) -> [String]?) {
-        guard case .success(let info) = status(folder), info.st_mode & S_IFMT == S_IFDIR else { return }
+        guard !isInsideInkyfsMount(folder), case .success(let info) = status(folder), info.st_mode & S_IFMT == S_IFDIR,
+              !isInkyfsMount(info) else { return }
         let here = (device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         guard !ancestors.contains(where: { $0 == here }) else { return }
         guard case .success(let items) = list(folder) else { return }
@@ -47,11 +49,13 @@ extension LibraryRoot {
     }
 
     /// The names in folder `relative`, `.` and `..` left out, typed by `d_type` where the
-    /// filesystem gives it and by `lstat` where it does not.
+    /// filesystem gives it and by `lstat` where it does not; inkyfs mounts placed there left out.
     public func names(_ relative: String) -> Result<[Name], Errno> {
-        openFolder(relative).flatMap { folder in
+        let mounted = mountedNames(relative)
+        return openFolder(relative).flatMap { folder in
             var found: [Name] = []
             return Self.forEachName(ofOpenFolder: folder) { name, type, listed in
+                guard !mounted.contains(name) else { return }
                 switch Int32(type) {
                 case Int32(DT_DIR): found.append(Name(name: name, isFolder: true))
                 case Int32(DT_UNKNOWN):

@@ -22,6 +22,8 @@ public enum MountDaemon {
         public var vaultDirectory: String?
         /// Seconds without vault use before it locks itself; 0 never.
         public var vaultIdleSeconds: Double = 15 * 60
+        /// The settings that differ from the defaults, as `inkyfs status` shows them.
+        public var settings: [String] = []
 
         public init(library: String, mountpoint: String, fuseOptions: [String], mount: MountOptions,
                     workers: WorkerPool.Configuration, statePath: String?, vaultDirectory: String? = nil) {
@@ -79,7 +81,8 @@ public enum MountDaemon {
         let opened = Result { () throws(ControlError) in
             try ControlServer(mountpoint: configuration.mountpoint, log: log) { request, password in
                 VaultControl.handle(request, password: password, filesystem: filesystem, pool: pool,
-                                    vaultDirectory: configuration.vaultDirectory, mountpoint: configuration.mountpoint, log: log)
+                                    vaultDirectory: configuration.vaultDirectory, mountpoint: configuration.mountpoint,
+                                    settings: configuration.settings, idleLockSeconds: configuration.vaultIdleSeconds, log: log)
             }
         }
         let control = try? opened.get()

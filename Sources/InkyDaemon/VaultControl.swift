@@ -7,10 +7,14 @@ import InkyWorker
 /// What the daemon does when `inkyfs vault unlock/lock/status` asks through the control socket.
 enum VaultControl {
     static func handle(_ request: ControlRequest, password: UnsafeRawBufferPointer?, filesystem: LibraryFilesystem,
-                       pool: WorkerPool, vaultDirectory: String?, mountpoint: String, log: @Sendable (String) -> Void) -> ControlReply {
+                       pool: WorkerPool, vaultDirectory: String?, mountpoint: String, settings: [String] = [], idleLockSeconds: Double = 0,
+                       log: @Sendable (String) -> Void) -> ControlReply {
         func reply(_ outcome: ControlReply.Outcome, _ message: String) -> ControlReply {
             var reply = ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, library: filesystem.libraryPath)
             reply.vaultUnlocked = filesystem.vaultIsUnlocked
+            reply.pid = getpid()
+            reply.settings = settings
+            if idleLockSeconds > 0, let idle = filesystem.vaultIdleSeconds { reply.vaultLocksIn = max(0, idleLockSeconds - idle) }
             return reply
         }
         guard let vaultDirectory else { return reply(request == .status ? .ok : .failed, "this mount has no vault") }
@@ -20,6 +24,10 @@ enum VaultControl {
             return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount) keysInWorkers=\(pool.workersHoldingKeys)"
                          + " pagesDecryptedInDaemon=\(pool.vaultPagesDecryptedHere) wipedVaultPages=\(wiped.inPlace) wipedVaultPagesShared=\(wiped.shared)")
         case .status:
+            // No vault made yet (`inkyfs vault init`): none to be locked or unlocked.
+            if !filesystem.vaultIsUnlocked, !FileManager.default.fileExists(atPath: vaultDirectory) {
+                return reply(.ok, "this mount has no vault (none at \(vaultDirectory) yet)")
+            }
             return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
         case .lock:
             let wasUnlocked = lock(filesystem, pool)

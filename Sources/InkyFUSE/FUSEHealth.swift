@@ -10,6 +10,7 @@ public enum FUSEHealth {
         public var fuseConf = "/etc/fuse.conf"
         public var mounts = "/proc/self/mounts"
         public var isRoot = getuid() == 0
+        public var userID = getuid()
         public init() {}
     }
 
@@ -69,14 +70,19 @@ public enum FUSEHealth {
                            fix: "echo user_allow_other | sudo tee -a \(environment.fuseConf)")
     }
 
-    /// Every fuse.inkyfs mount of this namespace; those whose daemon died answer ENOTCONN.
-    static func mounts(_ environment: Environment) -> HealthCheck {
+    /// The lines of the mount table that are this user's inkyfs mounts (`user_id=` is who
+    /// mounted): another user's mounts are theirs to look after, and not even reachable.
+    static func ownInkyfsLines(_ environment: Environment) -> [[Substring]] {
         let table = ProcFile.read(environment.mounts) ?? ""
-        let ours = table.split(separator: "\n").compactMap { line -> String? in
-            let fields = line.split(separator: " ")
-            guard fields.count > 2, fields[2] == "fuse.inkyfs" else { return nil }
-            return FilesystemKind.unescape(String(fields[1]))
+        let user = "user_id=\(environment.userID)"
+        return table.split(separator: "\n").map { $0.split(separator: " ") }.filter { fields in
+            fields.count > 3 && fields[2] == "fuse.inkyfs" && fields[3].split(separator: ",").contains { $0 == user }
         }
+    }
+
+    /// Every fuse.inkyfs mount of this user in this namespace; those whose daemon died answer ENOTCONN.
+    static func mounts(_ environment: Environment) -> HealthCheck {
+        let ours = ownInkyfsLines(environment).map { FilesystemKind.unescape(String($0[1])) }
         let stale = ours.filter(MountPreflight.isDeadMount)
         if !stale.isEmpty {
             return HealthCheck("mounts", .failed, "stale mount\(stale.count == 1 ? "" : "s") (daemon gone): \(stale.joined(separator: ", "))",
@@ -88,10 +94,7 @@ public enum FUSEHealth {
     /// Per live inkyfs mount: whether the daemon's watcher can see every change of its library
     /// (then the kernel keeps names until told) or only `--tree-timeout` bounds how stale they get.
     static func watching(_ environment: Environment) -> [HealthCheck] {
-        let table = ProcFile.read(environment.mounts) ?? ""
-        return table.split(separator: "\n").compactMap { line -> HealthCheck? in
-            let fields = line.split(separator: " ")
-            guard fields.count > 2, fields[2] == "fuse.inkyfs" else { return nil }
+        ownInkyfsLines(environment).compactMap { fields -> HealthCheck? in
             let library = FilesystemKind.unescape(String(fields[0])), mountpoint = FilesystemKind.unescape(String(fields[1]))
             guard !MountPreflight.isDeadMount(mountpoint) else { return nil }
             guard let kind = FilesystemKind.of(library) else {

@@ -7,13 +7,14 @@ import InkyTree
 /// A mounted FUSE session serving a `MountedFilesystem`, multithreaded, read-only.
 public final class FUSESession {
     public enum Failure: Error, CustomStringConvertible {
-        case cannotCreate
-        case cannotMount(String)
+        /// With what libfuse said, when it said something.
+        case cannotCreate(String?)
+        case cannotMount(String, String?)
 
         public var description: String {
             switch self {
-            case .cannotCreate: "libfuse refused the mount options (see the log above)"
-            case .cannotMount(let mountpoint): "cannot mount on \(mountpoint) (see the message above)"
+            case .cannotCreate(let reason): "libfuse refused the mount options" + (reason.map { ": \($0)" } ?? "")
+            case .cannotMount(let mountpoint, let reason): "cannot mount on \(mountpoint)" + (reason.map { ": \($0)" } ?? "")
             }
         }
     }
@@ -43,17 +44,20 @@ public final class FUSESession {
             var ops = FUSECallbacks.operations()
             let userdata = Unmanaged.passRetained(context).toOpaque()
             defer { Unmanaged<FUSEContext>.fromOpaque(userdata).release() }
+            // libfuse says why it refuses on its own stderr, which a daemon in the background
+            // sends to its log: kept, so the person mounting reads it on the terminal too.
+            FUSEMessages.capture()
             guard let session = fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, userdata) else {
                 fuse_opt_free_args(&args)
-                return .failure(.cannotCreate)
+                return .failure(.cannotCreate(FUSEMessages.last()))
             }
             defer {
                 fuse_session_destroy(session)
                 fuse_opt_free_args(&args)
             }
-            guard fuse_set_signal_handlers(session) == 0 else { return .failure(.cannotCreate) }
+            guard fuse_set_signal_handlers(session) == 0 else { return .failure(.cannotCreate(FUSEMessages.last())) }
             defer { fuse_remove_signal_handlers(session) }
-            guard fuse_session_mount(session, mountpoint) == 0 else { return .failure(.cannotMount(mountpoint)) }
+            guard fuse_session_mount(session, mountpoint) == 0 else { return .failure(.cannotMount(mountpoint, FUSEMessages.last())) }
             defer { fuse_session_unmount(session) }
             var io = Self.deviceIO()
             var cpus: Int32 = 0

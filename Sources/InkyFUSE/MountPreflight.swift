@@ -21,6 +21,7 @@ public enum MountPreflight {
     /// which a real folder of the library must not also use.
     public static func check(library: String, mountpoint: String, allowNonEmpty: Bool, force: Bool,
                              reservedNames: [(name: String, option: String)] = [],
+                             daemonPID: (String) -> Int32? = { _ in nil }, note: (String) -> Void = { _ in },
                              environment: Environment = Environment()) throws(Problem) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isDirectory) else {
@@ -40,6 +41,7 @@ public enum MountPreflight {
                     if stat(mountpoint, &info) != 0 {
                         throw Problem(message: "\(mountpoint) is still a dead mount after unmounting it", fix: "run: fusermount3 -u -z \(mountpoint)")
                     }
+                    note("cleared the stale mount on \(mountpoint) left by a daemon that died (--force)")
                 } else {
                     throw Problem(message: "\(mountpoint): Transport endpoint is not connected (a previous mount's daemon died)",
                                   fix: "run: fusermount3 -u -z \(mountpoint)   (or mount again with --force)")
@@ -50,6 +52,22 @@ public enum MountPreflight {
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw Problem(message: "mountpoint \(mountpoint) is not a directory", fix: "mount on an empty directory")
+        }
+        let realLibrary = resolved(library), realMountpoint = resolved(mountpoint)
+        if let live = InkyfsMount.current().last(where: { $0.mountpoint == realMountpoint }) {
+            // Checked before emptiness: -o nonempty would stack a second daemon on the first.
+            let pid = daemonPID(mountpoint).map { " (pid \($0))" } ?? ""
+            throw Problem(message: "\(mountpoint) is already an inkyfs mount of \(live.library)\(pid)",
+                          fix: "unmount it with `inkyfs unmount \(mountpoint)`, or mount on another empty directory")
+        }
+        if isWithin(realMountpoint, realLibrary) {
+            // The daemon would list its own mount while answering for it, and wait on itself.
+            throw Problem(message: "mountpoint \(mountpoint) is inside the library \(library): inkyfs would read its own mount",
+                          fix: "mount on an empty directory outside the library, e.g. mkdir -p ~/mnt/comics")
+        }
+        if isWithin(realLibrary, realMountpoint) {
+            throw Problem(message: "the library \(library) is inside the mountpoint \(mountpoint): the mount would hide it",
+                          fix: "mount on an empty directory outside the library")
         }
         if !allowNonEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: mountpoint), !entries.isEmpty {
             throw Problem(message: "mountpoint \(mountpoint) is not empty", fix: "use an empty directory, or add -o nonempty to mount over it")
@@ -62,6 +80,18 @@ public enum MountPreflight {
         }
     }
 
+    /// The path with every link and `..` resolved (mountinfo's spelling), itself if it cannot be.
+    public static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// Whether `path` is `folder` or below it (both resolved).
+    static func isWithin(_ path: String, _ folder: String) -> Bool {
+        path == folder || folder == "/" || path.hasPrefix(folder + "/")
+    }
+
     /// stat alone can succeed on the mount of a killed daemon: the kernel answers it from cached
     /// attributes (the tree timeout). statvfs is never cached, so it meets the dead connection
     /// (ENOTCONN). False leaves the reason in errno (ENOTCONN for a dead mount).
@@ -72,7 +102,7 @@ public enum MountPreflight {
     }
 
     /// A mount whose daemon died: what preflight refuses and doctor reports.
-    static func isDeadMount(_ path: String) -> Bool {
+    public static func isDeadMount(_ path: String) -> Bool {
         var info = stat()
         return !isLive(path, &info) && errno == ENOTCONN
     }

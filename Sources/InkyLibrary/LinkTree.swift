@@ -29,10 +29,12 @@ struct ComicRecord: Sendable {
     let metadata: ComicMetadata
     /// `Series (Volume)`, the comic's folder in `By Series/`; nil without a showable series.
     let seriesFolder: String?
-    /// What a link to the comic is called after its position: `Batman #12 (2012)`.
+    /// What a link to the comic is called after its position: `Batman #12 (2012)`, with
+    /// `comicSuffix` after it (".cbz" under `--as cbz`: readers that go by the extension must
+    /// see the link as the CBZ file it leads to).
     let label: String
 
-    init(id: Int64, comic: String, modifiedNanoseconds: Int64, metadata: ComicMetadata) {
+    init(id: Int64, comic: String, modifiedNanoseconds: Int64, metadata: ComicMetadata, comicSuffix: String = "") {
         self.id = id
         self.comic = comic
         self.modifiedNanoseconds = modifiedNanoseconds
@@ -41,7 +43,7 @@ struct ComicRecord: Sendable {
         seriesFolder = Self.seriesFolder(metadata.series, volume: metadata.volume)
         let stem = ((comic as NSString).lastPathComponent as NSString).deletingPathExtension
         let number = metadata.number.flatMap { SafeName.make($0, maxBytes: 40) }.map { " #\($0)" } ?? ""
-        label = (series ?? SafeName.make(stem) ?? "Comic \(id)") + number + (metadata.year.map { " (\($0))" } ?? "")
+        label = (series ?? SafeName.make(stem) ?? "Comic \(id)") + number + (metadata.year.map { " (\($0))" } ?? "") + comicSuffix
     }
 
     /// `Series (Volume)`: the folder in `By Series/` of a comic of this series and volume.

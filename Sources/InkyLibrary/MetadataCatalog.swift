@@ -18,11 +18,13 @@ final class MetadataCatalog: @unchecked Sendable {
     let state: StateDatabase
     /// The library's path: the views show only comics under it.
     let libraryPath: String
+    /// After each link's name: ".cbz" when comics are served as CBZ files.
+    let comicSuffix: String
 
     /// A row of the index as the views see it, its path made relative to the library.
     func record(_ row: IndexedMetadata) -> ComicRecord {
         ComicRecord(id: row.id, comic: String(row.file.path.dropFirst(libraryPath.count + 1)),
-                    modifiedNanoseconds: row.modifiedNanoseconds, metadata: row.metadata)
+                    modifiedNanoseconds: row.modifiedNanoseconds, metadata: row.metadata, comicSuffix: comicSuffix)
     }
     private let lock = NSLock()
     private var generation: UInt64?
@@ -36,9 +38,10 @@ final class MetadataCatalog: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     static let minimumInterval: UInt64 = 250_000_000
 
-    init(state: StateDatabase, libraryPath: String) {
+    init(state: StateDatabase, libraryPath: String, comicSuffix: String = "") {
         self.state = state
         self.libraryPath = libraryPath
+        self.comicSuffix = comicSuffix
     }
 
     deinit { timer?.cancel() }

@@ -91,7 +91,7 @@ extension LibraryFilesystem {
         if let name = options.continueReadingName { views.append(ContinueReadingView(name: name, library: self)) }
         if let name = options.vaultName { views.append(VaultView(name: name, library: self)) }
         if let state, !options.metadataViews.isEmpty {
-            let catalog = MetadataCatalog(state: state, libraryPath: libraryPath)
+            let catalog = MetadataCatalog(state: state, libraryPath: libraryPath, comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "")
             catalog.start()
             let lists = ReadingListSource(library: root, directory: options.readingListsDirectory)
             views += options.metadataViews.map { kind in

@@ -36,6 +36,12 @@ public struct ControlReply: Codable, Sendable, Equatable {
     /// Whether the mount's vault is unlocked after this request, for the daemon's own replies
     /// (the socket's refusals cannot tell): what `vault status` and `add` read, not the message.
     public var vaultUnlocked: Bool?
+    /// What `inkyfs status` shows of the daemon that answered: its pid, the mount settings that
+    /// differ from the defaults, and in how many seconds the unlocked vault locks itself
+    /// (nil: locked, never, or not while one of its files is open).
+    public var pid: Int32?
+    public var settings: [String]?
+    public var vaultLocksIn: Double?
 
     public init(outcome: Outcome, message: String, mountpoint: String, library: String? = nil, retryAfter: Double? = nil) {
         self.outcome = outcome

@@ -47,11 +47,15 @@ struct BookmarkCommand: ParsableCommand {
         let path = comic.map(absolutePath)
         switch action {
         case .add:
-            guard let path, FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(comic ?? ""): no such comic") }
+            guard let path, FileManager.default.fileExists(atPath: path) else { throw CommandFailure(.refused, "\(comic ?? ""): no such comic") }
+            // Refused only when the page count is known (the comic was listed by a mount or `index`).
+            if let count = state.knownPageCount(path), page! > count {
+                throw CommandFailure(.refused, "\(path) has \(count) pages: there is no page \(page!)")
+            }
             try state.addBookmark(path, page: page! - 1)
         case .remove:
             let removed = try state.removeBookmark(path!, page: page.map { $0 - 1 })
-            if removed == 0 { throw ValidationError("no such bookmark") }
+            if removed == 0 { throw CommandFailure(.failed, "no such bookmark") }
         case .list:
             // Every bookmarked comic, also those never read through a mount.
             let marked = path.map { [($0, state.bookmarks($0))] } ?? state.allBookmarks().sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

@@ -49,7 +49,7 @@ struct DoctorCommand: ParsableCommand {
         } else {
             for check in checks { print(Self.line(check)) }
         }
-        if !ok { throw ExitCode(1) }
+        if !ok { throw ExitCode(ExitStatus.failed.rawValue) }
     }
 
     /// "ok       dev-fuse     /dev/fuse (…) opens read-write"; a failure ends with its fix.

@@ -79,7 +79,7 @@ struct DuplicatesCommand: ParsableCommand {
             if !groups.isEmpty { print(DuplicatesText.groups(groups, library: library)) }
             print(DuplicatesText.moves(outcomes, dryRun: !yes, groups: groups.count))
         }
-        if outcomes.contains(where: { $0.error != nil }) { throw ExitCode(1) }
+        if outcomes.contains(where: { $0.error != nil }) { throw ExitCode(ExitStatus.failed.rawValue) }
     }
 
     /// Indexes `comics`, hashes the pages of those that may hold another's, and groups them.

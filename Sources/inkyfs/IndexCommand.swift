@@ -30,11 +30,11 @@ struct IndexCommand: ParsableCommand {
         let started = Date()
         Self.index(comics, into: state, limits: limitOptions.limits) { tally.add($0) }
         tally.finish(seconds: Date().timeIntervalSince(started), library: library, database: state.path)
-        if tally.failures.count == comics.count && !comics.isEmpty { throw ExitCode(1) }
+        if tally.failures.count == comics.count && !comics.isEmpty { throw ExitCode(ExitStatus.failed.rawValue) }
     }
 
     static func comics(in library: String) throws -> [String] {
-        do throws(ComicError) { return try LibraryIndexer.comicFiles(in: library) } catch { throw ValidationError(error.message) }
+        do throws(ComicError) { return try LibraryIndexer.comicFiles(in: library) } catch { throw CommandFailure(.refused, error.message) }
     }
 
     /// Indexes `comics` in workers, one per core (unchanged ones cost nothing); `outcome` gets

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import InkyCore
 
 @main
@@ -7,18 +8,48 @@ struct Inkyfs: ParsableCommand {
         commandName: "inkyfs",
         abstract: "Mount a comic library as folders of page images.",
         discussion: """
-            Every comic archive (CBZ/ZIP, CBR/RAR, CB7/7z, CBT/TAR) appears as a folder of its \
+            Every comic archive (CBZ/ZIP, CBR/RAR, CB7/7z, CBT/TAR) and every PDF appears as a folder of its \
             pages, 001.jpg, 002.png, ... in reading order, so any image viewer can page through it.
 
             Examples:
               inkyfs mount ~/Comics ~/mnt   mount the library; `inkyfs unmount ~/mnt` to stop
               inkyfs scan ~/Comics          list every comic and its page count
               inkyfs pages "Issue 1.cbz"    show one comic's pages in reading order
+              inkyfs status                 the mounts running now
+
+            \(ExitStatus.help)
             """,
         version: InkyfsVersion.text,
-        subcommands: [MountCommand.self, UnmountCommand.self, VaultCommand.self, IndexCommand.self, ProgressCommand.self, BookmarkCommand.self,
-                      ScanCommand.self, PagesCommand.self, DoctorCommand.self, DuplicatesCommand.self],
+        subcommands: [MountCommand.self, UnmountCommand.self, StatusCommand.self, VaultCommand.self, IndexCommand.self, ProgressCommand.self,
+                      BookmarkCommand.self, ScanCommand.self, PagesCommand.self, DoctorCommand.self, DuplicatesCommand.self],
         // `inkyfs SOURCE MOUNTPOINT -o OPTIONS` is how mount.fuse3 runs a fuse.inkyfs fstab line.
         defaultSubcommand: MountCommand.self
     )
+
+    /// ArgumentParser's own main, with three things it cannot do: a bare `inkyfs` shows the
+    /// overview (no error line), an unknown first word is an unknown command rather than a
+    /// library that does not exist, and a runtime error ends with its own status, unprefixed
+    /// by the usage.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.isEmpty {
+            print(helpMessage())
+            Foundation.exit(ExitStatus.ok.rawValue)
+        }
+        let names = configuration.subcommands.map { $0._commandName }
+        if let message = CommandWords.unknown(arguments[0], commands: names.filter { !$0.hasPrefix("_") } + ["help"],
+                                              hidden: names.filter { $0.hasPrefix("_") }) {
+            FileHandle.standardError.write(Data("inkyfs: \(message)\n".utf8))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("inkyfs: \(failure.message)\n".utf8))
+            Foundation.exit(failure.status.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

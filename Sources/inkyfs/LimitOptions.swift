@@ -6,10 +6,10 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Most pages a comic may have.")
     var maxPages: Int = ComicLimits.default.maxPages
 
-    @Option(help: ArgumentHelp("Largest page, e.g. 128M.", valueName: "size"), transform: parseSize)
+    @Option(help: ArgumentHelp("Largest page, e.g. 256M. (default: 128M)", valueName: "size"), transform: parseSize)
     var maxPageSize: Int64 = ComicLimits.default.maxPageBytes
 
-    @Option(help: ArgumentHelp("Largest comic (sum of its pages), e.g. 4G.", valueName: "size"), transform: parseSize)
+    @Option(help: ArgumentHelp("Largest comic (sum of its pages), e.g. 8G. (default: 4G)", valueName: "size"), transform: parseSize)
     var maxComicSize: Int64 = ComicLimits.default.maxComicBytes
 
     @Option(help: ArgumentHelp("Height in pixels of PDF pages that are rendered (pages that are not one stored image).",
@@ -32,7 +32,11 @@ struct LimitOptions: ParsableArguments {
 
 func parseSize(_ text: String) throws -> Int64 {
     guard let bytes = ByteCountText.parse(text), bytes > 0 else {
-        throw ValidationError("'\(text)' is not a size: use a number with an optional K, M or G suffix, like 256M")
+        throw ValidationError("'\(text)' is not a size: use a number with a K, M or G suffix, like 256M")
+    }
+    // "--cache-size 12" meant 12M, not a cache of 12 bytes: a bare number must be plainly bytes.
+    if text.trimmingCharacters(in: .whitespaces).last?.isNumber == true, bytes < 1 << 20 {
+        throw ValidationError("'\(text)' would be \(bytes) bytes: give a unit, like \(text)M or \(text)G (\(text)B if bytes are meant)")
     }
     return bytes
 }

@@ -55,7 +55,7 @@ struct MountCommand: ParsableCommand {
         valueName: "options"))
     var fuseOptions: [String] = []
 
-    @Option(help: ArgumentHelp("Memory for decoded pages, across all comics, e.g. 256M.", valueName: "size"), transform: parseSize)
+    @Option(help: ArgumentHelp("Memory for decoded pages, across all comics, e.g. 512M. (default: 256M)", valueName: "size"), transform: parseSize)
     var cacheSize: Int64 = 256 << 20
 
     @Option(help: "Pages kept on each side of the page being read.")
@@ -86,12 +86,12 @@ struct MountCommand: ParsableCommand {
     var noCovers = false
 
     @Option(help: ArgumentHelp("Disk space for covers under $XDG_CACHE_HOME/inkyfs/covers, oldest used dropped first, e.g. 500M; "
-                               + "-o cover_cache_size= in fstab.", valueName: "size"), transform: parseSize)
+                               + "-o cover_cache_size= in fstab. (default: 500M)", valueName: "size"), transform: parseSize)
     var coverCacheSize: Int64 = 500 << 20
 
     @Option(help: ArgumentHelp("Disk space for converted pages (--pages jpeg, --fit, --grayscale, --device) under "
                                + "$XDG_CACHE_HOME/inkyfs/pages, so a page is converted once, not at every mount; oldest used "
-                               + "dropped first, e.g. 2G; 0 keeps none. Vault pages are never kept. -o page_cache_size= in fstab.",
+                               + "dropped first, e.g. 4G; 0 keeps none. Vault pages are never kept. -o page_cache_size= in fstab. (default: 2G)",
                                valueName: "size"), transform: parseCacheSize)
     var pageCacheSize: Int64 = 2 << 30
 
@@ -129,7 +129,7 @@ struct MountCommand: ParsableCommand {
                                 + "Without it the vault's folders are mode 0500 and its pages 0400, owned by you, whoever else sees the mount."))
     var vaultAllowOther = false
 
-    @Option(help: ArgumentHelp("Lock the vault after this long without use, e.g. 15m, 90s, 1h; 0 never. Never while a vault file is open.",
+    @Option(help: ArgumentHelp("Lock the vault after this long without use, e.g. 5m, 90s, 1h; 0 never. Never while a vault file is open. (default: 15m)",
                                valueName: "duration"), transform: parseDuration)
     var vaultIdle: Double = 15 * 60
 
@@ -188,16 +188,18 @@ struct MountCommand: ParsableCommand {
         do throws(MountPreflight.Problem) {
             try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force,
                                      reservedNames: (noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
-                                        + [(vaultName, "--vault-name NAME")])
+                                        + [(vaultName, "--vault-name NAME")],
+                                     daemonPID: { (try? ControlClient.send(.status, to: $0))?.pid },
+                                     note: { FileHandle.standardError.write(Data("inkyfs: \($0)\n".utf8)) })
         } catch {
             ReadyChannel(descriptor: readyFd).fail("inkyfs: \(error)")
-            throw ExitCode(2)
+            throw ExitCode(ExitStatus.refused.rawValue)
         }
         if !foreground && readyFd == nil {
             if let failure = DaemonLauncher.launch(arguments: Array(CommandLine.arguments.dropFirst()),
                                                    logPath: DaemonLauncher.logPath(for: mountpoint)) {
                 FileHandle.standardError.write(Data((failure + "\n").utf8))
-                throw ExitCode(1)
+                throw ExitCode(ExitStatus.mountFailed.rawValue)
             }
             return
         }
@@ -227,18 +229,21 @@ struct MountCommand: ParsableCommand {
             statePath: stateOptions.databasePath,
             vaultDirectory: VaultOptions.directory(vault))
         configuration.vaultIdleSeconds = vaultIdle
+        configuration.settings = MountSettings.differing(self, fuseOptions: options)
+        let settings = configuration.settings
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.info("\($0)") }, warn: { message in
                 logger.warning("\(message)")
                 readiness.warn(message)
             }) {
                 // The settings as applied, whether they came as flags or in -o (fstab, mount.fuse3).
-                logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))")
+                let changed = settings.isEmpty ? "" : "; not the defaults: " + settings.joined(separator: " ")
+                logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))\(changed)")
                 readiness.ready()
             }
         } catch {
             readiness.fail("inkyfs: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.mountFailed.rawValue)
         }
     }
 }

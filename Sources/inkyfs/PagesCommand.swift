@@ -30,6 +30,6 @@ struct PagesCommand: ParsableCommand {
         } else {
             print(SummaryText.pages(summary), terminator: "")
         }
-        if summary.error != nil { throw ExitCode(1) }
+        if summary.error != nil { throw ExitCode(ExitStatus.failed.rawValue) }
     }
 }

@@ -6,8 +6,24 @@ struct ProgressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "progress",
         abstract: "Show the comics you are reading, most recent first: page k of n, percent, bookmarks.",
-        discussion: "Pages read through a mount are recorded (not prefetched ones). A comic whose last page was read is finished; --all shows those too."
+        discussion: """
+            Pages read through a mount are recorded (not prefetched ones). A comic whose last page was read is \
+            finished; --all shows those too. Correct it by hand:
+              inkyfs progress forget ~/Comics/Issue\\ 001.cbz       (no longer in progress; bookmarks stay)
+              inkyfs progress set ~/Comics/Issue\\ 001.cbz 12       (at page 12, pages count from 1)
+            """
     )
+
+    enum Action: String, ExpressibleByArgument, CaseIterable { case forget, set }
+
+    @Argument(help: "forget or set; nothing: list.")
+    var action: Action?
+
+    @Argument(help: "The comic archive (its path in the library).")
+    var comic: String?
+
+    @Argument(help: "With set: the page, from 1.")
+    var page: Int?
 
     @Flag(help: "Include finished comics.")
     var all = false
@@ -17,7 +33,15 @@ struct ProgressCommand: ParsableCommand {
 
     @OptionGroup var stateOptions: StateOptions
 
+    func validate() throws {
+        if action != nil && comic == nil { throw ValidationError("\(action!.rawValue) needs the comic") }
+        if action == .set && page == nil { throw ValidationError("set needs the page number") }
+        if action != .set && page != nil { throw ValidationError("only set takes a page") }
+        if let page, page < 1 { throw ValidationError("pages count from 1") }
+    }
+
     func run() throws {
+        if let action, let comic { return try correct(action, absolutePath(comic)) }
         let rows = stateOptions.open().progress(includeFinished: all)
         if json {
             try JSONOutput.print(rows.map(ProgressJSON.init))
@@ -30,6 +54,27 @@ struct ProgressCommand: ParsableCommand {
             let state = row.isFinished ? "finished" : "page \(row.lastPage + 1) of \(row.pageCount)  \(row.percent)%"
             let marks = row.bookmarks.isEmpty ? "" : "  bookmarks: " + row.bookmarks.map { String($0 + 1) }.joined(separator: ", ")
             print("\(formatter.string(from: row.updatedAt))  \(state.padding(toLength: 20, withPad: " ", startingAt: 0))  \(row.path)\(marks)")
+        }
+    }
+}
+
+extension ProgressCommand {
+    private func correct(_ action: Action, _ path: String) throws {
+        let state = stateOptions.open()
+        switch action {
+        case .forget:
+            guard try state.forgetProgress(path) else { throw CommandFailure(.failed, "\(comic ?? path): no reading progress to forget") }
+            print("forgot where you were in \(path)")
+        case .set:
+            guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure(.refused, "\(comic ?? path): no such comic") }
+            guard let count = state.knownPageCount(path) else {
+                throw CommandFailure(.refused, "\(path): its page count is not known yet; list it once (open it through a mount, "
+                                     + "or run: inkyfs index LIBRARY)")
+            }
+            let page = page!
+            guard page <= count else { throw CommandFailure(.refused, "\(path) has \(count) pages: there is no page \(page)") }
+            try state.setProgress(path, page: page - 1, pageCount: count)
+            print("\(path): page \(page) of \(count)")
         }
     }
 }

@@ -29,7 +29,7 @@ struct ScanCommand: ParsableCommand {
         do throws(ComicError) {
             comics = try LibraryWalk.comics(in: library, followingFileLinks: true)
         } catch {
-            throw ValidationError(error.message)
+            throw CommandFailure(.refused, error.message)
         }
         let pool = WorkerPool.forCommandLine()
         defer { pool.shutdown() }

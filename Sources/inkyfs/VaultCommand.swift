@@ -56,13 +56,13 @@ struct VaultOptions: ParsableArguments {
             return vault
         } catch .wrongPassword {
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
-            throw ExitCode(2)
+            throw ExitCode(ExitStatus.refused.rawValue)
         } catch .vaultBusy {
             let holders = ControlClient.statuses().filter { $0.vaultUnlocked == true }.map(\.mountpoint)
-            throw ValidationError("the vault is unlocked by " + (holders.isEmpty ? "another process" : "the mount at \(holders.joined(separator: ", "))")
+            throw CommandFailure(.refused, "the vault is unlocked by " + (holders.isEmpty ? "another process" : "the mount at \(holders.joined(separator: ", "))")
                                   + "; lock it first: inkyfs vault lock")
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure(.refused, "\(error)")
         }
     }
 }
@@ -76,7 +76,7 @@ struct VaultInit: ParsableCommand {
         do throws(VaultError) {
             try Vault.create(at: options.directory, password: password)
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure(.refused, "\(error)")
         }
         print("created the vault at \(options.directory)")
     }
@@ -99,7 +99,7 @@ struct VaultAdd: ParsableCommand {
 
     func validate() throws {
         if comics.isEmpty { throw ValidationError("name at least one comic") }
-        for comic in comics where !FileManager.default.fileExists(atPath: comic) { throw ValidationError("\(comic): no such file") }
+        for comic in comics where !FileManager.default.fileExists(atPath: comic) { throw CommandFailure(.refused, "\(comic): no such file") }
     }
 
     func run() throws {
@@ -126,7 +126,7 @@ struct VaultAdd: ParsableCommand {
                 failed = true
             }
         }
-        if failed { throw ExitCode(1) }
+        if failed { throw ExitCode(ExitStatus.failed.rawValue) }
     }
 }
 
@@ -171,7 +171,7 @@ struct VaultRemove: ParsableCommand {
                 failed = true
             }
         }
-        if failed { throw ExitCode(1) }
+        if failed { throw ExitCode(ExitStatus.failed.rawValue) }
     }
 }
 
@@ -217,7 +217,7 @@ struct VaultPasswd: ParsableCommand {
         let vault = try options.unlock(with: old)
         defer { vault.lock() }
         let new = try fromFile?[1] ?? PasswordInput.readNew(file: nil)
-        do throws(VaultError) { try vault.changePassword(old: old, new: new) } catch { throw ValidationError("\(error)") }
+        do throws(VaultError) { try vault.changePassword(old: old, new: new) } catch { throw CommandFailure(.refused, "\(error)") }
         print("password changed")
     }
 }
@@ -266,12 +266,12 @@ struct VaultStatus: ParsableCommand {
 /// The mount a vault command talks to: the one named, or the only one running.
 private func runningMount(_ named: String?) throws -> String {
     // A runtime folder someone else could control: say so, before any password is asked for.
-    if let problem = ControlClient.folderProblem() { throw ValidationError(problem) }
+    if let problem = ControlClient.folderProblem() { throw CommandFailure(.refused, problem) }
     if let named { return absolutePath(named) }
     let mounts = ControlClient.runningMounts()
     guard mounts.count == 1 else {
-        throw ValidationError(mounts.isEmpty ? "no inkyfs mount is running (mount one with: inkyfs mount LIBRARY MOUNTPOINT)"
-                                             : "several mounts are running; name one: \(mounts.joined(separator: ", "))")
+        if mounts.isEmpty { throw CommandFailure(.notMounted, "no inkyfs mount is running (mount one with: inkyfs mount LIBRARY MOUNTPOINT)") }
+        throw ValidationError("several mounts are running; name one: \(mounts.joined(separator: ", "))")
     }
     return mounts[0]
 }
@@ -300,14 +300,14 @@ struct VaultUnlock: ParsableCommand {
                 }
             }
         } catch {
-            throw ValidationError("cannot reach the mount at \(mount): \(error)")
+            throw CommandFailure(.notMounted, "cannot reach the mount at \(mount): \(error)")
         }
         switch reply.outcome {
         case .ok: print(reply.message)
         case .wrongPassword:
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
-            throw ExitCode(2)
-        case .throttled, .refused, .failed: throw ValidationError(reply.message)
+            throw ExitCode(ExitStatus.refused.rawValue)
+        case .throttled, .refused, .failed: throw CommandFailure(.refused, reply.message)
         }
     }
 }
@@ -315,21 +315,34 @@ struct VaultUnlock: ParsableCommand {
 struct VaultLock: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock",
-        abstract: "Hide the vault again: its folder disappears and every decrypted byte is dropped."
+        abstract: "Hide the vault again: its folder disappears and every decrypted byte is dropped.",
+        discussion: "Without a mountpoint, locks it in every running mount that holds it unlocked: locking is never the wrong thing to do."
     )
-    @Argument(help: "The mount (default: the only one running).")
+    @Argument(help: "The mount (default: every running one that holds the vault unlocked).")
     var mountpoint: String?
 
     func run() throws {
-        let mount = try runningMount(mountpoint)
+        if mountpoint == nil {
+            if let problem = ControlClient.folderProblem() { throw CommandFailure(.refused, problem) }
+            let mounts = ControlClient.statuses()
+            if mounts.isEmpty { throw CommandFailure(.notMounted, "no inkyfs mount is running (mount one with: inkyfs mount LIBRARY MOUNTPOINT)") }
+            let unlocked = mounts.filter { $0.vaultUnlocked == true }.map(\.mountpoint)
+            // Several running and none unlocked: each says so, as the one mount did before.
+            for mount in unlocked.isEmpty ? mounts.map(\.mountpoint) : unlocked { try lock(mount, named: mounts.count > 1) }
+            return
+        }
+        try lock(try runningMount(mountpoint), named: false)
+    }
+
+    private func lock(_ mount: String, named: Bool) throws {
         let reply: ControlReply
         do throws(ControlError) {
             reply = try ControlClient.send(.lock, to: mount)
         } catch {
-            throw ValidationError("cannot reach the mount at \(mount): \(error)")
+            throw CommandFailure(.notMounted, "cannot reach the mount at \(mount): \(error)")
         }
-        guard reply.outcome == .ok else { throw ValidationError(reply.message) }
-        print(reply.message)
+        guard reply.outcome == .ok else { throw CommandFailure(.refused, reply.message) }
+        print(named ? "\(mount): \(reply.message)" : reply.message)
     }
 }
 
@@ -344,7 +357,7 @@ struct VaultDebug: ParsableCommand {
     func run() throws {
         let mount = try runningMount(mountpoint)
         do throws(ControlError) { print(try ControlClient.send(.debug, to: mount).message) } catch {
-            throw ValidationError("cannot reach the mount at \(mount): \(error)")
+            throw CommandFailure(.notMounted, "cannot reach the mount at \(mount): \(error)")
         }
     }
 }

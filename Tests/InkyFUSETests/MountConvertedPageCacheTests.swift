@@ -154,7 +154,7 @@ final class MountConvertedPageCacheTests: XCTestCase {
 
         // Room for the largest page alone (and its header): each new one pushes out the one used longest ago.
         let cap = pages.map(\.count).max()! + 200
-        mount = try MountedLibrary(library: library, arguments: ["--grayscale", "--prefetch", "0", "-o", "page_cache_size=\(cap)"],
+        mount = try MountedLibrary(library: library, arguments: ["--grayscale", "--prefetch", "0", "-o", "page_cache_size=\(cap)B"],
                                    environment: ["XDG_CACHE_HOME": cache.path])
         XCTAssertEqual(differing(try readAll(mount), pages), [])
         XCTAssertEqual(mount.unmount(), 0)

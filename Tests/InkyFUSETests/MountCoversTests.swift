@@ -131,7 +131,7 @@ final class MountCoversTests: XCTestCase {
         // Room for the largest cover alone: each new one pushes out the one used longest ago.
         let cap = covers.map(\.count).max()! + 100
         let tiny = scratch.appendingPathComponent("tiny")
-        mount = try MountedLibrary(library: library, arguments: ["-o", "cover_cache_size=\(cap)"],
+        mount = try MountedLibrary(library: library, arguments: ["-o", "cover_cache_size=\(cap)B"],
                                    environment: ["XDG_CACHE_HOME": tiny.path], covers: true)
         for index in 0..<3 {
             XCTAssertTrue(appears("folder.jpg", in: mount.path("S\(index)")))

@@ -96,6 +96,7 @@ final class MountLifecycleTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: state) }
         let forced = try CommandRunner.inkyfs(["mount", "--force", Corpus.fixtures.path, mountpoint], environment: ["XDG_STATE_HOME": state.path])
         XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertTrue(forced.stderr.contains("inkyfs: cleared the stale mount on \(mountpoint) left by a daemon that died (--force)\n"), forced.stderr)
         // The cover is made in the background after the first listing: it appears by itself.
         let series = mountpoint + "/Moon Tales"
         let deadline = Date().addingTimeInterval(30)

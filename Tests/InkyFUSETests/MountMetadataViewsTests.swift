@@ -45,6 +45,25 @@ final class MountMetadataViewsTests: XCTestCase {
         try ArchiveMaker.run("/usr/bin/readlink", ["-f", mounted.path(path)]).trimmingCharacters(in: .newlines)
     }
 
+    /// Served as CBZ files, the views' links keep the extension: readers that filter by it
+    /// (KOReader, most Android readers) would otherwise show the views empty.
+    func testUnderAsCBZEveryLinkEndsInCBZAndLeadsToTheCBZFile() throws {
+        let library = folder("views-cbz-library")
+        _ = try MetadataLibraryFixture.tagged(at: library)
+        let mounted = try mount(library, ["--as", "cbz"])
+        defer { mounted.unmount() }
+        XCTAssertNotNil(waited(20) { ls(mounted, "By Series/Saga (1)").count == 2 && !ls(mounted, "Recently Added").isEmpty }, mounted.logText)
+        XCTAssertEqual(ls(mounted, "By Series/Saga (1)"), ["001 Saga #3 (2012).cbz", "002 Saga #54 (2018).cbz"])
+        for view in ["By Series/Batman (2011)", "Recently Added"] {
+            for link in ls(mounted, view) {
+                XCTAssertTrue(link.hasSuffix(".cbz"), "\(view)/\(link)")
+                XCTAssertTrue(try resolved(mounted, "\(view)/\(link)").hasSuffix(".cbz"), "\(view)/\(link) leads to the CBZ file")
+            }
+        }
+        let cbz = try readFile(mounted.path("By Series/Saga (1)/001 Saga #3 (2012).cbz"))
+        XCTAssertEqual(Array(cbz.prefix(4)), [0x50, 0x4B, 0x03, 0x04], "a ZIP through the link")
+    }
+
     func testViewsListTheComicsByWhatTheyAreAndLeadBackIntoTheLibrary() throws {
         let library = folder("views-library")
         let comics = try MetadataLibraryFixture.tagged(at: library)

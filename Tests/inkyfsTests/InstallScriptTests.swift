@@ -39,7 +39,7 @@ final class InstallScriptTests: XCTestCase {
         try install() // again over itself: the same result, nothing doubled
 
         let pages = ["inkyfs", "inkyfs.bookmark", "inkyfs.doctor", "inkyfs.duplicates", "inkyfs.index", "inkyfs.mount", "inkyfs.pages", "inkyfs.progress",
-                     "inkyfs.scan", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
+                     "inkyfs.scan", "inkyfs.status", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
                      "inkyfs.vault.lock", "inkyfs.vault.passwd", "inkyfs.vault.remove", "inkyfs.vault.status", "inkyfs.vault.unlock"]
         XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs@.service", "share/bash-completion/completions/inkyfs",
                                            "share/fish/vendor_completions.d/inkyfs.fish", "share/inkyfs/install-manifest",
@@ -71,6 +71,13 @@ final class InstallScriptTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: prefix.appendingPathComponent("share/man/man1/inkyfs-vault-add.1").path),
                        "inkyfs.vault.add.1")
         let mountPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs-mount.1").path]).stdout
+        // `man inkyfs-mount` is the same page as `man inkyfs.mount`.
+        let manpath = prefix.appendingPathComponent("share/man").path
+        for (dashed, dotted) in [("inkyfs-mount", "inkyfs.mount"), ("inkyfs-vault-unlock", "inkyfs.vault.unlock")] {
+            let byDash = try CommandRunner.capture("/usr/bin/man", ["--warnings", "-M", manpath, dashed], environment: ["MANWIDTH": "100"])
+            XCTAssertEqual(byDash.status, 0, byDash.stderr)
+            XCTAssertEqual(byDash.stdout, try CommandRunner.capture("/usr/bin/man", ["-M", manpath, dotted], environment: ["MANWIDTH": "100"]).stdout)
+        }
         XCTAssertTrue(mountPage.contains("--cache-size size") && mountPage.contains("cache_size=512M"), mountPage)
         let topPage = try CommandRunner.capture("/usr/bin/man", ["-l", prefix.appendingPathComponent("share/man/man1/inkyfs.1").path]).stdout
         XCTAssertTrue(topPage.contains("inkyfs.doctor(1)") && !topPage.contains("vault.debug"), "SEE ALSO names only installed pages:\n\(topPage)")

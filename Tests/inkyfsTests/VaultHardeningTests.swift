@@ -61,11 +61,11 @@ final class VaultHardeningTests: XCTestCase {
 
         try saved.write(to: manifest)  // the attacker puts the old manifest back
         let refused = try vaultCommand(["list"], password: "p1")
-        XCTAssertEqual(refused.status, 64, refused.stderr)
+        XCTAssertEqual(refused.status, 2, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("refusing an older vault") && refused.stderr.contains("--accept-rollback"), refused.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: vault + "/objects").sorted(), objects, "a refusal moves nothing")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: vault + "/orphans"), [])
-        XCTAssertEqual(try vaultCommand(["add", comic("C.cbz", "Space Patrol/Space Patrol 001.cbz")], password: "p1").status, 64,
+        XCTAssertEqual(try vaultCommand(["add", comic("C.cbz", "Space Patrol/Space Patrol 001.cbz")], password: "p1").status, 2,
                        "nor does any other command save over it")
 
         // Accepted on purpose: A is listed, B's object kept whole in orphans/, and the report says so.

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+
+/// How every inkyfs command ends: the one list of exit statuses, shown in `inkyfs --help` and so
+/// in the man page. A script tells "nothing was done, fix the setup" from "some comic failed".
+enum ExitStatus: Int32, CaseIterable {
+    case ok = 0
+    case failed = 1
+    case refused = 2
+    case mountFailed = 3
+    case notMounted = 4
+    case busy = 5
+    case usage = 64
+
+    var meaning: String {
+        switch self {
+        case .ok: "done"
+        case .failed: "done, but a doctor check, a comic or a file named failed"
+        case .refused: "nothing done: the mountpoint, library, vault or password is not right"
+        case .mountFailed: "libfuse or the daemon could not mount (the message and the log say why)"
+        case .notMounted: "no inkyfs mount there, or none running"
+        case .busy: "the mount is in use (unmount names the programs; --lazy detaches it)"
+        case .usage: "a wrong command line: unknown command or option, bad value (usage shown)"
+        }
+    }
+
+    /// The table in `inkyfs --help`: each line fits 80 columns, which is where ArgumentParser wraps.
+    static var help: String {
+        "Exit status:\n" + allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }
+            .joined(separator: "\n")
+    }
+}
+
+/// A runtime error (not a mistake on the command line): said on one line after "inkyfs: ",
+/// without the usage, and ending the command with its own status.
+struct CommandFailure: Error, CustomStringConvertible {
+    let status: ExitStatus
+    let message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    var description: String { message }
+}
