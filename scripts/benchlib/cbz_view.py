@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from .cbz_library import ensure_cbz_library
-from .common import MB, SERIES, log
+from .common import MB, SERIES, converter, log
 from .convert import one_core
 from .measure import median_tree, read_whole, repeated, run_guarded
 from .mounts import InkyfsMount
@@ -141,7 +141,7 @@ def ls_without_covers(args, lib, state, notes, scratch, covers=True):
 
 def one_cover(args):
     page = ensure_pages(args.work / "pages", 1)[0]
-    out = subprocess.run(one_core([str(args.inkyfs.parent / "inkyfs-worker"), "__convert", "--cover", "600", "--rounds", str(COVER_ROUNDS), str(page)]),
+    out = subprocess.run(one_core([*converter(args.inkyfs), "__convert", "--cover", "600", "--rounds", str(COVER_ROUNDS), str(page)]),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 

@@ -3,6 +3,7 @@
 import argparse
 import json
 import os
+import subprocess
 import re
 import shutil
 import signal
@@ -127,8 +128,11 @@ def parse_args():
         parser.error(f"unknown tools: {', '.join(sorted(unknown))}")
     if ("inkyfs" in args.tools or args.run_vault or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(args.inkyfs, os.X_OK):
         parser.error(f"{args.inkyfs} not found: swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench")
+    # A build from before the worker executable (one binary, `inkyfs __worker`) still benches: to
+    # compare before and after. A build that has the split needs its worker beside it.
     worker = args.inkyfs.parent / "inkyfs-worker"
-    if ("inkyfs" in args.tools or args.run_vault or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(worker, os.X_OK):
+    split = os.access(args.inkyfs, os.X_OK) and subprocess.run([str(args.inkyfs), "__worker", "--help"], capture_output=True).returncode != 0
+    if split and not os.access(worker, os.X_OK):
         parser.error(f"{worker} not found: swift build -c release --static-swift-stdlib --product inkyfs-worker --scratch-path .build-bench")
     for tool in ("fusermount3", "7z"):
         if not shutil.which(tool):

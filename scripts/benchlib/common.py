@@ -33,3 +33,10 @@ def files_below(folder):
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
+
+
+def converter(inkyfs):
+    """The command that runs `__convert`: inkyfs-worker beside inkyfs, or (a build from before
+    the worker executable) inkyfs itself."""
+    worker = Path(inkyfs).parent / "inkyfs-worker"
+    return [str(worker)] if worker.exists() else [str(inkyfs)]

@@ -16,7 +16,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from .common import SERIES, log
+from .common import SERIES, converter, log
 from .measure import measure_sequential, run_guarded
 from .mounts import InkyfsMount
 from .pages import Comic, ensure_pages, write_zip
@@ -48,7 +48,7 @@ def timed_calls(argv, times):
 
 def measure_in_process(args, page, scratch):
     result = {}
-    out = subprocess.run(one_core([str(args.inkyfs.parent / "inkyfs-worker"), "__convert", "--fit", FIT, "--grayscale", "--rounds", str(REPEAT), str(page)]),
+    out = subprocess.run(one_core([*converter(args.inkyfs), "__convert", "--fit", FIT, "--grayscale", "--rounds", str(REPEAT), str(page)]),
                          check=True, capture_output=True, text=True).stdout
     result["inkyfs"] = json.loads(out)
     if shutil.which("vips"):
