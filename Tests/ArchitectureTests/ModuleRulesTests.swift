@@ -127,6 +127,27 @@ final class ModuleRulesTests: XCTestCase {
         }
     }
 
+    /// The README is for a newcomer, and no file cites a tracker number where it should say what a thing
+    /// is: a newcomer cannot resolve a tracker's numbers. (A comic named "Issue 7.cbz" is a name.)
+    func testTheReadmeIsShortAndNoFileCitesAnIssueNumber() throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        XCTAssertLessThanOrEqual(readme.split(separator: "\n", omittingEmptySubsequences: false).count, 150)
+        let citation = try NSRegularExpression(pattern: #"\bissues? #?[0-9]|\bIssues? #[0-9]|\(Issue [0-9]+\)"#)
+        for folder in ["README.md", "docs", "Sources", "Tests", "scripts", ".ci", "contrib/systemd"] {
+            let base = root.appendingPathComponent(folder)
+            let files = (FileManager.default.enumerator(atPath: base.path)?.allObjects as? [String])?.map { base.appendingPathComponent($0) } ?? [base]
+            for file in files {
+                guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let line = String(line)
+                    if citation.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil {
+                        XCTFail("\(file.path):\(number + 1) cites an issue number: \(line)")
+                    }
+                }
+            }
+        }
+    }
+
     func testNoSourceOrScriptFileIsOver400Lines() throws {
         for folder in ["Sources", "scripts"] {
             let base = root.appendingPathComponent(folder)
