@@ -2,7 +2,7 @@
 /// names restored on extraction. Both end up as real path components (in FUSE replies
 /// and in `open(2)`), so anything that could escape a directory or is not a valid
 /// component is refused here, once, rather than trusted later.
-enum DisplayPath {
+public enum DisplayPath {
     /// Linux NAME_MAX: a longer component cannot be created or looked up.
     static let maximumComponentBytes = 255
     static let maximumPathBytes = 4096
@@ -26,6 +26,23 @@ enum DisplayPath {
     static func isValidFileName(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && name.utf8.count <= maximumComponentBytes
             && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0)
+    }
+
+    /// `text` for a terminal or a log: control characters (C0, DEL, C1: a newline, an escape
+    /// sequence, a bell) written as `\u{1B}`, and the backslash doubled, so a hostile name can
+    /// neither forge a line nor drive the terminal.
+    public static func escaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else if scalar == "\\" {
+                out += "\\\\"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// `name` if `isTaken(name)` is false, else "stem (1).ext", "stem (2).ext", ... The

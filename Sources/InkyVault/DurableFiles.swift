@@ -130,6 +130,10 @@ enum DurableFiles {
     /// Names in `directory`, without "." and "..".
     static func names(in directory: String) throws(VaultError) -> [String] {
         guard let stream = opendir(directory) else { throw .io(path: directory, operation: "opendir", errno: .current) }
+        return try names(of: stream, path: directory)
+    }
+
+    private static func names(of stream: OpaquePointer, path directory: String) throws(VaultError) -> [String] {
         defer { closedir(stream) }
         var names: [String] = []
         while true {
@@ -143,6 +147,20 @@ enum DurableFiles {
             }
             if name != "." && name != ".." { names.append(name) }
         }
+    }
+
+    /// Names in the open folder `folder`, without "." and "..", read through a duplicate of
+    /// its descriptor (closedir closes the one it was given).
+    static func names(in folder: FileDescriptor) throws(VaultError) -> [String] {
+        let copy = fcntl(folder.raw, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw .io(path: folder.path, operation: "dup", errno: .current) }
+        _ = lseek(copy, 0, SEEK_SET)
+        guard let stream = fdopendir(copy) else {
+            let failure = Errno.current
+            close(copy)
+            throw .io(path: folder.path, operation: "fdopendir", errno: failure)
+        }
+        return try names(of: stream, path: folder.path)
     }
 
     static func split(_ path: String) -> (directory: String, name: String) {

@@ -19,6 +19,29 @@ final class FileDescriptor {
         self.path = path
     }
 
+    /// `name` in the folder `parent`, opened relative to that descriptor (`path` is for messages).
+    init(at parent: FileDescriptor, name: String, path: String, flags: Int32, mode: mode_t = 0o600) throws(VaultError) {
+        let descriptor = Syscall.retrying { openat(parent.raw, name, flags | O_CLOEXEC, mode) }
+        guard descriptor >= 0 else { throw .io(path: path, operation: "open", errno: .current) }
+        raw = descriptor
+        self.path = path
+    }
+
+    /// A regular file opened for reading without following a symlink and without blocking on a
+    /// FIFO or device planted in its place (both refused as "not a regular file").
+    static func regularFile(_ path: String, at parent: FileDescriptor? = nil) throws(VaultError) -> FileDescriptor {
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
+        let file = if let parent {
+            try FileDescriptor(at: parent, name: DurableFiles.split(path).name, path: path, flags: flags)
+        } else {
+            try FileDescriptor(path: path, flags: flags)
+        }
+        guard (try file.status().st_mode & S_IFMT) == S_IFREG else {
+            throw .io(path: path, operation: "open (not a regular file)", errno: Errno(EINVAL))
+        }
+        return file
+    }
+
     deinit { close(raw) }
 
     func status() throws(VaultError) -> stat {

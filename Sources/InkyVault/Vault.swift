@@ -48,6 +48,7 @@ public enum Vault {
             try DurableFiles.makeDirectories(directory)
         }
         let paths = VaultPaths(root: directory)
+        try makePrivate(directory)
         let lock = try VaultDirectoryLock(directory: directory)
         defer { withExtendedLifetime(lock) {} }
 
@@ -58,8 +59,7 @@ public enum Vault {
                                             randomness: environment.randomness)
         let manifest = try VaultManifestFile.seal(VaultManifest(), generation: 1, key: keys.manifestKey,
                                                   randomness: environment.randomness)
-        try DurableFiles.makeDirectory(paths.objects)
-        try DurableFiles.makeDirectory(paths.orphans)
+        _ = try VaultFolder(paths)  // objects/ and orphans/, made 0700 and checked
         // vault.key last: until it exists the directory is not a vault, so a crash part way
         // through leaves something `unlock` calls "not a vault" rather than a broken one.
         // Both .prev copies start identical to the main files: a backup from day one.
@@ -75,6 +75,8 @@ public enum Vault {
     ) throws(VaultError) -> UnlockedVault {
         guard DurableFiles.isDirectory(directory) else { throw .notAVault(path: directory) }
         let paths = VaultPaths(root: directory)
+        // Checked before the password is tried: nothing is read from a folder others control.
+        let folder = try VaultFolder(paths)
         let lock = try VaultDirectoryLock(directory: directory)
         let unlocked = try VaultKeyFileStore.unlock(paths, password: password)
         let keys = try VaultKeys(masterKey: unlocked.masterKey)
@@ -83,14 +85,15 @@ public enum Vault {
         let rollback = try RollbackCheck(paths, loaded: loaded, keys: keys, records: environment.rollbackRecords,
                                          accept: acceptRollback)
         if unlocked.fallbackReason == nil { try VaultKeyFileStore.retireStalePrevious(paths, current: unlocked.image) }
-        try DurableFiles.makeDirectory(paths.objects)
-        try DurableFiles.makeDirectory(paths.orphans)
-        let moved = try sweepOrphans(paths, known: Set(loaded.manifest.entries.map(\.name)))
-        let missing = loaded.manifest.entries.map(\.name).filter { !DurableFiles.exists(paths.object(named: $0)) }
-        let report = VaultUnlockReport(keyFileFallbackReason: unlocked.fallbackReason,
+        let sweep = try folder.sweepOrphans(known: Set(loaded.manifest.entries.map(\.name)))
+        let missing = folder.missing(loaded.manifest.entries.map(\.name))
+        var report = VaultUnlockReport(keyFileFallbackReason: unlocked.fallbackReason,
                                        manifestFallbackReason: loaded.fallbackReason,
-                                       movedToOrphans: moved, missingObjects: missing,
+                                       movedToOrphans: sweep.moved, missingObjects: missing,
                                        acceptedRollback: rollback.accepted, rollbackRecordProblem: rollback.recordProblem)
+        report.foreignInObjects = sweep.foreign
+        report.unmovableOrphans = sweep.unmovable
+        report.looseFolder = folder.looseness
         return UnlockedVault(paths: paths, keys: keys, keyFileImage: unlocked.image, loaded: loaded,
                              report: report, lock: lock, environment: environment, rollbackRecordID: rollback.id)
     }
@@ -117,19 +120,17 @@ public enum Vault {
         }
     }
 
-    /// Moves everything in `objects/` that the manifest does not list into `orphans/`,
-    /// renaming on collision; never deletes. An orphan is an add interrupted between
-    /// writing its object and saving the manifest, or an object a fallback manifest
-    /// predates: its content is intact and can be re-added by hand.
-    private static func sweepOrphans(_ paths: VaultPaths, known: Set<String>) throws(VaultError) -> [String] {
-        var moved: [String] = []
-        for name in try DurableFiles.names(in: paths.objects).sorted() where !known.contains(name) {
-            let target = DisplayPath.unique(name) { DurableFiles.exists(DurableFiles.join(paths.orphans, $0)) }
-            try DurableFiles.publishWithoutReplacing(paths.object(named: name),
-                                                     as: DurableFiles.join(paths.orphans, target))
-            moved.append(name)
+    /// The folder a new vault goes in, made 0700 whatever it was (an empty folder someone made
+    /// 0777 stays no such thing), reached without following a symlink and required to be ours.
+    private static func makePrivate(_ directory: String) throws(VaultError) {
+        let folder: FileDescriptor
+        do { folder = try FileDescriptor(path: directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW) } catch {
+            throw .unsafeFolder(path: directory, detail: "is a symbolic link or not a folder (\(error)); name the folder itself")
         }
-        if !moved.isEmpty { try DurableFiles.syncDirectory(paths.objects) }
-        return moved
+        let info = try folder.status()
+        guard info.st_uid == geteuid() else {
+            throw .unsafeFolder(path: directory, detail: "owned by uid \(info.st_uid), not by this user")
+        }
+        guard fchmod(folder.raw, 0o700) == 0 else { throw .io(path: directory, operation: "chmod 700", errno: .current) }
     }
 }

@@ -27,6 +27,9 @@ public enum VaultError: Error, Equatable, Sendable {
     case vaultAlreadyExists(path: String)
     /// Another process (or another `UnlockedVault` in this one) has this vault unlocked.
     case vaultBusy(path: String)
+    /// The vault folder, `objects/` or `orphans/` is a symlink, not ours, or writable by others:
+    /// refused before anything in it is read or moved.
+    case unsafeFolder(path: String, detail: String)
     /// The vault was locked; its keys are gone.
     case locked
     /// No manifest entry has this object name.
@@ -76,6 +79,8 @@ extension VaultError: CustomStringConvertible {
             "\(path): not empty; a new vault needs an empty or missing directory"
         case .vaultBusy(let path):
             "\(path): the vault is unlocked by another process"
+        case .unsafeFolder(let path, let detail):
+            "\(path): refusing an unsafe vault folder: \(detail)"
         case .locked:
             "the vault is locked"
         case .noSuchEntry(let name):

@@ -65,7 +65,7 @@ public struct VaultObjectHeader: Sendable, Equatable {
     /// object wants; it should cross-check against the manifest entry, and
     /// `VaultObjectReader` authenticates the header when it opens the object.
     public static func read(path: String) throws(VaultError) -> VaultObjectHeader {
-        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        let file = try FileDescriptor.regularFile(path)
         var bytes = [UInt8](repeating: 0, count: length)
         let count = try bytes.withMutableBytes { (buffer) throws(VaultError) in try file.read(into: buffer, at: 0) }
         return try parse(Array(bytes.prefix(count)), path: path)

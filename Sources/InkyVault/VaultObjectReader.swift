@@ -50,12 +50,14 @@ public final class VaultObjectReader {
         } catch {
             throw .crypto(error)
         }
-        let file = try FileDescriptor(path: path, flags: O_RDONLY)
-        self.file = file
-        let info = try file.status()
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        // Never through a symlink, never blocking on a FIFO planted as an object.
+        let file: FileDescriptor
+        do { file = try FileDescriptor.regularFile(path) } catch {
+            if case .io(_, _, let code) = error, code.code != EINVAL && code.code != ELOOP { throw error }
             throw .damagedObject(path: path, detail: "not a regular file")
         }
+        self.file = file
+        let info = try file.status()
         var headerBytes = [UInt8](repeating: 0, count: VaultObjectHeader.length)
         let headerRead = try headerBytes.withMutableBytes { (buffer) throws(VaultError) in
             try file.read(into: buffer, at: 0)

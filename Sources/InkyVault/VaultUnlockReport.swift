@@ -17,10 +17,19 @@ public struct VaultUnlockReport: Sendable, Equatable {
     /// Set when the newest-manifest record outside the vault could not be written: the
     /// rollback check then has nothing to compare with next time.
     public internal(set) var rollbackRecordProblem: String? = nil
+    /// Names in `objects/` this program never writes (or not regular files): left untouched,
+    /// neither read nor moved.
+    public internal(set) var foreignInObjects: [String] = []
+    /// Orphans left in `objects/` because this filesystem cannot hard-link (never renamed by path).
+    public internal(set) var unmovableOrphans: [String] = []
+    /// Set when the vault folder is readable by group or others: the warning, with its fix (a
+    /// fact about the folder, not something unlocking found or repaired: not in `isClean`).
+    public internal(set) var looseFolder: String? = nil
 
     public var isClean: Bool {
         keyFileFallbackReason == nil && manifestFallbackReason == nil && movedToOrphans.isEmpty && missingObjects.isEmpty
-            && acceptedRollback == nil && rollbackRecordProblem == nil
+            && acceptedRollback == nil && rollbackRecordProblem == nil && foreignInObjects.isEmpty
+            && unmovableOrphans.isEmpty
     }
 
     /// One line per finding, for a person: what happened and where the comics are.
@@ -37,6 +46,15 @@ public struct VaultUnlockReport: Sendable, Equatable {
             lines.append("\(missingObjects.count) comic\(missingObjects.count == 1 ? "" : "s") without an object in objects/:"
                          + " \(missingObjects.joined(separator: ", "))")
         }
+        if !foreignInObjects.isEmpty {
+            lines.append("\(foreignInObjects.count) name\(foreignInObjects.count == 1 ? "" : "s") in objects/ that inkyfs never"
+                         + " writes, left untouched: \(foreignInObjects.map(DisplayPath.escaped).joined(separator: ", "))")
+        }
+        if !unmovableOrphans.isEmpty {
+            lines.append("\(unmovableOrphans.count) object\(unmovableOrphans.count == 1 ? "" : "s") the manifest does not list"
+                         + " left in objects/ (this filesystem has no hard links): \(unmovableOrphans.joined(separator: ", "))")
+        }
+        if let loose = looseFolder { lines.append(loose) }
         if let problem = rollbackRecordProblem { lines.append("cannot record the manifest seen (rollback check): \(problem)") }
         return lines
     }

@@ -103,7 +103,7 @@ final class StoredPageReader: @unchecked Sendable {
             if let opened = try ConfinedFile.open(path, beneath: root) {
                 fd = opened.descriptor
             } else {
-                fd = open(path, O_RDONLY | O_CLOEXEC)
+                fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)  // a FIFO must not hang the worker
                 guard fd >= 0 else {
                     let code = errno
                     return .failure(.io(path: path, errno: code, detail: "cannot open: \(String(cString: strerror(code)))"))

@@ -42,7 +42,8 @@ struct DoctorCommand: ParsableCommand {
             + libraryChecks()
             + [DirectoryHealth.writable("state", (stateOptions.databasePath as NSString).deletingLastPathComponent,
                                         purpose: "logs, index, reading progress"),
-               DirectoryHealth.privateFolder("vault", VaultOptions.directory(vault), missing: "no vault yet (inkyfs vault init creates one)")]
+               DirectoryHealth.privateFolder("vault", VaultOptions.directory(vault), missing: "no vault yet (inkyfs vault init creates one)",
+                                             subfolders: ["objects", "orphans"])]
         let ok = !checks.contains { $0.status == .failed }
         if json {
             try JSONOutput.print(Report(ok: ok, checks: checks))

@@ -147,16 +147,19 @@ final class VaultFacadeTests: XCTestCase {
         let stray = String(repeating: "cd", count: 16)
         try writeBytes([7, 7, 7], to: paths.object(named: stray))
         try writeBytes([8], to: paths.orphans + "/" + stray)  // an earlier orphan of the same name
-        try writeBytes([5], to: paths.objects + "/.x.inkyfs-tmp-0123456789abcdef")
+        let temporary = "." + String(repeating: "ef", count: 16) + ".inkyfs-tmp-0123456789abcdef"  // as an add names one
+        try writeBytes([5], to: paths.objects + "/" + temporary)
+        try writeBytes([6], to: paths.objects + "/.x.inkyfs-tmp-0123456789abcdef")  // no name an add makes
         try fm.removeItem(atPath: paths.object(named: lost.name))
 
         let again = try Vault.unlock(at: vault, password: password("pw"))
-        XCTAssertEqual(Set(again.unlockReport.movedToOrphans), [stray, ".x.inkyfs-tmp-0123456789abcdef"])
+        XCTAssertEqual(Set(again.unlockReport.movedToOrphans), [stray, temporary])
+        XCTAssertEqual(again.unlockReport.foreignInObjects, [".x.inkyfs-tmp-0123456789abcdef"])
         XCTAssertEqual(again.unlockReport.missingObjects, [lost.name])
-        XCTAssertEqual(try fm.contentsOfDirectory(atPath: paths.objects), [kept.name])
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: paths.objects).sorted(), [".x.inkyfs-tmp-0123456789abcdef", kept.name])
         XCTAssertEqual(try readBytes(paths.orphans + "/" + stray), [8], "the earlier orphan is untouched")
         XCTAssertEqual(try readBytes(paths.orphans + "/" + stray + " (1)"), [7, 7, 7], "moved, renamed, intact")
-        XCTAssertEqual(try readBytes(paths.orphans + "/.x.inkyfs-tmp-0123456789abcdef"), [5])
+        XCTAssertEqual(try readBytes(paths.orphans + "/" + temporary), [5])
     }
 
     func testAnAddWhoseManifestSaveFailsLeavesAnOrphanAndTheSource() throws {
