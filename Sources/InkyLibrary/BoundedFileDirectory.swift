@@ -73,6 +73,30 @@ final class BoundedFileDirectory: @unchecked Sendable {
         }
     }
 
+    /// Removes every file whose name starts with `prefix`; returns how many went.
+    @discardableResult
+    func remove(prefixed prefix: String) -> Int {
+        lock.withLock {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            var removed = 0
+            for name in names where name.hasPrefix(prefix) {
+                let path = directory + "/" + name
+                let size = fileSize(path) ?? 0
+                if unlink(path) == 0 {
+                    removed += 1
+                    if let known = total { total = known - size }
+                }
+            }
+            return removed
+        }
+    }
+
+    /// The part of a cache file's name that names one library comic as it is now (its path in the
+    /// library and `FileIdentity.generation`): a cover is named by it, a converted page starts with it.
+    static func comicName(path: String, identity: FileIdentity) -> String {
+        hashedName(of: Array(path.utf8) + [0] + withUnsafeBytes(of: identity.generation.littleEndian) { Array($0) })
+    }
+
     /// Bytes of the files on disk (what the cap bounds).
     var size: Int64 { lock.withLock { total ?? measured() } }
 

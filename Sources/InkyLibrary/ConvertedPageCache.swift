@@ -3,8 +3,10 @@ import InkyCore
 
 /// Converted pages kept on disk between mounts (`~/.cache/inkyfs/pages/`, `--page-cache-size`):
 /// a page a worker converted (`--pages jpeg`, `--fit`, `--grayscale`...) is served from here next
-/// time without opening the archive. A file is named by a hash of its `Key` and starts with a
-/// header holding that hash again, the page's length and its CRC-32: a truncated, damaged or
+/// time without opening the archive. A file is named by a hash of its comic (path and generation,
+/// as its cover is) and a hash of its `Key`, and starts with a header holding that name again, the
+/// page's length and its CRC-32 (so `purge` finds every page of one comic by name): a truncated,
+/// damaged or
 /// misplaced file is removed and the page converted again, never served. Stored and capped as a
 /// `BoundedFileDirectory`, written on a queue of its own (never on a reply's path).
 public final class ConvertedPageCache: @unchecked Sendable {
@@ -20,7 +22,8 @@ public final class ConvertedPageCache: @unchecked Sendable {
             var bytes = Array(path.utf8) + [0]
             withUnsafeBytes(of: identity.generation.littleEndian) { bytes += $0 }
             withUnsafeBytes(of: Int64(index).littleEndian) { bytes += $0 }
-            name = BoundedFileDirectory.hashedName(of: bytes + settings)
+            name = BoundedFileDirectory.comicName(path: path, identity: identity) + "-"
+                + BoundedFileDirectory.hashedName(of: bytes + settings)
         }
 
         /// Every setting, in a stable order: a setting added to `PageRendering` is part of the key.
@@ -34,9 +37,12 @@ public final class ConvertedPageCache: @unchecked Sendable {
     private let files: BoundedFileDirectory
     private let writes = DispatchQueue(label: "inkyfs.page-cache", qos: .utility)
 
-    /// "INKYPG1\n", the key's name (32 hex digits), the page's length (8 bytes) and CRC-32 (4), little-endian.
-    private static let magic = Array("INKYPG1\n".utf8)
-    private static let headerSize = magic.count + 32 + 8 + 4
+    /// "INKYPG2\n", the key's name (65 characters: comic, "-", page), the page's length (8 bytes)
+    /// and CRC-32 (4), little-endian. (Files of the first format, named by the page alone, are
+    /// never looked up again and age out.)
+    private static let magic = Array("INKYPG2\n".utf8)
+    private static let nameLength = 65
+    private static let headerSize = magic.count + nameLength + 8 + 4
 
     public init(directory: String = XDGDirectories.cache + "/pages", capacity: Int64 = 2 << 30) {
         files = BoundedFileDirectory(directory: directory, capacity: capacity, suffix: ".page", slack: capacity / 20)
@@ -74,6 +80,13 @@ public final class ConvertedPageCache: @unchecked Sendable {
         writes.async { [files] in files.write(key.name + ".page", Self.wrap(bytes, name: key.name)) }
     }
 
+    /// Removes every converted page of the library comic `path` with `identity`, whatever the
+    /// settings it was converted with; how many went. `vault add` calls it.
+    @discardableResult
+    public func purge(path: String, identity: FileIdentity) -> Int {
+        files.remove(prefixed: BoundedFileDirectory.comicName(path: path, identity: identity) + "-")
+    }
+
     /// Waits for the stores queued so far (tests, the end of a mount).
     public func finishWrites() { writes.sync {} }
 
@@ -87,9 +100,9 @@ public final class ConvertedPageCache: @unchecked Sendable {
 
     private static func unwrap(_ file: [UInt8], name: String) -> [UInt8]? {
         guard file.count >= headerSize, file.starts(with: magic),
-              file[magic.count..<magic.count + 32].elementsEqual(name.utf8) else { return nil }
-        let length = file.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + 32, as: UInt64.self)) }
-        let crc = file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + 40, as: UInt32.self)) }
+              file[magic.count..<magic.count + nameLength].elementsEqual(name.utf8) else { return nil }
+        let length = file.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + nameLength, as: UInt64.self)) }
+        let crc = file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + nameLength + 8, as: UInt32.self)) }
         guard length == UInt64(file.count - headerSize) else { return nil }
         let bytes = Array(file[headerSize...])
         return CRC32.checksum(bytes) == crc ? bytes : nil

@@ -20,8 +20,14 @@ public final class CoverCache: @unchecked Sendable {
 
     /// The file name of a comic's cover, from its path and generation.
     public static func key(path: String, identity: FileIdentity) -> String {
-        let bytes = Array(path.utf8) + [0] + withUnsafeBytes(of: identity.generation.littleEndian) { Array($0) }
-        return BoundedFileDirectory.hashedName(of: bytes) + ".jpg"
+        BoundedFileDirectory.comicName(path: path, identity: identity) + ".jpg"
+    }
+
+    /// Removes the cover of the library comic `path` (as the library names it) with `identity`;
+    /// whether there was one. `vault add` calls it: a comic moved into the vault leaves no picture.
+    @discardableResult
+    public func purge(path: String, identity: FileIdentity) -> Bool {
+        files.remove(prefixed: Self.key(path: path, identity: identity)) > 0
     }
 
     /// The cover's bytes, or nil; a hit counts as an access for eviction.

@@ -7,11 +7,15 @@ import Foundation
 public enum CrashPoint {
     #if DEBUG
     private static let target = ProcessInfo.processInfo.environment["INKYFS_TEST_CRASH_AT"]
+    /// `INKYFS_TEST_STOP_AT=add.manifest-saved`: the process stops itself (SIGSTOP) there, for a
+    /// test to change the world (swap the original) and let it go on with SIGCONT.
+    private static let stop = ProcessInfo.processInfo.environment["INKYFS_TEST_STOP_AT"]
     #endif
 
     @inline(__always)
     public static func reach(_ name: String) {
         #if DEBUG
+        if let stop, stop == name { kill(getpid(), SIGSTOP) }
         guard let target, target == name else { return }
         kill(getpid(), SIGKILL)
         #endif

@@ -103,7 +103,12 @@ public final class UnlockedVault: Sendable {
     /// the source untouched.
     @discardableResult
     public func add(file path: String, displayPath: String) throws(VaultError) -> VaultEntry {
-        try changes.run { () throws(VaultError) -> VaultEntry in
+        try addReturningSource(file: path, displayPath: displayPath).entry
+    }
+
+    /// `add`, and the `fstat` of the source as it was opened (what `moveIn` checks before deleting).
+    func addReturningSource(file path: String, displayPath: String) throws(VaultError) -> (entry: VaultEntry, source: stat) {
+        try changes.run { () throws(VaultError) -> (entry: VaultEntry, source: stat) in
             let keys = try self.keys()
             let requested = try DisplayPath.validate(displayPath)
             // Refuse an unusable path before writing anything, rather than leave an orphan.
@@ -115,7 +120,7 @@ public final class UnlockedVault: Sendable {
             }
             let randomness = environment.randomness
             let (name, fileID, objectKey, objectPath) = try newObject(keys: keys)
-            let (size, sourceDigest) = try Self.encrypt(path, to: objectPath, key: objectKey, fileID: fileID,
+            let (size, sourceDigest, source) = try Self.encrypt(path, to: objectPath, key: objectKey, fileID: fileID,
                                                         randomness: randomness)
             CrashPoint.reach("add.object-published")
             do throws(VaultError) {
@@ -142,7 +147,7 @@ public final class UnlockedVault: Sendable {
             // The add is done; an object left in an older format now gets its turn (a failure
             // here leaves it as it was, and the next change tries again).
             try? migrateOldObjects(keys: keys)
-            return added
+            return (added, source)
         }
     }
 
@@ -269,10 +274,14 @@ public final class UnlockedVault: Sendable {
     /// Streams `source` into a new object at `objectPath`; returns its size and SHA-256.
     private static func encrypt(
         _ source: String, to objectPath: String, key: SecureBytes, fileID: VaultFileID, randomness: RandomSource
-    ) throws(VaultError) -> (UInt64, [UInt8]) {
-        let input = try FileDescriptor(path: source, flags: O_RDONLY)
+    ) throws(VaultError) -> (UInt64, [UInt8], stat) {
+        // Never through a symlink (the link, not the comic, would be deleted), never a FIFO.
+        let input: FileDescriptor
+        do { input = try FileDescriptor.regularFile(source) } catch {
+            if case .io(_, _, let code) = error, code.code != EINVAL && code.code != ELOOP { throw error }
+            throw .sourceChanged(path: source, detail: "not a regular file (a symbolic link, FIFO or device is never added)")
+        }
         let info = try input.status()
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .sourceChanged(path: source, detail: "not a regular file") }
         let size = UInt64(info.st_size)
         let writer = try VaultObjectWriter(path: objectPath, key: key, fileID: fileID, plaintextSize: size,
                                            chunkSize: VaultObjectHeader.defaultChunkSize, randomness: randomness)
@@ -294,7 +303,7 @@ public final class UnlockedVault: Sendable {
         }
         guard total == size else { throw .sourceChanged(path: source, detail: "shrank while being added") }
         try writer.finish()
-        do { return (size, try hasher.finish()) } catch { throw .crypto(error) }
+        do { return (size, try hasher.finish(), info) } catch { throw .crypto(error) }
     }
 
     /// Decrypts all of `reader` sequentially; returns the byte count and SHA-256.

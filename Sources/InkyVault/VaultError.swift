@@ -38,6 +38,9 @@ public enum VaultError: Error, Equatable, Sendable {
     case invalidDisplayPath(String, reason: String)
     /// The file being added changed size while it was read (or is not a regular file).
     case sourceChanged(path: String, detail: String)
+    /// The comic is in the vault (as `displayPath`) but its original could not be deleted, or was
+    /// no longer the file encrypted: it is still there, in plaintext.
+    case originalNotDeleted(path: String, displayPath: String, detail: String)
     /// Writer was given more or fewer plaintext bytes than it was told to expect.
     case plaintextSizeMismatch(expected: UInt64, actual: UInt64)
     /// A freshly written object or extracted file does not hash to what it should.
@@ -89,6 +92,8 @@ extension VaultError: CustomStringConvertible {
             "invalid vault path '\(path)': \(reason)"
         case .sourceChanged(let path, let detail):
             "\(path): \(detail)"
+        case .originalNotDeleted(let path, let displayPath, let detail):
+            "\(path): added to the vault as \(displayPath), but the original was NOT deleted: \(detail)"
         case .plaintextSizeMismatch(let expected, let actual):
             "expected \(expected) plaintext bytes, got \(actual)"
         case .verificationFailed(let path, let detail):

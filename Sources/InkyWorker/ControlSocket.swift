@@ -200,6 +200,15 @@ public enum ControlClient {
     /// Mountpoints of running mounts of this user that answer `status`.
     public static func runningMounts() -> [String] { statuses().map(\.mountpoint) }
 
+    /// The archive a file or comic directory of an inkyfs mount comes from (its
+    /// `user.inkyfs.archive` attribute), or nil for anything else: what `vault add` names
+    /// instead of a page of a mount.
+    public static func mountedArchive(of path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = buffer.withUnsafeMutableBytes { inky_getxattr(path, "user.inkyfs.archive", $0.baseAddress, UInt($0.count)) }
+        return length > 0 ? String(decoding: buffer.prefix(length), as: UTF8.self) : nil
+    }
+
     /// The `status` answer of every running mount of this user.
     public static func statuses() -> [ControlReply] {
         guard let folder = try? ControlPaths.folder(create: false),

@@ -1,4 +1,6 @@
 import Foundation
+import InkyCore
+import InkyLibrary
 import InkyStore
 
 /// What `vault add` does after the originals are deleted, so their names do not outlive them in
@@ -12,6 +14,22 @@ enum VaultAddCleanup {
         guard let resolved = realpath(given, nil) else { return [given] }
         defer { free(resolved) }
         return Array(Set([given, String(cString: resolved)])).sorted()
+    }
+
+    /// Removes the comic's cover and converted pages from the caches (`~/.cache/inkyfs/covers`,
+    /// `pages`): they are pictures of it in plaintext. The caches key a comic by its path inside
+    /// the mounted library, which this command does not know, so every tail of each path is tried
+    /// (`Issue.cbz`, `Series/Issue.cbz`, …), with the identity of the file that was encrypted.
+    static func purgeCaches(of paths: [String], identity: FileIdentity) {
+        let covers = CoverCache(), pages = ConvertedPageCache()
+        for path in paths {
+            let components = path.split(separator: "/").map(String.init)
+            for start in components.indices {
+                let relative = components[start...].joined(separator: "/")
+                covers.purge(path: relative, identity: identity)
+                pages.purge(path: relative, identity: identity)
+            }
+        }
     }
 
     static func forget(_ paths: [String], in state: StateOptions) {

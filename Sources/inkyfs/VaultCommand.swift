@@ -103,6 +103,14 @@ struct VaultAdd: ParsableCommand {
     }
 
     func run() throws {
+        // Before the password is asked for: a link, a page of a mount or a file that is no comic
+        // is named with what to give instead, and nothing is added.
+        let mounts = ControlClient.statuses()
+        let refusals = comics.compactMap { comic in VaultAddSource.refusal(comic, mounts: mounts).map { "inkyfs: \(comic): \($0)\n" } }
+        guard refusals.isEmpty else {
+            for line in refusals { FileHandle.standardError.write(Data(line.utf8)) }
+            throw ExitCode(ExitStatus.refused.rawValue)
+        }
         let vault = try options.unlock()
         defer { vault.lock() }
         var failed = false
@@ -117,12 +125,19 @@ struct VaultAdd: ParsableCommand {
             let display = into.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + name } ?? name
             do throws(VaultError) {
                 let paths = VaultAddCleanup.keys(of: comic)
-                let entry = try vault.moveIn(file: absolutePath(comic), displayPath: display, keepOriginal: keep)
+                let added = try vault.moveIn(file: absolutePath(comic), displayPath: display, keepOriginal: keep)
+                VaultAddCleanup.purgeCaches(of: paths, identity: added.original)
                 if !keep { moved += paths }
                 progress.clear()
-                print("added \(entry.displayPath) (\(entry.size) bytes)\(keep ? "" : "; original deleted")")
+                print("added \(added.entry.displayPath) (\(added.entry.size) bytes)\(keep ? "" : "; original deleted")")
             } catch {
-                FileHandle.standardError.write(Data("inkyfs: \(comic): \(error); the original is untouched\n".utf8))
+                progress.clear()
+                if case .originalNotDeleted(_, _, let detail) = error {
+                    // In the vault, but the plaintext stays: an error, and its names are not forgotten.
+                    FileHandle.standardError.write(Data("inkyfs: \(comic): added to the vault, but the original was NOT deleted: \(detail)\n".utf8))
+                } else {
+                    FileHandle.standardError.write(Data("inkyfs: \(comic): \(error); the original is untouched\n".utf8))
+                }
                 failed = true
             }
         }

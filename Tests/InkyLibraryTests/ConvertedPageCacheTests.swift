@@ -33,7 +33,12 @@ final class ConvertedPageCacheTests: XCTestCase {
                          name("A/B.cbz", nil, 3, colour), name("A/B.cbz", nil, 3, smaller), name("A/B.cbz", nil, 3, pdf)]
         XCTAssertEqual(Set(names).count, names.count, "\(names)")
         XCTAssertEqual(try name(), try name(), "the same page, the same name, in every run")
-        XCTAssertTrue(names.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, "\(names)")
+        // "<comic>-<page>", 32 hex digits each: every page of one comic as it is now shares the first
+        // half (what `purge` removes by), whatever page or settings; another comic or version does not.
+        let halves = names.map { $0.split(separator: "-", omittingEmptySubsequences: false) }
+        XCTAssertTrue(halves.allSatisfy { $0.count == 2 && $0.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) } }, "\(names)")
+        XCTAssertEqual(Set(halves.map { $0[0] }).count, 3, "A/B.cbz, A/C.cbz and A/B.cbz touched: \(names)")
+        XCTAssertEqual(Set([halves[0][0], halves[3][0], halves[4][0], halves[5][0], halves[6][0]]).count, 1, "\(names)")
     }
 
     func testAStoredPageReadsBackAndADamagedOneIsRemoved() throws {

@@ -76,4 +76,11 @@ static inline void inky_cpus_restore(const struct inky_cpu_mask *saved) {
     (void)syscall(SYS_sched_setaffinity, 0, sizeof saved->bits, saved->bits);
 }
 
+/* getxattr(2), declared in <sys/xattr.h>, which Swift's Glibc module leaves out: `vault add` asks a
+   file of an inkyfs mount which archive it comes from (user.inkyfs.archive). */
+extern ssize_t getxattr(const char *path, const char *name, void *value, size_t size);
+static inline long inky_getxattr(const char *path, const char *name, void *value, unsigned long size) {
+    return getxattr(path, name, value, size);
+}
+
 #endif
