@@ -27,10 +27,23 @@ public final class StateDatabase: @unchecked Sendable {
     let indexReader: ReadConnection
 
     /// Opens (creating the folder and file) and migrates the database at `path`.
+    /// The database and its journals made (or kept) 0600 before SQLite opens them: they hold the
+    /// reading history, and SQLite would create the file with the umask (0644) and give its WAL the
+    /// same mode. Never through a symlink.
+    static func makePrivate(_ path: String) {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            let descriptor = Glibc.open(file, (file == path ? O_CREAT : 0) | O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { continue }
+            fchmod(descriptor, 0o600)
+            close(descriptor)
+        }
+    }
+
     public static func open(at path: String) -> StateDatabase {
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
+        makePrivate(path)
         do throws(SQLiteError) {
             return try StateDatabase(path: path, recovery: nil)
         } catch {

@@ -5,8 +5,13 @@ internal import CLinux
 public enum ProcessHardening {
     /// No core dump can write keys to disk, and other processes of the same user cannot read
     /// this memory through ptrace or /proc/PID/mem.
+    /// RLIMIT_CORE is set to 0 as well (soft and hard), so no core file is written even if
+    /// something made the process dumpable again: called by the daemon at start and by every
+    /// `vault` command before it reads a password.
     public static func makeNonDumpable() {
         _ = inky_set_not_dumpable()
+        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
     }
 
     /// Nothing this process or anything it could execute gains privileges (setuid, file

@@ -34,6 +34,15 @@ public enum ProcessSpawner {
             case .open(let path, let flags, let target): posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o600)
             }
         }
+        // Nothing but what is given: a descriptor the mounting shell left open without
+        // close-on-exec (a pipe at fd 251) must not reach the daemon or a worker.
+        let highest = files.map { action -> Int32 in
+            switch action {
+            case .duplicate(_, let target), .open(_, _, let target): target
+            }
+        }.max() ?? 2
+        let closing = inky_spawn_close_from(&actions, max(highest, 2) + 1)
+        guard closing == 0 else { throw Errno(closing) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

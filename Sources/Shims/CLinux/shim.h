@@ -83,4 +83,11 @@ static inline long inky_getxattr(const char *path, const char *name, void *value
     return getxattr(path, name, value, size);
 }
 
+/* posix_spawn's "close every descriptor from `low` up" (glibc 2.34, close_range underneath): a
+   child gets the descriptors it is given and no other, whatever the mounting shell left open. */
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int low);
+static inline int inky_spawn_close_from(posix_spawn_file_actions_t *actions, int low) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, low);
+}
+
 #endif
