@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkyCore
 import InkyVault
+import InkyWorker
 
 /// Reads a vault password: from the terminal with echo off, or from stdin or `--password-file`
 /// when not on a terminal; never from argv or the environment (both are visible to other users
@@ -14,8 +15,10 @@ enum PasswordInput {
         let description: String
     }
 
-    /// One password. `prompt` is shown only on a terminal.
+    /// One password. `prompt` is shown only on a terminal. The process is made non-dumpable with
+    /// no core files first: a half-typed password is in its memory.
     static func read(prompt: String, file: String?) throws -> SecureBytes {
+        ProcessHardening.makeNonDumpable()
         if let file {
             let fd = open(file, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw Failure(description: "cannot open \(file): \(String(cString: strerror(errno)))") }
@@ -26,30 +29,29 @@ enum PasswordInput {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else { return try readLine(STDIN_FILENO) }
         defer { close(tty) }
-        _ = prompt.withCString { write(tty, $0, strlen($0)) }
-        var saved = termios()
-        tcgetattr(tty, &saved)
-        var silent = saved
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(tty, TCSAFLUSH, &silent)
-        defer {
-            tcsetattr(tty, TCSAFLUSH, &saved)
-            _ = write(tty, "\n", 1)
-        }
-        return try readLine(tty)
+        return try PasswordTerminal.withoutEcho(tty, prompt: prompt) { try readLine(tty) }
     }
 
     /// The first `count` lines of a file, one password each.
     static func lines(of file: String, count: Int) throws -> [SecureBytes] {
+        ProcessHardening.makeNonDumpable()
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(description: "cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         return try (0..<count).map { _ in try readLine(fd) }
     }
 
-    /// A new password, asked twice on a terminal.
-    static func readNew(file: String?) throws -> SecureBytes {
-        let first = try read(prompt: "New vault password: ", file: file)
+    /// Passwords shorter than this many bytes are accepted with a warning.
+    static let shortLength = 10
+
+    /// A new password for the vault at `vault`, asked twice on a terminal; a very short one is
+    /// accepted with a warning (the vault is only as strong as it).
+    static func readNew(file: String?, vault: String) throws -> SecureBytes {
+        let first = try read(prompt: "New password for the vault at \(vault): ", file: file)
+        if first.count < shortLength {
+            FileHandle.standardError.write(Data(("inkyfs: warning: a password of \(first.count) characters is quick to guess for"
+                + " anyone who copies the vault folder; use \(shortLength) or more, or several words\n").utf8))
+        }
         guard file == nil, isatty(STDIN_FILENO) == 1 else { return first }
         let second = try read(prompt: "Repeat it: ", file: nil)
         guard first.constantTimeEquals(second) else { throw Failure(description: "the passwords differ; nothing was changed") }

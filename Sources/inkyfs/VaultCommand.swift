@@ -44,7 +44,7 @@ struct VaultOptions: ParsableArguments {
 
     /// Unlocks with one password prompt; a wrong password exits 2 after one derivation.
     func unlock() throws -> UnlockedVault {
-        try unlock(with: PasswordInput.read(prompt: "Vault password: ", file: passwordFile))
+        try unlock(with: PasswordInput.read(prompt: "Password for the vault at \(directory): ", file: passwordFile))
     }
 
     /// Unlocks with a password already read; wrong password: one line, exit 2.
@@ -72,7 +72,7 @@ struct VaultInit: ParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() throws {
-        let password = try PasswordInput.readNew(file: options.passwordFile)
+        let password = try PasswordInput.readNew(file: options.passwordFile, vault: options.directory)
         do throws(VaultError) {
             try Vault.create(at: options.directory, password: password)
         } catch {
@@ -228,10 +228,10 @@ struct VaultPasswd: ParsableCommand {
     func run() throws {
         // With a file: its first line is the current password, its second the new one.
         let fromFile = try options.passwordFile.map { try PasswordInput.lines(of: $0, count: 2) }
-        let old = try fromFile?[0] ?? PasswordInput.read(prompt: "Current vault password: ", file: nil)
+        let old = try fromFile?[0] ?? PasswordInput.read(prompt: "Current password for the vault at \(options.directory): ", file: nil)
         let vault = try options.unlock(with: old)
         defer { vault.lock() }
-        let new = try fromFile?[1] ?? PasswordInput.readNew(file: nil)
+        let new = try fromFile?[1] ?? PasswordInput.readNew(file: nil, vault: options.directory)
         do throws(VaultError) { try vault.changePassword(old: old, new: new) } catch { throw CommandFailure(.refused, "\(error)") }
         print("password changed")
     }
@@ -306,7 +306,7 @@ struct VaultUnlock: ParsableCommand {
 
     func run() throws {
         let mount = try runningMount(mountpoint)
-        let password = try PasswordInput.read(prompt: "Vault password: ", file: passwordFile)
+        let password = try PasswordInput.read(prompt: "Password for the vault of the mount at \(mount): ", file: passwordFile)
         let reply: ControlReply
         do throws(ControlError) {
             reply = try password.withUnsafeBytes { (raw) throws(ControlError) in
