@@ -22,6 +22,21 @@ public enum DisplayPath {
         return path
     }
 
+    /// `validate`, for a name being added: also no control character (C0, DEL, C1), which would
+    /// print raw in `vault list` and in `Vault/` (a newline forging a line, an escape sequence
+    /// driving the terminal). Only new names: a manifest written before this rule still opens.
+    static func validateNew(_ path: String) throws(VaultError) -> String {
+        let valid = try validate(path)
+        guard !hasControlCharacter(valid) else {
+            throw .invalidDisplayPath(escaped(path), reason: "contains a control character (a newline, an escape, a bell...)")
+        }
+        return valid
+    }
+
+    static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
     /// One path component: not empty, not "." or "..", no "/" or NUL, at most 255 bytes.
     static func isValidFileName(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && name.utf8.count <= maximumComponentBytes
@@ -34,7 +49,7 @@ public enum DisplayPath {
     public static func escaped(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+            if hasControlCharacter(String(scalar)) {
                 out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else if scalar == "\\" {
                 out += "\\\\"

@@ -110,13 +110,13 @@ public final class UnlockedVault: Sendable {
     func addReturningSource(file path: String, displayPath: String) throws(VaultError) -> (entry: VaultEntry, source: stat) {
         try changes.run { () throws(VaultError) -> (entry: VaultEntry, source: stat) in
             let keys = try self.keys()
-            let requested = try DisplayPath.validate(displayPath)
+            let requested = try DisplayPath.validateNew(displayPath)
             // Refuse an unusable path before writing anything, rather than leave an orphan.
             // (Checked again at the end: only that check's answer is recorded.)
             _ = try Self.uniqueDisplayPath(requested, among: entries)
             let originalName = DurableFiles.split(path).name
-            guard DisplayPath.isValidFileName(originalName) else {
-                throw .invalidDisplayPath(originalName, reason: "source file name is not usable")
+            guard DisplayPath.isValidFileName(originalName), !DisplayPath.hasControlCharacter(originalName) else {
+                throw .invalidDisplayPath(DisplayPath.escaped(originalName), reason: "source file name is not usable")
             }
             let randomness = environment.randomness
             let (name, fileID, objectKey, objectPath) = try newObject(keys: keys)

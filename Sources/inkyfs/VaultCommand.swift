@@ -106,7 +106,7 @@ struct VaultAdd: ParsableCommand {
         // Before the password is asked for: a link, a page of a mount or a file that is no comic
         // is named with what to give instead, and nothing is added.
         let mounts = ControlClient.statuses()
-        let refusals = comics.compactMap { comic in VaultAddSource.refusal(comic, mounts: mounts).map { "inkyfs: \(comic): \($0)\n" } }
+        let refusals = comics.compactMap { comic in VaultAddSource.refusal(comic, mounts: mounts).map { "inkyfs: \(DisplayPath.escaped(comic)): \($0)\n" } }
         guard refusals.isEmpty else {
             for line in refusals { FileHandle.standardError.write(Data(line.utf8)) }
             throw ExitCode(ExitStatus.refused.rawValue)
@@ -134,9 +134,9 @@ struct VaultAdd: ParsableCommand {
                 progress.clear()
                 if case .originalNotDeleted(_, _, let detail) = error {
                     // In the vault, but the plaintext stays: an error, and its names are not forgotten.
-                    FileHandle.standardError.write(Data("inkyfs: \(comic): added to the vault, but the original was NOT deleted: \(detail)\n".utf8))
+                    FileHandle.standardError.write(Data("inkyfs: \(DisplayPath.escaped(comic)): added to the vault, but the original was NOT deleted: \(detail)\n".utf8))
                 } else {
-                    FileHandle.standardError.write(Data("inkyfs: \(comic): \(error); the original is untouched\n".utf8))
+                    FileHandle.standardError.write(Data("inkyfs: \(DisplayPath.escaped(comic)): \(error); the original is untouched\n".utf8))
                 }
                 failed = true
             }
@@ -212,7 +212,8 @@ struct VaultList: ParsableCommand {
             try JSONOutput.print(entries.map { Row(path: $0.displayPath, size: $0.size, added: stamp.string(from: $0.dateAdded), sha256: $0.sha256) })
             return
         }
-        for entry in entries { print("\(String(entry.size).leftPadded(to: 12))  \(entry.displayPath)") }
+        // Escaped: a name stored before control characters were refused must not drive the terminal.
+        for entry in entries { print("\(String(entry.size).leftPadded(to: 12))  \(DisplayPath.escaped(entry.displayPath))") }
         print("\(entries.count) comic\(entries.count == 1 ? "" : "s")")
     }
 }

@@ -58,6 +58,21 @@ final class VaultAddTests: XCTestCase {
         XCTAssertTrue(try listed().hasSuffix("0 comics\n"))
     }
 
+    func testANameWithControlCharactersIsRefusedBeforeAnythingIsWritten() throws {
+        let hostile = try comic("Issue\u{1B}[2J\u{7}\nfake line.cbz")
+        let refused = try vaultCommand(["add", hostile])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("invalid vault path 'Issue\\u{1B}[2J\\u{7}\\u{A}fake line.cbz': contains a control character"),
+                      refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("\u{1B}"), "the escape is never printed raw")
+        XCTAssertTrue(files.fileExists(atPath: hostile))
+        let into = try vaultCommand(["add", try comic("Plain.cbz"), "--into", "Bell\u{7}Folder"])
+        XCTAssertEqual(into.status, 1, into.stderr)
+        XCTAssertTrue(into.stderr.contains("'Bell\\u{7}Folder/Plain.cbz': contains a control character"), into.stderr)
+        XCTAssertTrue(try listed().hasSuffix("0 comics\n"))
+        XCTAssertEqual(try files.contentsOfDirectory(atPath: vault + "/objects"), [], "refused before any object is written")
+    }
+
     func testADeleteThatFailsIsAnErrorAndTheOriginalIsNotCalledDeleted() throws {
         let disk = try Tmpfs(size: 8 << 20)
         let original = try comic("Issue.cbz", in: disk.path)
