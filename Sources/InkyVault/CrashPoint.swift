@@ -24,7 +24,7 @@ public enum CrashPoint {
     /// Every point, in the order the write paths pass them.
     public static let all = [
         "add.object-published", "add.verified", "add.manifest-saved", "add.source-deleted",
-        "remove.extracted", "remove.manifest-saved", "remove.object-deleted",
+        "remove.verified", "remove.extracted", "remove.manifest-saved", "remove.object-deleted",
         "passwd.previous-written", "passwd.key-written",
         "durable.temporary-synced",
     ]

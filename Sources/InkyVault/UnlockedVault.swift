@@ -332,42 +332,6 @@ public final class UnlockedVault: Sendable {
         do { return (offset, try hasher.finish()) } catch { throw .crypto(error) }
     }
 
-    /// Decrypts into a temp file in `directory`, checks the hash, publishes it under the
-    /// entry's original name (made unique). Returns the final path.
-    private static func extract(
-        _ reader: VaultObjectReader, entry: VaultEntry, into directory: String
-    ) throws(VaultError) -> String {
-        let firstChoice = DisplayPath.unique(entry.originalFileName) {
-            DurableFiles.exists(DurableFiles.join(directory, $0))
-        }
-        // 0o666 so the process umask decides the final permissions, as for any new file.
-        let (file, temporary) = try DurableFiles.createTemporary(besides: DurableFiles.join(directory, firstChoice),
-                                                                 mode: 0o666)
-        do throws(VaultError) {
-            let (_, digest) = try decrypt(reader) { (piece) throws(VaultError) in try file.writeAll(piece) }
-            guard HexEncoding.encode(digest) == entry.sha256 else {
-                throw .verificationFailed(path: temporary, detail: "SHA-256 differs from the manifest's")
-            }
-            try file.sync()
-            // Someone may create the chosen name meanwhile: then take the next free one.
-            while true {
-                let name = DisplayPath.unique(entry.originalFileName) {
-                    DurableFiles.exists(DurableFiles.join(directory, $0))
-                }
-                let destination = DurableFiles.join(directory, name)
-                do {
-                    try DurableFiles.publishWithoutReplacing(temporary, as: destination)
-                    return destination
-                } catch .io(_, _, let code) where code.code == EEXIST {
-                    continue
-                }
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-    }
-
     static func openReader(for entry: VaultEntry, keys: VaultKeys, path: String) throws(VaultError) -> VaultObjectReader {
         let reader = try VaultObjectReader(path: path, key: try keys.objectKey(fileID: entry.fileID))
         guard reader.header.fileID == entry.fileID, reader.size == entry.size else {

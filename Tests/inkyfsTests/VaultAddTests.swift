@@ -111,6 +111,39 @@ final class VaultAddTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: original)), swapped, "the swapped-in file is never deleted")
     }
 
+    /// `vault remove` into a folder others may write: while the plaintext is being written and
+    /// checked it has no name there and is 0600; it gets its name whole, and its mode last.
+    func testRemovePublishesAWholeFileUnderItsNameAndItsModeLast() throws {
+        XCTAssertEqual(try vaultCommand(["add", try comic("Issue.cbz")]).status, 0)
+        let destination = folder.appendingPathComponent("library")
+        try files.createDirectory(at: destination, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["vault", "remove", "Issue.cbz", "--to", destination.path] + vaultOptions
+        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["INKYFS_TEST_STOP_AT": "remove.verified"]) { $1 }) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        XCTAssertTrue(waitUntil(30) { Self.isStopped(process.processIdentifier) }, "never reached the stop")
+        XCTAssertEqual(try files.contentsOfDirectory(atPath: destination.path), [], "no name while it is written")
+        let unnamed = try files.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").compactMap { fd -> stat? in
+            let target = (try? files.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(fd)")) ?? ""
+            guard target.hasPrefix(destination.path + "/#") else { return nil }
+            var info = stat()
+            return stat("/proc/\(process.processIdentifier)/fd/\(fd)", &info) == 0 ? info : nil
+        }
+        XCTAssertEqual(unnamed.count, 1, "the plaintext is an O_TMPFILE in the destination")
+        XCTAssertEqual(unnamed.first.map { $0.st_mode & 0o777 }, 0o600)
+        kill(process.processIdentifier, SIGCONT)
+        XCTAssertEqual(process.waitForExit(), 0)
+        let restored = destination.appendingPathComponent("Issue.cbz").path
+        XCTAssertEqual(try files.contentsOfDirectory(atPath: destination.path), ["Issue.cbz"])
+        XCTAssertEqual(try XCTUnwrap(files.attributesOfItem(atPath: restored)[.posixPermissions] as? Int), 0o666 & ~0o022,
+                       "the umask's mode, set last")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: restored)),
+                       try Data(contentsOf: URL(fileURLWithPath: Corpus.fixture("Space Patrol/Space Patrol 001.cbz"))))
+    }
+
     private static func isStopped(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return false }
