@@ -95,7 +95,11 @@ public final class WorkerPool: @unchecked Sendable {
         try exchange(path: path, request: .list(path: path, limits: limits)) { reply, _ throws(ComicError) in
             switch reply {
             case .progress: return false
-            case .listing(let wire, let identity): result = .success((wire.listing, identity))
+            case .listing(let wire, let identity):
+                // Checked again here: a hijacked worker's names and sizes must not trap the daemon.
+                let breach = wire.listing.breach(of: limits, fileSize: identity.size)
+                result = breach.map { .failure(.parserFailed(path: path, detail: "the worker's listing is impossible: \($0)")) }
+                    ?? .success((wire.listing, identity))
             case .failure(let error): result = .failure(error)
             default: throw .parserFailed(path: path, detail: "the worker answered out of turn")
             }

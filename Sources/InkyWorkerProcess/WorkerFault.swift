@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import InkyCore
 import InkyWorker
 
 /// Deliberate worker failures for the isolation tests, which must see a real crash and a real
@@ -17,6 +18,7 @@ import InkyWorker
 /// `inky-stall` (/proc/PID/task/TID/comm; naming a thread is all the seccomp filter lets a worker
 /// show), so a test waits until a worker is inside the read instead of sleeping and hoping it is;
 /// a hanging worker's thread is named `inky-hang` the same way.
+/// `hostile-listing:TEXT` sends an impossible listing (`tamper`).
 /// Unset it does nothing, and a release build has no such hook at all: the setting is never read
 /// (the tests run the debug build).
 enum WorkerFault {
@@ -60,6 +62,16 @@ enum WorkerFault {
             while !file.isEmpty, access(file, F_OK) == 0 { usleep(10_000) }
         default: return
         }
+    }
+
+    /// For `hostile-listing:TEXT`: the listing a hijacked worker might send instead, a page name
+    /// of 300 bytes and a size past every limit; the daemon must refuse it, not trap on it.
+    static func tamper(_ listing: ComicListing, path: String) -> ComicListing {
+        guard let setting, setting.kind == "hostile-listing", path.contains(setting.text), !listing.pages.isEmpty else { return listing }
+        var hostile = listing
+        hostile.pages[0].name = String(repeating: "a", count: 300) + ".jpg"
+        hostile.pages[0].size = .max
+        return hostile
     }
 
     /// The errnos of forbidden calls, for `probe:TEXT`; nil for any other path or setting.

@@ -188,7 +188,7 @@ struct WorkerSession {
                 // A vault object's path is random hex: its tags alone, for the vault's own views
                 // (kept in the daemon's memory, never in the index).
                 listing.metadata = keys[path] == nil ? ListingMetadata.read(from: reader, path: path) : ListingMetadata.tags(from: reader)
-                sink.send(.listing(WireListing(listing), identity: identity))
+                sink.send(.listing(WireListing(WorkerFault.tamper(listing, path: path)), identity: identity))
             } catch {
                 sink.send(.failure(error))
             }

@@ -3,7 +3,8 @@ import InkyTestSupport
 import XCTest
 
 /// What a mount leaves to others on the machine: its state database is 0600 (reading history),
-/// the daemon writes no core file, and a worker holds no descriptor the mounting shell left open.
+/// the daemon writes no core file, and a worker holds no descriptor the mounting shell left open;
+/// and what a worker can make the daemon do with its listing: nothing the limits forbid.
 final class MountProcessHygieneTests: XCTestCase {
     private var library: URL!
 
@@ -37,6 +38,18 @@ final class MountProcessHygieneTests: XCTestCase {
             XCTAssertEqual(mode, 0o600, file)
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: database))
+        XCTAssertEqual(mount.unmount(), 0)
+    }
+
+    /// A worker taken over by a hostile archive sends a page name of 300 bytes and a size past every
+    /// limit (`INKYFS_TEST_WORKER_FAULT=hostile-listing:`): the daemon checks the listing again and
+    /// shows the comic as unreadable; it neither serves the name nor traps.
+    func testAnImpossibleListingFromAWorkerIsRefusedByTheDaemon() throws {
+        let mount = try MountedLibrary(library: library, environment: ["INKYFS_TEST_WORKER_FAULT": "hostile-listing:Issue"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Issue")), ["ERROR.txt"])
+        let error = String(decoding: try readFile(mount.path("Issue/ERROR.txt")), as: UTF8.self)
+        XCTAssertTrue(error.contains("the worker's listing is impossible: page 1's name is not a file name (304 bytes)"), error)
+        XCTAssertTrue(mount.isDaemonAlive)
         XCTAssertEqual(mount.unmount(), 0)
     }
 }
