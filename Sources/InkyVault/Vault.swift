@@ -68,6 +68,10 @@ public enum Vault {
         let keyFileBytes = try keyFile.encoded()
         try DurableFiles.replace(paths.previousKeyFile, with: keyFileBytes)
         try DurableFiles.replace(paths.keyFile, with: keyFileBytes)
+        // Made here, so seen here: the first unlock is not "the first on this machine".
+        if let record = try? VaultRollbackRecord(generation: 1, manifest: manifest), let id = try? keys.rollbackRecordID() {
+            try? environment.rollbackRecords.store(record, id: id)
+        }
     }
 
     static func unlock(
@@ -94,6 +98,7 @@ public enum Vault {
         report.foreignInObjects = sweep.foreign
         report.unmovableOrphans = sweep.unmovable
         report.looseFolder = folder.looseness
+        report.firstUnlockHere = rollback.firstHere
         return UnlockedVault(paths: paths, keys: keys, keyFileImage: unlocked.image, loaded: loaded,
                              report: report, lock: lock, environment: environment, rollbackRecordID: rollback.id)
     }
@@ -104,12 +109,21 @@ public enum Vault {
         let id: String
         var accepted: String?
         var recordProblem: String?
+        /// Set when no record of this vault existed here: what was found, for the user to judge
+        /// (an older copy opened first on a new machine cannot be told from the newest).
+        var firstHere: String?
 
         init(_ paths: VaultPaths, loaded: VaultManifestStore.Loaded, keys: VaultKeys, records: VaultRollbackRecords,
              accept: Bool) throws(VaultError) {
             id = try keys.rollbackRecordID()
             let found = try VaultRollbackRecord(generation: loaded.generation, manifest: loaded.image)
             let seen = records.load(id: id)
+            if seen == nil {
+                let newest = loaded.manifest.entries.map(\.dateAdded).max()
+                firstHere = "first unlock of this vault here: generation \(loaded.generation), "
+                    + (newest.map { "newest comic added \(ISO8601DateFormatter().string(from: $0))" } ?? "no comic in it yet")
+                    + "; if you expected newer comics, this may be an older copy"
+            }
             if let seen, let refusal = seen.refusal(of: found) {
                 let detail = loaded.fallbackReason.map { refusal + " (manifest.bin could not be used: \($0))" } ?? refusal
                 guard accept else { throw .manifestRolledBack(path: paths.manifest, detail: detail) }

@@ -25,6 +25,10 @@ public struct VaultUnlockReport: Sendable, Equatable {
     /// Set when the vault folder is readable by group or others: the warning, with its fix (a
     /// fact about the folder, not something unlocking found or repaired: not in `isClean`).
     public internal(set) var looseFolder: String? = nil
+    /// Set on the first unlock of this vault by this user on this machine (no rollback record
+    /// yet): its generation and newest comic, since no older copy can be refused without a record.
+    /// A fact, not a repair: not in `isClean`.
+    public internal(set) var firstUnlockHere: String? = nil
 
     public var isClean: Bool {
         keyFileFallbackReason == nil && manifestFallbackReason == nil && movedToOrphans.isEmpty && missingObjects.isEmpty
@@ -55,6 +59,7 @@ public struct VaultUnlockReport: Sendable, Equatable {
                          + " left in objects/ (this filesystem has no hard links): \(unmovableOrphans.joined(separator: ", "))")
         }
         if let loose = looseFolder { lines.append(loose) }
+        if let first = firstUnlockHere { lines.append(first) }
         if let problem = rollbackRecordProblem { lines.append("cannot record the manifest seen (rollback check): \(problem)") }
         return lines
     }

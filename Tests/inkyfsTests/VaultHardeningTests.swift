@@ -101,4 +101,20 @@ final class VaultHardeningTests: XCTestCase {
         XCTAssertEqual(objectSizes[0], 56 + 78 * 28 + 5_111_808, "a 5,111,808-byte stream in 78 chunks: 2.2 % over")
         XCTAssertEqual(Set(manifestSizes), [4136], "the manifest does not grow with the names (nor tell the generation)")
     }
+
+    /// On a machine (a state folder) that never saw this vault, nothing can refuse an older copy:
+    /// the first unlock says which generation it opened and how new its newest comic is, once.
+    func testTheFirstUnlockOnAnotherMachineSaysWhichGenerationItOpened() throws {
+        XCTAssertEqual(try vaultCommand(["init"], password: "p1").status, 0)
+        let here = try vaultCommand(["list"], password: "p1")
+        XCTAssertFalse(here.stderr.contains("first unlock"), "made here, seen here: \(here.stderr)")
+        XCTAssertEqual(try vaultCommand(["add", comic("A.cbz", "Space Patrol/Space Patrol 001.cbz")], password: "p1").status, 0)
+        let elsewhere = ["XDG_STATE_HOME": folder.appendingPathComponent("other-machine").path]
+        let arguments = ["vault", "list", "--vault", vault, "--password-file", folder.appendingPathComponent("p1").path]
+        let first = try CommandRunner.inkyfs(arguments, environment: elsewhere)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let year = Calendar(identifier: .gregorian).component(.year, from: Date())
+        XCTAssertTrue(first.stderr.contains("inkyfs: vault: first unlock of this vault here: generation 2, newest comic added \(year)-"), first.stderr)
+        XCTAssertFalse(try CommandRunner.inkyfs(arguments, environment: elsewhere).stderr.contains("first unlock"), "said once")
+    }
 }
