@@ -57,6 +57,8 @@ public enum MountDaemon {
         ProcessHardening.releaseLargeBuffersEagerly()
         var workers = configuration.workers
         workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
+        // Workers read the library and the vault's objects, nothing else (Landlock).
+        workers.alsoReadable = configuration.vaultDirectory.map { [$0 + "/objects"] } ?? []
         if configuration.mount.limits.rendering.conversion.isActive || configuration.mount.covers != nil {
             workers.arguments.append("--images")
         }

@@ -22,8 +22,11 @@ public final class WorkerPool: @unchecked Sendable {
         /// beneath it only, never through a link. nil for the command line's own paths.
         public var libraryRoot: String?
 
-        /// The worker's command line: `arguments`, and the library when there is one.
-        var spawnArguments: [String] { arguments + (libraryRoot.map { ["--library", $0] } ?? []) }
+        /// Folders a mount's workers may read besides the library (the vault's objects; `Landlock`).
+        public var alsoReadable: [String] = []
+
+        /// The worker's command line: `arguments`, and the library (and what else it reads) when there is one.
+        var spawnArguments: [String] { arguments + (libraryRoot.map { ["--library", $0] + alsoReadable.flatMap { ["--also-read", $0] } } ?? []) }
 
         public init(executable: String = WorkerExecutable.path, arguments: [String] = [], maxWorkers: Int = 4, timeout: Double = 15,
                     discardWorkerOutput: Bool = false) {

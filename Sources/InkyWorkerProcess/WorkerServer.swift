@@ -17,8 +17,10 @@ public enum WorkerServer {
     /// (`LibraryRoot`), and a path outside it is refused: the daemon's mount passes it.
     /// With `images`, the image library starts before the filter (it loads its format modules,
     /// which the filter's world may not reach): a mount that converts pages passes it.
+    /// With a `library`, the worker confines itself (`Landlock`) to reading beneath it and
+    /// beneath `alsoReadable` (the vault's objects), before the seccomp filter.
     public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits(), library: String? = nil,
-                           images: Bool = false) -> Never {
+                           alsoReadable: [String] = [], images: Bool = false) -> Never {
         nameTheTimeZone()
         ProcessHardening.makeNonDumpable()
         ProcessHardening.forbidNewPrivileges()
@@ -36,6 +38,11 @@ public enum WorkerServer {
             do throws(ImageError) { try ImageConverter.start() } catch {
                 FileHandle.standardError.write(Data("inkyfs worker: \(error); pages are served as they are\n".utf8))
             }
+        }
+        // A mount's worker reads its library (and the vault's objects) and nothing else; the
+        // command line's workers read what the user named, anywhere, and are not confined.
+        if let library, case .failed(let error) = Landlock.confine(readable: [library] + alsoReadable) {
+            FileHandle.standardError.write(Data("inkyfs worker: cannot confine to the library (Landlock): \(error)\n".utf8))
         }
         // Last: from here on the worker can only decode (SeccompFilter says what that leaves).
         if !SeccompFilter.install() {

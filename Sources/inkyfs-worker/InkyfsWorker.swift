@@ -21,11 +21,14 @@ struct InkyfsWorker: ParsableCommand {
         @Option(help: "The mounted library: comics are opened beneath it only, never through a link.")
         var library: String?
 
+        @Option(help: "A folder the worker may also read beneath (the vault's objects); with --library only.")
+        var alsoRead: [String] = []
+
         @Flag(help: "Start the image library before the sandbox: the mount converts pages.")
         var images = false
 
         func run() throws {
-            WorkerServer.run(library: library, images: images)
+            WorkerServer.run(library: library, alsoReadable: alsoRead, images: images)
         }
     }
 

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 /* No core dumps and no ptrace by other processes of the user: keys live in this memory. */
 static inline int inky_set_not_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0); }
@@ -88,6 +90,40 @@ static inline long inky_getxattr(const char *path, const char *name, void *value
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int low);
 static inline int inky_spawn_close_from(posix_spawn_file_actions_t *actions, int low) {
     return posix_spawn_file_actions_addclosefrom_np(actions, low);
+}
+
+/* Landlock (Linux 5.13+), spelt out here so <linux/landlock.h> stays out of the module; the numbers
+   are kernel ABI. A worker confines itself before seccomp: it may read files and list folders beneath
+   the folders (or files) given (the library, the vault's objects, system files) and nothing else, whatever its uid, and it can
+   no longer ptrace or read /proc/PID/mem of a process outside its domain (the daemon). The
+   filesystem rights handled grow with the kernel's Landlock ABI. Returns the ABI used (> 0), 0
+   when the kernel has no Landlock, or -errno. */
+struct inky_landlock_ruleset { unsigned long long fs, net, scoped; };
+struct inky_landlock_beneath { unsigned long long allowed; int parent; } __attribute__((packed));
+static inline int inky_landlock_confine(const int *folders, int count) {
+    long abi = syscall(444 /* landlock_create_ruleset */, (void *)0, 0, 1UL /* VERSION */);
+    if (abi < 1) return 0;
+    struct inky_landlock_ruleset attributes = { (1ULL << 13) - 1 /* ABI 1: execute .. make_sym */, 0, 0 };
+    if (abi >= 2) attributes.fs |= 1ULL << 13; /* refer */
+    if (abi >= 3) attributes.fs |= 1ULL << 14; /* truncate */
+    if (abi >= 5) attributes.fs |= 1ULL << 15; /* ioctl_dev */
+    if (abi >= 6) attributes.scoped = 3;        /* abstract unix sockets, signals */
+    unsigned long size = abi >= 6 ? 24 : (abi >= 4 ? 16 : 8);
+    int ruleset = (int)syscall(444, &attributes, size, 0UL);
+    if (ruleset < 0) return -errno;
+    for (int index = 0; index < count; index++) {
+        struct stat info;
+        int folder = fstat(folders[index], &info) == 0 && S_ISDIR(info.st_mode);
+        /* read_file, and read_dir for a folder (a rule on a file may hold file rights only) */
+        struct inky_landlock_beneath rule = { (1ULL << 2) | (folder ? 1ULL << 3 : 0), folders[index] };
+        if (syscall(445 /* landlock_add_rule */, ruleset, 1 /* PATH_BENEATH */, &rule, 0UL) != 0) {
+            int failure = errno; close(ruleset); return -failure;
+        }
+    }
+    long done = syscall(446 /* landlock_restrict_self */, ruleset, 0UL);
+    int failure = errno;
+    close(ruleset);
+    return done == 0 ? (int)abi : -failure;
 }
 
 #endif
