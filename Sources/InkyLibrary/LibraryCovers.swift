@@ -127,10 +127,14 @@ extension LibraryFilesystem {
             }
         default: return .failure(.ENOENT)
         }
+        // A folder's cover is readable only by whoever may read the comic it is made from.
+        let comic: SourcePermissions? = if case .folderCover = node, case .success(let index) = folderIndex(folder),
+            let first = Self.firstComic(index), case .success(let info) = sourceStatus(first, type: S_IFREG) { SourcePermissions(info) } else { nil }
         return bytes.flatMap { bytes in
             sourceStatus(folder, type: S_IFDIR).map { info in
                 let source = SourcePermissions(info)
-                return NodeAttributes(id: id, kind: .regularFile, size: Int64(bytes.count), permissions: source.page,
+                let permissions = comic.map { source.cover(from: $0) } ?? source.page
+                return NodeAttributes(id: id, kind: .regularFile, size: Int64(bytes.count), permissions: permissions,
                                       modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
                                       entryTimeout: treeTimeout, attributeTimeout: treeTimeout, owner: source.owner, group: source.group)
             }

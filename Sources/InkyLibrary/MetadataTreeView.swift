@@ -218,7 +218,9 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     }
 
     private func directoryAttributes(_ id: NodeID, stamp: Int64, subfolders: Int) -> NodeAttributes {
-        NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o555, modifiedNanoseconds: stamp,
+        // The mounting user's, as Continue Reading/ is: under allow_other another user would read
+        // series, arcs, publishers, reading lists and paths of comics they may not read.
+        NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o500, modifiedNanoseconds: stamp,
                        entryTimeout: timeout, attributeTimeout: timeout, linkCount: 2 + subfolders)
     }
 
@@ -340,7 +342,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     }
 
     private func fileAttributes(_ id: NodeID, size: Int, stamp: Int64) -> NodeAttributes {
-        NodeAttributes(id: id, kind: .regularFile, size: Int64(size), permissions: 0o444, modifiedNanoseconds: stamp,
+        NodeAttributes(id: id, kind: .regularFile, size: Int64(size), permissions: 0o400, modifiedNanoseconds: stamp,
                        entryTimeout: timeout, attributeTimeout: timeout)
     }
 

@@ -33,6 +33,17 @@ struct SourcePermissions: Equatable {
     /// A page (and ERROR.txt, .ComicInfo.xml) of a comic: the archive's read bits only.
     var page: UInt32 { mode & 0o444 }
 
+    /// A folder's cover (`folder.jpg`) made from `comic`: the folder's read bits, less every
+    /// class of reader the comic does not let read it, so a 0600 comic's cover is no more
+    /// readable than the comic. With another owner or group than the folder's, only the comic's
+    /// bits for everyone count (the folder's owner class is then a different person).
+    func cover(from comic: SourcePermissions) -> UInt32 {
+        let others = comic.mode & 0o004
+        let granted = comic.owner == owner && comic.group == group ? comic.page
+            : (others != 0 ? 0o444 : 0)
+        return page & granted
+    }
+
     /// A comic's directory: the archive's read bits, and search where it has read, so whoever
     /// may read the archive may list and open its pages, and nobody else may.
     var comicFolder: UInt32 { page | (page >> 2) }
