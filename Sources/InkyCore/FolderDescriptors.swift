@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Folders of the library recently opened (O_PATH, every component reached with O_NOFOLLOW), by
 /// their path below the root: a comic's `status` is then one `fstatat` on its folder instead of
@@ -9,9 +10,9 @@ import Foundation
 /// dropped. Entries are dropped when the library watcher reports a change at or above them
 /// (`forget(under:)`), after `lifetime` seconds whatever happens (so a change nobody reports
 /// is seen within that), and least recently used first beyond `capacity`.
-final class FolderDescriptors: @unchecked Sendable {
+final class FolderDescriptors: Sendable {
     /// An open folder, closed when the last user lets go of it (an eviction may race a lookup).
-    final class Open {
+    final class Open: Sendable {
         let fd: Int32
         init(_ fd: Int32) { self.fd = fd }
         deinit { close(fd) }
@@ -19,9 +20,11 @@ final class FolderDescriptors: @unchecked Sendable {
 
     private let capacity: Int
     private let lifetime: Double
-    private let lock = NSLock()
-    private var entries: [String: (folder: Open, opened: Double, lastUse: UInt64)] = [:]
-    private var clock: UInt64 = 0
+    private struct State {
+        var entries: [String: (folder: Open, opened: Double, lastUse: UInt64)] = [:]
+        var clock: UInt64 = 0
+    }
+    private let state = Mutex(State())
 
     init(capacity: Int, lifetime: Double) {
         self.capacity = capacity
@@ -31,25 +34,25 @@ final class FolderDescriptors: @unchecked Sendable {
     /// The folder at `path` if it was opened less than `lifetime` seconds ago.
     func cached(_ path: String) -> Open? {
         let now = Self.now()
-        return lock.withLock {
-            guard let entry = entries[path] else { return nil }
+        return state.withLock { state in
+            guard let entry = state.entries[path] else { return nil }
             guard now - entry.opened < lifetime else {
-                entries[path] = nil
+                state.entries[path] = nil
                 return nil
             }
-            clock += 1
-            entries[path]!.lastUse = clock
+            state.clock += 1
+            state.entries[path]!.lastUse = state.clock
             return entry.folder
         }
     }
 
     func insert(_ path: String, _ folder: Open) {
         let now = Self.now()
-        lock.withLock {
-            clock += 1
-            entries[path] = (folder, now, clock)
-            if entries.count > capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                entries[oldest.key] = nil
+        state.withLock { state in
+            state.clock += 1
+            state.entries[path] = (folder, now, state.clock)
+            if state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.entries[oldest.key] = nil
             }
         }
     }
@@ -57,9 +60,9 @@ final class FolderDescriptors: @unchecked Sendable {
     /// Drops `path` and every folder below it ("" drops them all).
     func forget(under path: String) {
         let prefix = path + "/"
-        lock.withLock {
-            if path.isEmpty { return entries.removeAll() }
-            entries = entries.filter { $0.key != path && !$0.key.hasPrefix(prefix) }
+        state.withLock { state in
+            if path.isEmpty { return state.entries.removeAll() }
+            state.entries = state.entries.filter { $0.key != path && !$0.key.hasPrefix(prefix) }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One inkyfs mount as /proc/self/mountinfo shows it (a bind mount of one is a mount too, with
 /// the same device and its own mount point).
@@ -48,54 +49,59 @@ public struct InkyfsMount: Sendable, Equatable {
 /// daemon wait on requests to itself, each nested one holding a thread (or a lock), until the
 /// mount hangs for good. Even one `stat` of such a mountpoint is a request to its daemon, so
 /// `LibraryRoot` leaves them out by their path, before touching them.
-public final class InkyfsMountTable: @unchecked Sendable { // state behind `lock`; InkyCore has no Mutex yet
+public final class InkyfsMountTable: Sendable {
     public static let shared = InkyfsMountTable()
 
-    private let lock = NSLock()
-    private var table: Int32 = -1
-    private var devices: Set<UInt64> = []
-    /// Mount points by the folder that holds them.
-    private var byParent: [String: Set<String>] = [:]
-    private var mountpoints: [String] = []
+    fileprivate struct State {
+        var table: Int32 = -1
+        var devices: Set<UInt64> = []
+        /// Mount points by the folder that holds them.
+        var byParent: [String: Set<String>] = [:]
+        var mountpoints: [String] = []
+    }
+    /// Held while the table is read again, so two callers never read it at once.
+    private let state = Mutex(State())
 
     private init() {}
 
     /// Whether `device` is that of an inkyfs mount (or of a bind mount of one).
     public func isInkyfs(_ device: UInt64) -> Bool {
-        current { devices.contains(device) }
+        current { $0.devices.contains(device) }
     }
 
     /// The names in folder `path` (absolute, links resolved) that are inkyfs mount points.
     public func mountedNames(in path: String) -> Set<String> {
-        current { byParent[path] ?? [] }
+        current { $0.byParent[path] ?? [] }
     }
 
     /// Whether `path` (absolute, links resolved) is an inkyfs mount point or inside one that is
     /// strictly below `root` (a library that is itself on an inkyfs mount is read as usual).
     public func isInsideMount(_ path: String, below root: String) -> Bool {
-        current {
-            mountpoints.contains { point in
+        current { state in
+            state.mountpoints.contains { point in
                 point.count > root.count && point.hasPrefix(root == "/" ? "/" : root + "/")
                     && (path == point || path.hasPrefix(point + "/"))
             }
         }
     }
 
-    private func current<T>(_ body: () -> T) -> T {
-        lock.withLock {
-            if table < 0 || changed() { reload() }
-            return body()
+    private func current<T: Sendable>(_ body: (State) -> T) -> T {
+        state.withLock { state in
+            if state.table < 0 || state.changed() { state.reload() }
+            return body(state)
         }
     }
+}
 
-    private func changed() -> Bool {
+private extension InkyfsMountTable.State {
+    func changed() -> Bool {
         var watch = pollfd(fd: table, events: Int16(POLLPRI), revents: 0)
         return poll(&watch, 1, 0) > 0 && watch.revents & Int16(POLLPRI | POLLERR) != 0
     }
 
     /// Reads the table through the descriptor that is polled: reading it whole is what clears
     /// the change mark. Without /proc the table stays empty (nothing is left out).
-    private func reload() {
+    mutating func reload() {
         if table < 0 { table = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) }
         guard table >= 0, lseek(table, 0, SEEK_SET) == 0 else { return }
         var text: [UInt8] = []

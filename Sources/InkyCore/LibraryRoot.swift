@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Paths are relative to the root, "" being the root itself, without `.` or `..` components
 /// (names come from listings; a `..` would climb out and is refused).
-public final class LibraryRoot: @unchecked Sendable {
+public final class LibraryRoot: Sendable {
     public let path: String
     /// An pathOnly descriptor of the root folder; -1 when the library is one file (or gone).
     private let fd: Int32

@@ -4,12 +4,13 @@ import InkyWorker
 
 /// Locks the vault after a stretch of disuse, never while one of its files is open: the
 /// filesystem's version of the iOS reader locking when the app went to the background.
-final class VaultIdleLock: @unchecked Sendable {
+final class VaultIdleLock: Sendable {
     private let seconds: Double
     private let filesystem: LibraryFilesystem
     private let pool: WorkerPool
     private let log: @Sendable (String) -> Void
-    private let timer: DispatchSourceTimer
+    /// A dispatch source is thread-safe; corelibs-dispatch just does not say so (not Sendable).
+    nonisolated(unsafe) private let timer: DispatchSourceTimer
 
     init?(after seconds: Double, filesystem: LibraryFilesystem, pool: WorkerPool, log: @escaping @Sendable (String) -> Void) {
         guard seconds > 0 else { return nil }

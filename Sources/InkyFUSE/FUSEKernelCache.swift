@@ -4,8 +4,9 @@ import InkyTree
 
 /// Tells the kernel to forget names and inodes of a mounted session (libfuse notifications).
 /// Called from the watcher's thread, never from inside a request handler.
-final class FUSEKernelCache: KernelCacheInvalidating, @unchecked Sendable {
-    private let session: OpaquePointer
+final class FUSEKernelCache: KernelCacheInvalidating, Sendable {
+    /// The libfuse session; its notify calls may be made from any thread.
+    nonisolated(unsafe) private let session: OpaquePointer
     private let context: FUSEContext?
 
     init(session: OpaquePointer, context: FUSEContext? = nil) {

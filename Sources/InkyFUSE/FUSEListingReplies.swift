@@ -1,6 +1,7 @@
 import Foundation
 internal import CFuse3
 import InkyTree
+import Synchronization
 
 /// READDIRPLUS replies of comic directories encoded ahead, on the background thread that loaded
 /// the comic, from the entries it hands over (listing ahead, `KernelCacheInvalidating.listingReady`).
@@ -11,7 +12,7 @@ import InkyTree
 /// A reply is sent once, and only if the tree still gives the stamp it was made under (the
 /// same checks of the comic's file as a listing's), it fits the request, and no name in it is
 /// being looked up (those go out without attributes, see `FUSEContext.beingLookedUp`).
-final class FUSEListingReplies: @unchecked Sendable {
+final class FUSEListingReplies: Sendable {
     struct Ready {
         let stamp: ListingStamp
         let bytes: [UInt8]
@@ -27,8 +28,8 @@ final class FUSEListingReplies: @unchecked Sendable {
     /// the reader's buffer since (ls asks 64 KiB: a comic of 24 pages did not fit a page, and
     /// was listed at its request). A reply is made to fit that.
     var replySize: Int {
-        get { lock.withLock { _replySize } }
-        set { lock.withLock { _replySize = newValue } }
+        get { _replySize.load(ordering: .relaxed) }
+        set { _replySize.store(newValue, ordering: .relaxed) }
     }
     /// About five folders of comics ahead (~4 KiB each), and at most `byteLimit` of replies
     /// (a 400-page comic's is 64 KiB). When full the oldest reply gives way: one never asked
@@ -38,11 +39,21 @@ final class FUSEListingReplies: @unchecked Sendable {
     static let limit = 128
     static let byteLimit = 2 << 20
 
-    private let lock = NSLock()
-    private var ready: [UInt64: Ready] = [:]
-    private var made: UInt64 = 0
-    private var bytes = 0
-    private var _replySize = 4096
+    private struct State {
+        var ready: [UInt64: Ready] = [:]
+        var made: UInt64 = 0
+        var bytes = 0
+
+        /// Drops `inode`'s reply, if one waits.
+        @discardableResult
+        mutating func remove(_ inode: UInt64) -> Ready? {
+            guard let reply = ready.removeValue(forKey: inode) else { return nil }
+            bytes -= reply.bytes.count
+            return reply
+        }
+    }
+    private let state = Mutex(State())
+    private let _replySize = Atomic(4096)
 
     /// Encodes directory `id`'s reply from the entries the tree made under `stamp`.
     func prepare(_ id: NodeID, stamp: ListingStamp, entries: [DirectoryEntry], in filesystem: any MountedFilesystem) {
@@ -51,33 +62,25 @@ final class FUSEListingReplies: @unchecked Sendable {
         // Only a whole directory. The entries were made with the stamp: if the comic changed
         // since, the stamp the request gets differs from this one and the reply is not sent.
         guard filled.next == entries.count + 2 else { return }
-        lock.withLock {
-            remove(UInt64(id))
-            while ready.count >= Self.limit || (!ready.isEmpty && bytes + filled.bytes.count > Self.byteLimit),
-                  let oldest = ready.min(by: { $0.value.made < $1.value.made }) {
-                remove(oldest.key)
+        state.withLock { state in
+            state.remove(UInt64(id))
+            while state.ready.count >= Self.limit || (!state.ready.isEmpty && state.bytes + filled.bytes.count > Self.byteLimit),
+                  let oldest = state.ready.min(by: { $0.value.made < $1.value.made }) {
+                state.remove(oldest.key)
             }
-            made += 1
-            bytes += filled.bytes.count
-            ready[UInt64(id)] = Ready(stamp: stamp, bytes: filled.bytes, remembered: filled.remembered, next: filled.next, made: made)
+            state.made += 1
+            state.bytes += filled.bytes.count
+            state.ready[UInt64(id)] = Ready(stamp: stamp, bytes: filled.bytes, remembered: filled.remembered, next: filled.next, made: state.made)
         }
     }
 
-    /// Drops `inode`'s reply, if one waits; the lock held.
-    @discardableResult
-    private func remove(_ inode: UInt64) -> Ready? {
-        guard let reply = ready.removeValue(forKey: inode) else { return nil }
-        bytes -= reply.bytes.count
-        return reply
-    }
-
     /// Whether a reply for `inode` waits (cheap: no check of the comic).
-    func isReady(_ inode: UInt64) -> Bool { lock.withLock { ready[inode] != nil } }
+    func isReady(_ inode: UInt64) -> Bool { state.withLock { $0.ready[inode] != nil } }
 
     /// The reply for `inode` if it was made under `stamp`; taken either way.
     func take(_ inode: UInt64, stamp: ListingStamp?) -> Ready? {
-        lock.withLock {
-            guard let reply = remove(inode), reply.stamp == stamp else { return nil }
+        state.withLock { state in
+            guard let reply = state.remove(inode), reply.stamp == stamp else { return nil }
             return reply
         }
     }

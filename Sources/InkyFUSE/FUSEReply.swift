@@ -2,28 +2,25 @@ import Foundation
 internal import CFuse3
 import InkyCore
 import InkyTree
+import Synchronization
 
 /// The one reply a FUSE request gets. libfuse requires exactly one reply per request: this
 /// object allows one, and answers EIO from deinit if a code path forgot to reply, so the
 /// kernel never waits forever on a lost request. Safe to send from any thread.
-final class FUSEReply: @unchecked Sendable {
-    private let request: fuse_req_t
-    private let lock = NSLock()
-    private var sent = false
+final class FUSEReply: Sendable {
+    /// libfuse's request; any thread may reply to it, once (which `sent` ensures).
+    nonisolated(unsafe) private let request: fuse_req_t
+    private let sent = Atomic(false)
 
     init(_ request: fuse_req_t) { self.request = request }
 
     deinit {
-        if !sent { fuse_reply_err(request, EIO) }
+        if !sent.load(ordering: .acquiring) { fuse_reply_err(request, EIO) }
     }
 
     /// Runs `send` if no reply went out yet; later calls are ignored.
     private func once(_ send: (fuse_req_t) -> Void) {
-        let first = lock.withLock {
-            guard !sent else { return false }
-            sent = true
-            return true
-        }
+        let first = !sent.exchange(true, ordering: .acquiringAndReleasing)
         if first { send(request) }
     }
 

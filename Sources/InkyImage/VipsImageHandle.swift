@@ -1,5 +1,6 @@
 internal import CVips
 import Foundation
+import Synchronization
 
 /// Owns one `VipsImage` reference: dropped in `deinit`, so no path leaks one.
 final class VipsImageHandle {
@@ -61,7 +62,7 @@ enum VipsRuntime {
     private static let started: Result<Void, ImageError> = {
         inky_vips_start() == 0 ? .success(()) : .failure(.unavailable(takeError()))
     }()
-    private static let magickLock = NSLock()
+    private static let magickLock = Mutex(())
 
     static func start() throws(ImageError) { try started.get() }
 
@@ -73,13 +74,11 @@ enum VipsRuntime {
     }
 
     /// Runs `body` with ImageMagick allowed (a BMP: libvips has no loader of its own for it).
-    static func withMagick<T>(_ body: () throws(ImageError) -> T) throws(ImageError) -> T {
-        magickLock.lock()
-        inky_vips_allow_magick(1)
-        defer {
-            inky_vips_allow_magick(0)
-            magickLock.unlock()
+    static func withMagick<T: Sendable>(_ body: () throws(ImageError) -> T) throws(ImageError) -> T {
+        try magickLock.withLock { _ throws(ImageError) -> T in
+            inky_vips_allow_magick(1)
+            defer { inky_vips_allow_magick(0) }
+            return try body()
         }
-        return try body()
     }
 }

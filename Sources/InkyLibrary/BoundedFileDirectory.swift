@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// A directory of cache files under a byte cap, shared by the cover and page caches: the
 /// directory is made 0700 and files 0600 (they are pictures of the user's comics); a file is
@@ -7,16 +8,16 @@ import InkyCore
 /// sets its modification time, and past the cap the files read longest ago go first.
 ///
 /// Files of one cache end in `suffix`; anything else in the directory is left alone.
-final class BoundedFileDirectory: @unchecked Sendable {
+final class BoundedFileDirectory: Sendable {
     let directory: String
     let capacity: Int64
     private let suffix: String
     /// Eviction goes this far below the cap, so the directory is not listed at every store
     /// once the cache is full (a full 2 GB page cache holds ~10,000 files).
     private let slack: Int64
-    private let lock = NSLock()
-    /// Total bytes of the files on disk, counted once at start and kept up to date after.
-    private var total: Int64?
+    /// Total bytes of the files on disk, counted once at start and kept up to date after; held
+    /// while a file is written or removed, so the count and the folder change together.
+    private let total = Mutex<Int64?>(nil)
 
     init(directory: String, capacity: Int64, suffix: String, slack: Int64 = 0) {
         self.directory = directory
@@ -46,8 +47,10 @@ final class BoundedFileDirectory: @unchecked Sendable {
     /// Stores a file (atomically), then evicts down to the cap; the file just written stays.
     func write(_ name: String, _ bytes: [UInt8]) {
         guard Int64(bytes.count) <= capacity, !bytes.isEmpty else { return }
-        lock.lock()
-        defer { lock.unlock() }
+        total.withLock { total in write(name, bytes, total: &total) }
+    }
+
+    private func write(_ name: String, _ bytes: [UInt8], total: inout Int64?) {
         let manager = FileManager.default
         try? manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let final = directory + "/" + name
@@ -61,12 +64,12 @@ final class BoundedFileDirectory: @unchecked Sendable {
             return
         }
         total = before - replaced + Int64(bytes.count)
-        if total! > capacity { evict(keeping: final) }
+        if total! > capacity { total = evict(keeping: final) }
     }
 
     /// Removes a file found bad (truncated, corrupt, not what its name says).
     func remove(_ name: String) {
-        lock.withLock {
+        total.withLock { total in
             let path = directory + "/" + name
             let size = fileSize(path) ?? 0
             if unlink(path) == 0, let known = total { total = known - size }
@@ -98,7 +101,7 @@ final class BoundedFileDirectory: @unchecked Sendable {
     }
 
     /// Bytes of the files on disk (what the cap bounds).
-    var size: Int64 { lock.withLock { total ?? measured() } }
+    var size: Int64 { total.withLock { $0 ?? measured() } }
 
     private func fileSize(_ path: String) -> Int64? {
         var info = stat()
@@ -117,8 +120,8 @@ final class BoundedFileDirectory: @unchecked Sendable {
 
     private func measured() -> Int64 { entries().reduce(0) { $0 + $1.size } }
 
-    /// Removes the files used longest ago until the rest fit `slack` below the cap.
-    private func evict(keeping kept: String) {
+    /// Removes the files used longest ago until the rest fit `slack` below the cap; the total left.
+    private func evict(keeping kept: String) -> Int64 {
         var all = entries().sorted { $0.used < $1.used }
         var sum = all.reduce(0) { $0 + $1.size }
         all.removeAll { $0.path == kept }
@@ -127,6 +130,6 @@ final class BoundedFileDirectory: @unchecked Sendable {
             unlink(oldest.path)
             sum -= oldest.size
         }
-        total = sum
+        return sum
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import Synchronization
 
 /// Names of comics served as CBZ files (`--as cbz`).
 enum CBZFiles {
@@ -143,73 +144,74 @@ extension LibraryFilesystem {
     private func checksummedListing(_ state: ComicState, _ snapshot: ComicState.Snapshot) -> Result<ComicListing, Errno> {
         guard case .success(let first) = snapshot.listing else { return .failure(.ENOENT) }
         if first.isZipReady { return .success(first) }
-        state.checksumLock.lock()
-        defer { state.checksumLock.unlock() }
-        func current() -> ComicListing? {
-            guard let fresh = state.snapshot(), fresh.generation == snapshot.generation, case .success(let listing) = fresh.listing else { return nil }
-            return listing
-        }
-        guard let listing = current() else { return .failure(.ESTALE) }
-        let missing = listing.pages.filter { $0.crc32 == nil || !$0.isSizeKnown }.sorted { $0.source < $1.source }
-        let batches = stride(from: 0, to: missing.count, by: 8).map { Array(missing[$0..<min(missing.count, $0 + 8)]) }
-        if let batch = batches.first { fetch(state, snapshot, listing, pages: batch.map(\.number), first: nil) }
-        for (number, batch) in batches.enumerated() {
-            if number + 1 < batches.count { fetch(state, snapshot, listing, pages: batches[number + 1].map(\.number), first: nil) }
-            var crcs: [Int: UInt32] = [:]
-            for page in batch {
-                let outcome = AwaitedResult<Result<[UInt8], ComicError>>()
-                let key = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: page.number)
-                if !cache.wait(for: key, { outcome.finish($0) }) {
-                    // Evicted since it came: asked for again, alone.
-                    fetch(state, snapshot, listing, pages: [page.number], first: { outcome.finish($0) })
-                }
-                switch outcome.wait() {
-                case .failure(let error):
-                    logger("cannot lay out the CBZ: \(loggable(error, of: state.comic))")
-                    keep([:], crcs: crcs, of: state, generation: snapshot.generation)
-                    return .failure(error.errno)
-                case .success(let bytes):
-                    if page.isSizeKnown, Int64(bytes.count) != page.size { return .failure(.EIO) }
-                    crcs[page.number] = bytes.withUnsafeBytes { CRC32.checksum($0) }
-                }
+        return state.checksumLock.withLock { _ in
+            func current() -> ComicListing? {
+                guard let fresh = state.snapshot(), fresh.generation == snapshot.generation, case .success(let listing) = fresh.listing else { return nil }
+                return listing
             }
-            keep([:], crcs: crcs, of: state, generation: snapshot.generation)
+            guard let listing = current() else { return .failure(.ESTALE) }
+            let missing = listing.pages.filter { $0.crc32 == nil || !$0.isSizeKnown }.sorted { $0.source < $1.source }
+            let batches = stride(from: 0, to: missing.count, by: 8).map { Array(missing[$0..<min(missing.count, $0 + 8)]) }
+            if let batch = batches.first { fetch(state, snapshot, listing, pages: batch.map(\.number), first: nil) }
+            for (number, batch) in batches.enumerated() {
+                if number + 1 < batches.count { fetch(state, snapshot, listing, pages: batches[number + 1].map(\.number), first: nil) }
+                var crcs: [Int: UInt32] = [:]
+                for page in batch {
+                    let outcome = AwaitedResult<Result<[UInt8], ComicError>>()
+                    let key = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: page.number)
+                    if !cache.wait(for: key, { outcome.finish($0) }) {
+                        // Evicted since it came: asked for again, alone.
+                        fetch(state, snapshot, listing, pages: [page.number], first: { outcome.finish($0) })
+                    }
+                    switch outcome.wait() {
+                    case .failure(let error):
+                        logger("cannot lay out the CBZ: \(loggable(error, of: state.comic))")
+                        keep([:], crcs: crcs, of: state, generation: snapshot.generation)
+                        return .failure(error.errno)
+                    case .success(let bytes):
+                        if page.isSizeKnown, Int64(bytes.count) != page.size { return .failure(.EIO) }
+                        crcs[page.number] = bytes.withUnsafeBytes { CRC32.checksum($0) }
+                    }
+                }
+                keep([:], crcs: crcs, of: state, generation: snapshot.generation)
+            }
+            guard let done = current(), done.isZipReady else { return .failure(.ESTALE) }
+            return .success(done)
         }
-        guard let done = current(), done.isZipReady else { return .failure(.ESTALE) }
-        return .success(done)
     }
 }
 
 /// The pieces of one read, filled in any order from any thread; the reply goes once all are in.
-private final class GatheredRead: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [ArraySlice<UInt8>?]
-    private var left: Int
-    private var failed = false
+private final class GatheredRead: Sendable {
+    private struct State {
+        var slots: [ArraySlice<UInt8>?]
+        var left: Int
+        var failed = false
+    }
+    private let state: Mutex<State>
     private let completion: @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void
 
     init(count: Int, completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
-        slots = Array(repeating: nil, count: count)
-        left = count
+        state = Mutex(State(slots: Array(repeating: nil, count: count), left: count))
         self.completion = completion
         if count == 0 { completion(.success([])) }
     }
 
     func fill(_ slot: Int, _ result: Result<ArraySlice<UInt8>, Errno>) {
-        let finished: Result<ArraySlice<UInt8>, Errno>? = lock.withLock {
-            guard !failed else { return nil }
+        let finished: Result<ArraySlice<UInt8>, Errno>? = state.withLock { state in
+            guard !state.failed else { return nil }
             switch result {
             case .failure(let code):
-                failed = true
+                state.failed = true
                 return .failure(code)
             case .success(let bytes):
-                slots[slot] = bytes
-                left -= 1
-                guard left == 0 else { return nil }
-                if slots.count == 1 { return .success(slots[0]!) }
+                state.slots[slot] = bytes
+                state.left -= 1
+                guard state.left == 0 else { return nil }
+                if state.slots.count == 1 { return .success(state.slots[0]!) }
                 var joined: [UInt8] = []
-                joined.reserveCapacity(slots.reduce(0) { $0 + $1!.count })
-                for part in slots { joined += part! }
+                joined.reserveCapacity(state.slots.reduce(0) { $0 + $1!.count })
+                for part in state.slots { joined += part! }
                 return .success(joined[...])
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import Synchronization
 
 /// The comics and folders the mounted library knows, checked against the disk at each use: a
 /// folder's index is rebuilt when its mtime moves, a comic whose file changed starts a new
@@ -63,36 +64,36 @@ extension LibraryFilesystem {
             }
         }
         if let snapshot = state.snapshot() { return .success((state, snapshot)) }
-        state.listingLock.lock()
-        defer { state.listingLock.unlock() }
-        if let snapshot = state.snapshot() { return .success((state, snapshot)) }
-        // The index knows library files only: a vault comic is never looked up or stored there.
-        let stored = libraryFile(comic).flatMap { file in self.state.map { (file, $0) } }
-        let indexed = known.map(\.indexed) ?? stored.flatMap { file, database in database.indexedListing(file, identity: identity) }
-        if let listing = indexed,
-           Self.fits(listing, options.limits.rendering) {
-            state.store(listing, for: identity)
-        } else {
-            lock.withLock { _backendListings += 1 }
-            do throws(ComicError) {
-                let (listing, listedIdentity) = try backend.list(real, limits: options.limits)
-                if listedIdentity != identity {
-                    // Changed while being listed: the next lookup starts over with the new file.
-                    _ = state.refresh(listedIdentity, generations)
+        return state.listingLock.withLock { _ in
+            if let snapshot = state.snapshot() { return .success((state, snapshot)) }
+            // The index knows library files only: a vault comic is never looked up or stored there.
+            let stored = libraryFile(comic).flatMap { file in self.state.map { (file, $0) } }
+            let indexed = known.map(\.indexed) ?? stored.flatMap { file, database in database.indexedListing(file, identity: identity) }
+            if let listing = indexed,
+               Self.fits(listing, options.limits.rendering) {
+                state.store(listing, for: identity)
+            } else {
+                lock.withLock { _backendListings += 1 }
+                do throws(ComicError) {
+                    let (listing, listedIdentity) = try backend.list(real, limits: options.limits)
+                    if listedIdentity != identity {
+                        // Changed while being listed: the next lookup starts over with the new file.
+                        _ = state.refresh(listedIdentity, generations)
+                    }
+                    state.store(.success(listing), for: listedIdentity)
+                    if let (file, _) = stored { indexWriter?.store(file, identity: listedIdentity, .success(listing)) }
+                } catch {
+                    // Vault object paths are random hex, and a vault comic's error details stay out.
+                    logger("cannot open \(loggable(error, of: comic))")
+                    state.store(.failure(error), for: identity)
+                    if let (file, _) = stored { indexWriter?.store(file, identity: identity, .failure(error)) }
                 }
-                state.store(.success(listing), for: listedIdentity)
-                if let (file, _) = stored { indexWriter?.store(file, identity: listedIdentity, .success(listing)) }
-            } catch {
-                // Vault object paths are random hex, and a vault comic's error details stay out.
-                logger("cannot open \(loggable(error, of: comic))")
-                state.store(.failure(error), for: identity)
-                if let (file, _) = stored { indexWriter?.store(file, identity: identity, .failure(error)) }
             }
+            // Listed now: the state weighs its pages.
+            for dropped in lock.withLock({ comics.reweigh(comic) }) { generations.dropped(dropped) }
+            guard let snapshot = state.snapshot() else { return .failure(.EIO) }
+            return .success((state, snapshot))
         }
-        // Listed now: the state weighs its pages.
-        for dropped in lock.withLock({ comics.reweigh(comic) }) { generations.dropped(dropped) }
-        guard let snapshot = state.snapshot() else { return .failure(.EIO) }
-        return .success((state, snapshot))
     }
 
     /// The comic's snapshot if `generation` is still current; ESTALE for pages of a changed file.
@@ -236,7 +237,7 @@ extension WeightedLRU where Key == String, Value == FolderIndex {
 
 /// What listing ahead learned of a comic before asking for it: its file, and the index's row
 /// for it (nil: the index has none for this file as it is).
-struct KnownComic {
+struct KnownComic: Sendable {
     var check: ComicCheck
     var indexed: Result<ComicListing, ComicError>?
 }

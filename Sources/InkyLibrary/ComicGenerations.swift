@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// Hands out the 12-bit generation a comic's page inode numbers carry, so that a comic that
 /// changes under the mount never gets a generation the kernel may still hold for it.
@@ -20,20 +21,22 @@ import InkyCore
 /// reader holding one of its pages reads on. Comics whose state was dropped (vanished, or out of
 /// the memory budget) are remembered here, the most recent `limit` of them, since the kernel
 /// may still hold their pages.
-final class ComicGenerations: @unchecked Sendable {
+final class ComicGenerations: Sendable {
     static let firstSeenMask: UInt64 = 0x7FF
     static let changedBit = 0x800
 
-    struct Seen: Equatable {
+    struct Seen: Equatable, Sendable {
         var hash: UInt64
         var generation: Int
     }
 
-    private let lock = NSLock()
     private let limit: Int
-    private var earlier: [ComicRef: (seen: [Seen], stamp: UInt64)] = [:]
-    private var clock: UInt64 = 0
-    private var nextChanged = 0
+    private struct State {
+        var earlier: [ComicRef: (seen: [Seen], stamp: UInt64)] = [:]
+        var clock: UInt64 = 0
+        var nextChanged = 0
+    }
+    private let state = Mutex(State())
 
     /// Each remembered comic keeps this many of its generations.
     private static let perComic = 4
@@ -44,15 +47,15 @@ final class ComicGenerations: @unchecked Sendable {
     /// a state just made).
     func generation(for comic: ComicRef, identity: FileIdentity, current: Seen?) -> Int {
         let hash = identity.generation
-        return lock.withLock {
-            let before = (current.map { [$0] } ?? []) + (earlier[comic]?.seen ?? [])
-            if let current { remember(current, of: comic) }
+        return state.withLock { state in
+            let before = (current.map { [$0] } ?? []) + (state.earlier[comic]?.seen ?? [])
+            if let current { remember(current, of: comic, in: &state) }
             if let same = before.first(where: { $0.hash == hash }) { return same.generation }
             if before.isEmpty { return Int(hash & Self.firstSeenMask) }
             var generation: Int
             repeat {
-                generation = Self.changedBit | (nextChanged & Int(Self.firstSeenMask))
-                nextChanged += 1
+                generation = Self.changedBit | (state.nextChanged & Int(Self.firstSeenMask))
+                state.nextChanged += 1
             } while before.contains(where: { $0.generation == generation })
             return generation
         }
@@ -60,7 +63,7 @@ final class ComicGenerations: @unchecked Sendable {
 
     /// Keeps the generation of a comic whose state is being dropped.
     func dropped(_ comic: ComicRef, _ seen: Seen) {
-        lock.withLock { remember(seen, of: comic) }
+        state.withLock { state in remember(seen, of: comic, in: &state) }
     }
 
     /// Keeps the generation of `state`, being dropped (its file vanished, or the memory budget).
@@ -70,16 +73,16 @@ final class ComicGenerations: @unchecked Sendable {
 
     /// Vault comics are not kept: no vault name may outlive the unlock, and lock makes the
     /// kernel forget every vault entry before anything of the vault is shown again.
-    private func remember(_ seen: Seen, of comic: ComicRef) {
+    private func remember(_ seen: Seen, of comic: ComicRef, in state: inout State) {
         guard !comic.isVault else { return }
-        clock += 1
-        var list = earlier[comic]?.seen ?? []
+        state.clock += 1
+        var list = state.earlier[comic]?.seen ?? []
         list.removeAll { $0 == seen }
         list.insert(seen, at: 0)
-        earlier[comic] = (Array(list.prefix(Self.perComic)), clock)
+        state.earlier[comic] = (Array(list.prefix(Self.perComic)), state.clock)
         // Trimmed to half when full: one sort per limit/2 comics remembered.
-        guard earlier.count > limit else { return }
-        let keep = Set(earlier.sorted { $0.value.stamp > $1.value.stamp }.prefix(limit / 2).map(\.key))
-        earlier = earlier.filter { keep.contains($0.key) }
+        guard state.earlier.count > limit else { return }
+        let keep = Set(state.earlier.sorted { $0.value.stamp > $1.value.stamp }.prefix(limit / 2).map(\.key))
+        state.earlier = state.earlier.filter { keep.contains($0.key) }
     }
 }

@@ -1,46 +1,44 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// One comic of the mounted library: its file identity and the listing of the current
 /// generation. Its page fetches run in order on the library's fetch threads, one at a time
 /// (`BoundedWork`, strand = the comic): readers of one comic share its decoder.
-final class ComicState: @unchecked Sendable {
+final class ComicState: Sendable {
     let comic: ComicRef
     let realPath: String
     /// Held while listing, so concurrent lookups list once.
-    let listingLock = NSLock()
+    let listingLock = Mutex(())
 
-    private let lock = NSLock()
-    private var _identity: FileIdentity?
-    /// Which generation of the file the pages are of (`ComicGenerations`): a page's inode number
-    /// is (comic, generation, index), so a changed file's pages get new numbers and the kernel
-    /// never serves cached (keep_cache) bytes of the old file for them.
-    private var _generation = 0
-    private var _listing: Result<ComicListing, ComicError>?
-    /// Page numbers by name, made at the first lookup of a page by name (a listing read ahead
-    /// is answered from the listing itself, and most are never looked up).
-    private var _pageIndex: [String: Int]?
-    private var _comicInfo: [UInt8]?
-    private var _currentPage = 0
-    private var _recordedOnce = false
-    private var _listedAt = Date.distantPast
-    private var _zipLayout: (generation: Int, layout: StoredZipLayout)?
-    private var _permissions: SourcePermissions?
-    /// Moves whenever what the comic's directory lists does (listing, sizes learned, modes):
-    /// a reply encoded ahead is sent only while it stands still (`ListingStamp`). Taken from
-    /// one count for all states, so a state made anew never repeats a dropped one's.
-    private var _revision = ComicState.nextRevision()
-    private static let revisionLock = NSLock()
-    nonisolated(unsafe) private static var revisions = 0
-
-    private static func nextRevision() -> Int {
-        revisionLock.withLock {
-            revisions += 1
-            return revisions
-        }
+    fileprivate struct State {
+        var identity: FileIdentity?
+        /// Which generation of the file the pages are of (`ComicGenerations`): a page's inode number
+        /// is (comic, generation, index), so a changed file's pages get new numbers and the kernel
+        /// never serves cached (keep_cache) bytes of the old file for them.
+        var generation = 0
+        var listing: Result<ComicListing, ComicError>?
+        /// Page numbers by name, made at the first lookup of a page by name (a listing read ahead
+        /// is answered from the listing itself, and most are never looked up).
+        var pageIndex: [String: Int]?
+        var comicInfo: [UInt8]?
+        var currentPage = 0
+        var recordedOnce = false
+        var listedAt = Date.distantPast
+        var zipLayout: (generation: Int, layout: StoredZipLayout)?
+        var permissions: SourcePermissions?
+        /// Moves whenever what the comic's directory lists does (listing, sizes learned, modes):
+        /// a reply encoded ahead is sent only while it stands still (`ListingStamp`). Taken from
+        /// one count for all states, so a state made anew never repeats a dropped one's.
+        var revision = ComicState.nextRevision()
     }
+    private let state = Mutex(State())
+    private static let revisions = Atomic(0)
+
+    fileprivate static func nextRevision() -> Int { revisions.add(1, ordering: .relaxed).newValue }
+
     /// Held while the pages' CRC-32s are computed, so concurrent opens of the CBZ compute once.
-    let checksumLock = NSLock()
+    let checksumLock = Mutex(())
 
     /// An I/O error while listing is the disk's, not the archive's: such a comic is listed
     /// again at a lookup this long after, so it recovers with the disk instead of at remount.
@@ -48,8 +46,8 @@ final class ComicState: @unchecked Sendable {
 
     /// True once a read of this comic was recorded (the first read of page 0 counts too).
     var recordedOnce: Bool {
-        get { lock.withLock { _recordedOnce } }
-        set { lock.withLock { _recordedOnce = newValue } }
+        get { state.withLock { s in s.recordedOnce } }
+        set { state.withLock { s in s.recordedOnce = newValue } }
     }
 
     init(comic: ComicRef, realPath: String) {
@@ -57,13 +55,13 @@ final class ComicState: @unchecked Sendable {
         self.realPath = realPath
     }
 
-    struct Snapshot {
+    struct Snapshot: Sendable {
         var identity: FileIdentity
         var generation: Int
         var listing: Result<ComicListing, ComicError>
     }
 
-    var generation: Int { lock.withLock { _generation } }
+    var generation: Int { state.withLock { s in s.generation } }
 
     /// Compares the file with what was listed; a change starts a new generation. Returns the
     /// new identity and whether the generation moved.
@@ -73,92 +71,83 @@ final class ComicState: @unchecked Sendable {
 
     /// `refresh`, also giving what was listed before a change: the names the kernel may still hold.
     func replace(_ identity: FileIdentity, _ generations: ComicGenerations) -> (changed: Bool, previous: Snapshot?) {
-        lock.withLock {
-            guard _identity != identity else { return (false, nil) }
-            let changed = _identity != nil
-            let previous = _identity.flatMap { old in _listing.map { Snapshot(identity: old, generation: _generation, listing: $0) } }
-            _generation = generations.generation(for: comic, identity: identity, current: seen)
-            _identity = identity
-            _listing = nil
-            _revision = Self.nextRevision()
-            _pageIndex = nil
-            _comicInfo = nil
+        state.withLock { s in
+            guard s.identity != identity else { return (false, nil) }
+            let changed = s.identity != nil
+            let previous = s.identity.flatMap { old in s.listing.map { Snapshot(identity: old, generation: s.generation, listing: $0) } }
+            s.generation = generations.generation(for: comic, identity: identity, current: s.seen)
+            s.identity = identity
+            s.listing = nil
+            s.revision = Self.nextRevision()
+            s.pageIndex = nil
+            s.comicInfo = nil
             return (changed, previous)
         }
     }
 
-    func snapshot() -> Snapshot? { lock.withLock { lockedSnapshot() } }
+    func snapshot() -> Snapshot? { state.withLock { $0.snapshot() } }
 
     /// The snapshot with the revision it stands at and the modes its directory shows, taken
     /// together: what a listing made ahead is made from (`ListingStamp`), so a change made
     /// meanwhile moves the revision past the stamp instead of slipping under it.
     func stampedSnapshot() -> (snapshot: Snapshot, revision: Int, permissions: SourcePermissions?)? {
-        lock.withLock { lockedSnapshot().map { ($0, _revision, _permissions) } }
+        state.withLock { s in s.snapshot().map { ($0, s.revision, s.permissions) } }
     }
 
-    private func lockedSnapshot() -> Snapshot? {
-        guard let identity = _identity, let listing = _listing else { return nil }
-        if case .failure(.io) = listing, Date().timeIntervalSince(_listedAt) > Self.ioErrorRetrySeconds { return nil }
-        return Snapshot(identity: identity, generation: _generation, listing: listing)
-    }
 
     /// Stores a listing made for `identity`; ignored when the file moved on meanwhile.
     func store(_ listing: Result<ComicListing, ComicError>, for identity: FileIdentity) {
-        lock.withLock {
-            guard identity == _identity else { return }
-            _listing = listing
-            _revision = Self.nextRevision()
-            _listedAt = Date()
-            _pageIndex = nil
+        state.withLock { s in
+            guard identity == s.identity else { return }
+            s.listing = listing
+            s.revision = Self.nextRevision()
+            s.listedAt = Date()
+            s.pageIndex = nil
         }
     }
 
     /// Replaces a good listing by the error that reading it ran into (a dead parser).
     func markFailed(_ error: ComicError, generation: Int) {
-        lock.withLock {
-            guard generation == _generation else { return }
-            _listing = .failure(error)
-            _revision = Self.nextRevision()
-            _pageIndex = nil
+        state.withLock { s in
+            guard generation == s.generation else { return }
+            s.listing = .failure(error)
+            s.revision = Self.nextRevision()
+            s.pageIndex = nil
         }
     }
 
     /// Keeps sizes learned by rendering pages of `generation`; returns the listing (and the
     /// identity it belongs to) to store in the index, nil when the comic moved on.
     func learn(sizes: [Int: Int64] = [:], crcs: [Int: UInt32] = [:], generation: Int) -> (ComicListing, FileIdentity)? {
-        lock.withLock {
-            guard generation == _generation, let identity = _identity, case .success(let listing) = _listing else { return nil }
+        state.withLock { s in
+            guard generation == s.generation, let identity = s.identity, case .success(let listing) = s.listing else { return nil }
             let updated = listing.learning(sizes: sizes).learning(crcs: crcs)
-            _listing = .success(updated)
-            _revision = Self.nextRevision()
+            s.listing = .success(updated)
+            s.revision = Self.nextRevision()
             return (updated, identity)
         }
     }
 
     /// The comic laid out as a CBZ for `generation`, made once (`--as cbz`).
     func zipLayout(generation: Int, make: () -> StoredZipLayout?) -> StoredZipLayout? {
-        lock.withLock {
-            if let kept = _zipLayout, kept.generation == generation { return kept.layout }
-            guard generation == _generation, let layout = make() else { return nil }
-            _zipLayout = (generation, layout)
+        state.withLock { s in
+            if let kept = s.zipLayout, kept.generation == generation { return kept.layout }
+            guard generation == s.generation, let layout = make() else { return nil }
+            s.zipLayout = (generation, layout)
             return layout
         }
     }
 
-    /// The generation as `ComicGenerations` keeps it, nil before the file was first seen.
-    private var seen: ComicGenerations.Seen? {
-        _identity.map { ComicGenerations.Seen(hash: $0.generation, generation: _generation) }
-    }
 
     /// `seen`, taking the lock: for a state being dropped.
-    var lastSeen: ComicGenerations.Seen? { lock.withLock { seen } }
+    var lastSeen: ComicGenerations.Seen? { state.withLock { $0.seen } }
 
     func pageNumber(named name: String) -> Int? {
-        lock.withLock {
-            if _pageIndex == nil, case .success(let listing)? = _listing {
-                _pageIndex = Dictionary(listing.pages.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
+        state.withLock { s in
+            if s.pageIndex == nil, case .success(let listing)? = s.listing {
+                s.pageIndex = Dictionary(listing.pages.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
             }
-            return _pageIndex?[name]
+            return s.pageIndex?[name]
         }
     }
 
@@ -166,37 +155,50 @@ final class ComicState: @unchecked Sendable {
     /// for what every state holds whatever its length (identity, listing, names): weighed by
     /// pages alone, a library of 2-page comics kept 33,000 states in the same budget.
     var weight: Int {
-        lock.withLock {
-            guard case .success(let listing)? = _listing else { return 8 }
+        state.withLock { s in
+            guard case .success(let listing)? = s.listing else { return 8 }
             return 8 + listing.pages.count
         }
     }
 
-    var revision: Int { lock.withLock { _revision } }
+    var revision: Int { state.withLock { s in s.revision } }
 
     /// Whose the comic's file was at its last check: its directory listing shows them without
     /// looking at the file a second time.
     var permissions: SourcePermissions? {
-        get { lock.withLock { _permissions } }
+        get { state.withLock { s in s.permissions } }
         set {
-            lock.withLock {
-                if _permissions != newValue { _revision = Self.nextRevision() }
-                _permissions = newValue
+            state.withLock { s in
+                if s.permissions != newValue { s.revision = Self.nextRevision() }
+                s.permissions = newValue
             }
         }
     }
 
     var comicInfo: [UInt8]? {
-        get { lock.withLock { _comicInfo } }
-        set { lock.withLock { _comicInfo = newValue } }
+        get { state.withLock { s in s.comicInfo } }
+        set { state.withLock { s in s.comicInfo = newValue } }
     }
 
     /// Records the page a reader is on; returns the previous one.
     func moveTo(page: Int) -> Int {
-        lock.withLock {
-            let previous = _currentPage
-            _currentPage = page
+        state.withLock { s in
+            let previous = s.currentPage
+            s.currentPage = page
             return previous
         }
+    }
+}
+
+private extension ComicState.State {
+    func snapshot() -> ComicState.Snapshot? {
+        guard let identity, let listing else { return nil }
+        if case .failure(.io) = listing, Date().timeIntervalSince(listedAt) > ComicState.ioErrorRetrySeconds { return nil }
+        return ComicState.Snapshot(identity: identity, generation: generation, listing: listing)
+    }
+
+    /// The generation as `ComicGenerations` keeps it, nil before the file was first seen.
+    var seen: ComicGenerations.Seen? {
+        identity.map { ComicGenerations.Seen(hash: $0.generation, generation: generation) }
     }
 }

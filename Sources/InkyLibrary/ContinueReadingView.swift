@@ -1,15 +1,17 @@
 import Foundation
 import InkyCore
 import InkyTree
+import Synchronization
 
 /// `Continue Reading/`: one link per comic in progress, most recent first, to the comic's
 /// directory in the library tree. A link's number is its comic's path number (the library's,
 /// kept in the state database), so the view keeps nothing per inode. The folder is the mounting
 /// user's alone (0500): its link names tell what they read, even from a 0700 folder.
-final class ContinueReadingView: TreeView, @unchecked Sendable {
+final class ContinueReadingView: TreeView, Sendable {
     let name: String
     private let library: LibraryFilesystem
-    private var slot = ViewSlot.base
+    private let attached = Mutex(ViewSlot.base)
+    private var slot: ViewSlot { attached.withLock { $0 } }
 
     init(name: String, library: LibraryFilesystem) {
         self.name = name
@@ -18,7 +20,7 @@ final class ContinueReadingView: TreeView, @unchecked Sendable {
 
     var isShown: Bool { true }
 
-    func attach(_ context: ViewContext) { slot = context.slot }
+    func attach(_ context: ViewContext) { attached.withLock { $0 = context.slot } }
 
     private func id(of comic: String) -> NodeID { slot.id(UInt64(library.nodes.pathNumber(comic)) + 1) }
 

@@ -9,10 +9,10 @@ import InkyCore
 /// damaged or
 /// misplaced file is removed and the page converted again, never served. Stored and capped as a
 /// `BoundedFileDirectory`, written on a queue of its own (never on a reply's path).
-public final class ConvertedPageCache: @unchecked Sendable {
+public final class ConvertedPageCache: Sendable {
     /// One converted page of one library comic. There is no key for a vault comic: its pages
     /// are converted in memory only and no name of it may reach the disk.
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         let name: String
 
         /// `rendering`: the settings the comic's listing was converted with, all of them

@@ -1,15 +1,15 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// Covers kept on disk between mounts (`~/.cache/inkyfs/covers/`), so a remount serves them
 /// without opening an archive. A file is named by a hash of the comic's persistent identity (its
 /// library path and `FileIdentity.generation`): a changed comic gets a new name and its old cover
 /// ages out. Stored and capped as a `BoundedFileDirectory`. Vault covers never come here.
-public final class CoverCache: @unchecked Sendable {
+public final class CoverCache: Sendable {
     private let files: BoundedFileDirectory
-    private let lock = NSLock()
     /// Covers that could not be made (a page that does not decode), by key: tried once a mount.
-    private var failed: Set<String> = []
+    private let failed = Mutex<Set<String>>([])
 
     public init(directory: String = XDGDirectories.cache + "/covers", capacity: Int64 = 500 << 20) {
         files = BoundedFileDirectory(directory: directory, capacity: capacity, suffix: ".jpg")
@@ -39,8 +39,8 @@ public final class CoverCache: @unchecked Sendable {
     }
 
     /// Remembers that a comic makes no cover, so each `stat` does not start a worker again.
-    public func markFailed(_ key: String) { lock.withLock { _ = failed.insert(key) } }
-    public func hasFailed(_ key: String) -> Bool { lock.withLock { failed.contains(key) } }
+    public func markFailed(_ key: String) { failed.withLock { _ = $0.insert(key) } }
+    public func hasFailed(_ key: String) -> Bool { failed.withLock { $0.contains(key) } }
 
     /// Stores a cover (atomically: a reader never sees half of one), then evicts down to the cap.
     public func store(_ key: String, _ bytes: [UInt8]) { files.write(key, bytes) }

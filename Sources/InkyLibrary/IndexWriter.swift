@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyStore
+import Synchronization
 
 /// The mount's writes to the library index, made on the state queue in the order they were
 /// asked for, many listings to a transaction. A first browse of a fresh library lists comics
@@ -10,7 +11,7 @@ import InkyStore
 /// A listing is already in the comic's state in memory before it is queued here, so a lookup
 /// never needs the row to be written first; a remount after an unmount finds it, because the
 /// daemon waits for `flush` before it exits (`finishStateWrites`).
-final class IndexWriter: @unchecked Sendable {
+final class IndexWriter: Sendable {
     private enum Write {
         case store(LibraryFile, FileIdentity, Result<ComicListing, ComicError>)
         case remove(LibraryFile)
@@ -18,9 +19,8 @@ final class IndexWriter: @unchecked Sendable {
 
     private let database: StateDatabase
     private let queue: DispatchQueue
-    private let lock = NSLock()
     /// Writes not yet made, oldest first; a flush is queued whenever this stops being empty.
-    private var pending: [Write] = []
+    private let pending = Mutex<[Write]>([])
 
     init(database: StateDatabase, queue: DispatchQueue) {
         self.database = database
@@ -46,7 +46,7 @@ final class IndexWriter: @unchecked Sendable {
     static let batch = 1_000
 
     private func enqueue(_ write: Write) {
-        let count = lock.withLock {
+        let count = pending.withLock { pending in
             pending.append(write)
             return pending.count
         }
@@ -56,7 +56,7 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Makes every queued write: consecutive listings in one transaction. On the state queue only.
     func flush() {
-        let writes = lock.withLock {
+        let writes = pending.withLock { pending in
             let taken = pending
             pending = []
             return taken

@@ -1,11 +1,12 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// Watches a library folder tree with inotify and reports changed paths (relative to the
 /// library), debounced: a copy that writes for seconds is one change, reported when it settles.
 /// When the kernel's watch limit is reached, or events overflow, it falls back to telling the
 /// owner to rescan, periodically.
-final class LibraryWatcher: @unchecked Sendable {
+final class LibraryWatcher: Sendable {
     enum Change: Sendable, Equatable {
         case paths(Set<String>)
         /// Watching is incomplete (watch limit) or events were lost: compare everything.
@@ -18,15 +19,23 @@ final class LibraryWatcher: @unchecked Sendable {
     private let debounce: Double
     private let rescanInterval: Double
     private let report: @Sendable (Change) -> Void
-    private var fd: Int32 = -1
-    private var folders: [Int32: String] = [:]
-    private var degraded = false
-    /// A watched folder whose changes inotify cannot see (network filesystem), by kind.
-    private var unseen: FilesystemKind?
-    /// The kind of each device met, looked up once: finding it reads /proc/self/mountinfo.
-    private var kinds: [UInt64: FilesystemKind?] = [:]
-    private let lock = NSLock()
-    private var stopped = false
+    /// The inotify descriptor, -1 when there is none; set by `start` before the thread runs.
+    private let inotify = Atomic<Int32>(-1)
+    /// What the watching thread (and `start`, before it) keeps: folders by watch descriptor, and
+    /// the kind of each device met, looked up once (finding it reads /proc/self/mountinfo).
+    /// Taken for each use, never across a call: `parse` adds watches as it goes.
+    private struct Watches {
+        var folders: [Int32: String] = [:]
+        var kinds: [UInt64: FilesystemKind?] = [:]
+    }
+    private let watches = Mutex(Watches())
+    private struct Coverage {
+        var degraded = false
+        /// A watched folder whose changes inotify cannot see (network filesystem), by kind.
+        var unseen: FilesystemKind?
+    }
+    private let coverage = Mutex(Coverage())
+    private let stopped = Atomic(false)
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
@@ -43,8 +52,9 @@ final class LibraryWatcher: @unchecked Sendable {
     /// only the periodic rescan runs).
     @discardableResult
     func start() -> Bool {
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if fd >= 0 { watchTree("") } else { lock.withLock { degraded = true } }
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        inotify.store(fd, ordering: .releasing)
+        if fd >= 0 { watchTree("") } else { coverage.withLock { $0.degraded = true } }
         let thread = Thread { [self] in run() }
         thread.name = "inkyfs.watch"
         thread.start()
@@ -52,10 +62,10 @@ final class LibraryWatcher: @unchecked Sendable {
     }
 
     func stop() {
-        lock.withLock { stopped = true }
+        stopped.store(true, ordering: .releasing)
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
     /// Whether every change to the library reaches this watcher: inotify works, every folder
     /// is watched (the watch limit was not reached, no events were lost) and none lies on a
@@ -64,10 +74,10 @@ final class LibraryWatcher: @unchecked Sendable {
 
     /// Why it does not see everything, in words for the log and `doctor`; nil when it does.
     var blindSpot: String? {
-        lock.withLock {
-            if fd < 0 { return "inotify is unavailable" }
-            if degraded { return "the inotify watch limit (fs.inotify.max_user_watches) was reached or events were lost" }
-            if let unseen { return "part of the library is on \(unseen.name), whose changes made elsewhere inotify cannot see" }
+        if inotify.load(ordering: .acquiring) < 0 { return "inotify is unavailable" }
+        return coverage.withLock { coverage in
+            if coverage.degraded { return "the inotify watch limit (fs.inotify.max_user_watches) was reached or events were lost" }
+            if let unseen = coverage.unseen { return "part of the library is on \(unseen.name), whose changes made elsewhere inotify cannot see" }
             return nil
         }
     }
@@ -77,16 +87,17 @@ final class LibraryWatcher: @unchecked Sendable {
     @discardableResult
     private func watchTree(_ relative: String) -> [String] {
         var found: [String] = []
+        let fd = inotify.load(ordering: .acquiring)
         // Names alone: a comic's `lstat` would be a disk read per comic on a cold mount.
         root.walkNames(from: relative) { folder, device, entries in
             let real = folder.isEmpty ? library : library + "/" + folder
             let descriptor = inotify_add_watch(fd, real, Self.mask)
             if descriptor < 0 {
-                if errno == ENOSPC { lock.withLock { degraded = true } } // fs.inotify.max_user_watches reached
+                if errno == ENOSPC { coverage.withLock { $0.degraded = true } } // fs.inotify.max_user_watches reached
                 return []
             }
-            if let kind = kind(of: device, real), !kind.isLocal { lock.withLock { unseen = unseen ?? kind } }
-            folders[descriptor] = folder
+            if let kind = kind(of: device, real), !kind.isLocal { coverage.withLock { $0.unseen = $0.unseen ?? kind } }
+            watches.withLock { $0.folders[descriptor] = folder }
             found += entries.map { folder.isEmpty ? $0.name : folder + "/" + $0.name }
             return nil
         }
@@ -96,9 +107,9 @@ final class LibraryWatcher: @unchecked Sendable {
     /// The filesystem kind of `device`, whose folder `real` is: a device is one filesystem, and
     /// looking one up resolves the path and reads the mount table, a tenth of a millisecond per folder.
     private func kind(of device: UInt64, _ real: String) -> FilesystemKind? {
-        if let known = kinds[device] { return known }
+        if let known = watches.withLock({ $0.kinds[device] }) { return known }
         let kind = FilesystemKind.of(real)
-        kinds[device] = kind
+        watches.withLock { $0.kinds[device] = kind }
         return kind
     }
 
@@ -107,6 +118,7 @@ final class LibraryWatcher: @unchecked Sendable {
         var needRescan = false
         var lastEvent = Date.distantPast
         var lastRescan = Date()
+        let fd = inotify.load(ordering: .acquiring)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: 8)
         defer {
             buffer.deallocate()
@@ -134,7 +146,7 @@ final class LibraryWatcher: @unchecked Sendable {
                 report(.paths(pending))
                 pending.removeAll()
             }
-            if lock.withLock({ degraded }) && Date().timeIntervalSince(lastRescan) >= rescanInterval {
+            if coverage.withLock({ $0.degraded }) && Date().timeIntervalSince(lastRescan) >= rescanInterval {
                 lastRescan = Date()
                 report(.rescan)
             }
@@ -156,8 +168,8 @@ final class LibraryWatcher: @unchecked Sendable {
             }
             offset += header + nameLength
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflow = true; continue }
-            guard let folder = folders[event.wd] else { continue }
-            if event.mask & UInt32(IN_IGNORED) != 0 { folders[event.wd] = nil; continue }
+            guard let folder = watches.withLock({ $0.folders[event.wd] }) else { continue }
+            if event.mask & UInt32(IN_IGNORED) != 0 { watches.withLock { $0.folders[event.wd] = nil }; continue }
             let path = name.isEmpty ? folder : (folder.isEmpty ? name : folder + "/" + name)
             pending.insert(path)
             if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {

@@ -2,6 +2,7 @@ import Foundation
 import InkyCore
 import InkyTree
 import InkyWorker
+import Synchronization
 
 /// Background listing of a folder's comics, several at once: `ls -l` (or a file manager) of a
 /// fresh library looks up every comic of a folder one after another, and each lookup would
@@ -16,39 +17,43 @@ private let folderAheadQueue = DispatchQueue(label: "inkyfs.folder-ahead")
 /// The library's comics to list, in walk order, produced folder by folder as the listing
 /// threads ask (a large library starts listing at once, not after a whole walk). Comics the
 /// index holds as they are on disk are passed over, found for a whole folder in one read.
-private final class LibraryComics: @unchecked Sendable {
-    private enum Item {
+private final class LibraryComics: Sendable {
+    private enum Item: Sendable {
         case folder(String)
         case comic(ComicRef, KnownComic?)
     }
 
-    private let lock = NSLock()
-    private weak var filesystem: LibraryFilesystem?
-    /// Folders and comics not yet visited, the next one last.
-    private var pending: [Item] = [.folder("")]
-    /// Folders listed so far: one met again (a bind mount of an ancestor) is not walked twice.
-    /// Links are never entered: they are `.link` nodes, not folders.
-    private var seen = Set<FileIdentity>()
-    /// Comics met, listed or not.
-    private(set) var count = 0
+    private weak let filesystem: LibraryFilesystem?
+    private struct Walk {
+        /// Folders and comics not yet visited, the next one last.
+        var pending: [Item] = [.folder("")]
+        /// Folders listed so far: one met again (a bind mount of an ancestor) is not walked twice.
+        /// Links are never entered: they are `.link` nodes, not folders.
+        var seen = Set<FileIdentity>()
+        /// Comics met, listed or not.
+        var count = 0
+    }
+    /// Held while a folder is walked: the listing threads take the comics one at a time.
+    private let walk = Mutex(Walk())
+    var count: Int { walk.withLock { $0.count } }
 
     init(_ filesystem: LibraryFilesystem) { self.filesystem = filesystem }
 
     func next() -> (ComicRef, KnownComic?)? {
-        lock.withLock {
-            while let item = pending.popLast() {
+        walk.withLock { walk in
+            while let item = walk.pending.popLast() {
                 switch item {
                 case .comic(let comic, let known):
                     return (comic, known)
                 case .folder(let path):
                     guard let filesystem, case .success(let index) = filesystem.folderIndex(path),
-                          seen.insert(index.identity).inserted else { continue }
+                          walk.seen.insert(index.identity).inserted else { continue }
                     let comics = index.names.compactMap { name -> ComicRef? in
                         if case .comic(let comic)? = index.nodes[name] { comic } else { nil }
                     }
-                    count += comics.count
+                    walk.count += comics.count
                     let toList = filesystem.toList(comics)
-                    pending += index.names.reversed().compactMap { name -> Item? in
+                    walk.pending += index.names.reversed().compactMap { name -> Item? in
                         switch index.nodes[name] {
                         case .comic(let comic)?: toList.index(forKey: comic).map { .comic(comic, toList[$0].value) }
                         case .folder(let path)?: .folder(path)
@@ -64,13 +69,12 @@ private final class LibraryComics: @unchecked Sendable {
 
 /// The comics still to list, shared by the listing threads of one folder, with what was
 /// learned of each while looking for it in the index.
-private final class ComicsToList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var comics: [(ComicRef, KnownComic?)]
+private final class ComicsToList: Sendable {
+    private let comics: Mutex<[(ComicRef, KnownComic?)]>
 
-    init(_ comics: [(ComicRef, KnownComic?)]) { self.comics = comics.reversed() }
+    init(_ comics: [(ComicRef, KnownComic?)]) { self.comics = Mutex(comics.reversed()) }
 
-    func next() -> (ComicRef, KnownComic?)? { lock.withLock { comics.popLast() } }
+    func next() -> (ComicRef, KnownComic?)? { comics.withLock { $0.popLast() } }
 }
 
 extension LibraryFilesystem {

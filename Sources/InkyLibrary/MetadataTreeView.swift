@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import Synchronization
 
 /// One metadata view at the mount root (`By Series/`, `By Publisher/`, `Story Arcs/`, `Recently
 /// Added/`): folders of relative symlinks to the comics' directories in the library tree, so
@@ -8,35 +9,39 @@ import InkyTree
 /// root is asked of the index (`MetadataCatalog`) again whenever the metadata moved, a folder's
 /// links when it is used (kept while in use, up to `folderBudget` links); shown only with
 /// something in it.
-final class MetadataTreeView: TreeView, @unchecked Sendable {
+final class MetadataTreeView: TreeView, Sendable {
     let kind: MetadataViewKind
     let name: String
     private let seriesViewName: String
     private let catalog: MetadataCatalog
     private let library: LibraryFilesystem
-    private let lock = NSLock()
-    private var context: ViewContext?
-    private var slot = ViewSlot.base
-    /// The root's tree (By Series/'s and Story Arcs/' folders without their links) and keys.
-    private var root = MetadataViewRoot()
-    private var tree: LinkTree { root.tree }
-    /// Folders read with their links, by name; those in it are compared when the metadata
-    /// moved, to tell the kernel what changed. The kernel is told to forget one dropped from it
-    /// (its listing and names), which then is no longer compared.
-    private var folders = WeightedLRU<String, LinkTree.Folder>(budget: folderBudget, weight: { $0.links.count + 1 })
+    /// Where the view is attached: set once, read by every request (never behind `state`,
+    /// which a new tree's comparison holds).
+    private let attachment = Mutex<(context: ViewContext?, slot: ViewSlot)>((nil, .base))
+    private var slot: ViewSlot { attachment.withLock { $0.slot } }
+    fileprivate struct State {
+        /// The root's tree (By Series/'s and Story Arcs/' folders without their links) and keys.
+        var root = MetadataViewRoot()
+        /// Folders read with their links, by name; those in it are compared when the metadata
+        /// moved, to tell the kernel what changed. The kernel is told to forget one dropped from it
+        /// (its listing and names), which then is no longer compared.
+        var folders = WeightedLRU<String, LinkTree.Folder>(budget: MetadataTreeView.folderBudget, weight: { $0.links.count + 1 })
+        /// The kept folders' links by number: `ls -l` reads every link, which the index would answer
+        /// one query each (4x the time of a walk of the views at 20,000 comics).
+        var keptTargets: [UInt64: LinkTree.Target] = [:]
+        var treeStamp: Int64 = -1
+        /// The folder listed last, for the READDIRPLUS requests that go on listing it (the kernel
+        /// asks for a few dozen entries at a time): each made every link's text of a folder of
+        /// 20,000 links again. A comic moving in the library moves the metadata, and the stamp.
+        var lastListing: (id: NodeID, stamp: Int64, entries: [DirectoryEntry])?
+        var listsGeneration = 0
+        var shown: Bool?
+        var rebuildQueued = false
+    }
+    private let state = Mutex(State())
     static let folderBudget = 10_000
-    /// The kept folders' links by number: `ls -l` reads every link, which the index would answer
-    /// one query each (4x the time of a walk of the views at 20,000 comics).
-    private var keptTargets: [UInt64: LinkTree.Target] = [:]
-    private var treeStamp: Int64 = -1
-    /// The folder listed last, for the READDIRPLUS requests that go on listing it (the kernel
-    /// asks for a few dozen entries at a time): each made every link's text of a folder of
-    /// 20,000 links again. A comic moving in the library moves the metadata, and the stamp.
-    private var lastListing: (id: NodeID, stamp: Int64, entries: [DirectoryEntry])?
-    private var listsGeneration = 0
     /// Where `Reading Lists/` finds its lists (nil for the other views).
     private let readingLists: ReadingListSource?
-    private var shown: Bool?
     /// The library's: until told where the watcher sees every change (the view tells the kernel
     /// what changed when it makes its tree again), `--tree-timeout` where it cannot.
     private var timeout: Double { library.treeTimeout }
@@ -52,10 +57,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     }
 
     func attach(_ context: ViewContext) {
-        lock.withLock {
-            self.context = context
-            slot = context.slot
-        }
+        attachment.withLock { $0 = (context, context.slot) }
         catalog.onCheck { [weak self] in self?.rebuild() }
     }
 
@@ -63,7 +65,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// background: at 100,000 comics it takes seconds, which the mount root's first listing
     /// should not wait for. The view then appears (`shownChanged`).
     var isShown: Bool {
-        let known = lock.withLock { shown }
+        let known = state.withLock { $0.shown }
         if known == nil { rebuildSoon() }
         return known ?? false
     }
@@ -71,7 +73,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// A lookup of the view's name waits for its first tree (at most `firstTreeWait`): `ls
     /// By Series/` right after a mount lists the series rather than failing.
     func isShownWhenLookedUp() -> Bool {
-        if let known = lock.withLock({ shown }) { return known }
+        if let known = state.withLock({ $0.shown }) { return known }
         rebuildSoon()
         _ = firstTree.wait(timeout: .now() + Self.firstTreeWait)
         return isShown
@@ -89,64 +91,66 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// from the timer's check, or from here at once, and the kernel is told what changed.
     private func current() -> (tree: LinkTree, stamp: Int64) {
         let stamp = catalog.current().stamp
-        let (made, madeStamp) = lock.withLock { (tree, treeStamp) }
+        let (made, madeStamp) = state.withLock { ($0.root.tree, $0.treeStamp) }
         if madeStamp != stamp { rebuildSoon() }
         return (made, max(0, madeStamp))
     }
 
     /// `rebuild()` in the background, once however many ask before it starts.
     private func rebuildSoon() {
-        guard lock.withLock({ () -> Bool in
-            defer { rebuildQueued = true }
-            return !rebuildQueued
+        guard state.withLock({ state -> Bool in
+            defer { state.rebuildQueued = true }
+            return !state.rebuildQueued
         }) else { return }
         DispatchQueue.global(qos: .utility).async { [weak self] in self?.rebuild() }
     }
-    private var rebuildQueued = false
     /// One making at a time; taken by no request.
-    private let buildLock = NSLock()
+    private let building = Mutex(())
 
     /// Makes the tree for the catalog's current snapshot if it moved, reading the index with
     /// no lock a request takes (the folders kept are read again beside it), then puts it in
-    /// place under `lock` in one step; tells the kernel what changed and the mount when the
+    /// place under `state` in one step; tells the kernel what changed and the mount when the
     /// view appears or goes.
     private func rebuild() {
-        buildLock.lock()
-        defer { buildLock.unlock() }
-        lock.withLock { rebuildQueued = false }
+        building.withLock { _ in rebuildOnce() }
+    }
+
+    private func rebuildOnce() {
+        state.withLock { $0.rebuildQueued = false }
         let snapshot = catalog.current()
         let lists = readingLists?.current() ?? (lists: [], generation: 0)
-        let (madeStamp, madeLists, kept) = lock.withLock { (treeStamp, listsGeneration, folders.values) }
+        let (madeStamp, madeLists, kept) = state.withLock { ($0.treeStamp, $0.listsGeneration, $0.folders.values) }
         guard madeStamp != snapshot.stamp || madeLists != lists.generation else { return }
         ViewBuildHold.wait()
         let made = catalog.root(kind, seriesViewName: seriesViewName, readingLists: lists.lists)
         let refreshed = refresh(kept, in: made)
-        lock.lock()
-        var changes = treeStamp >= 0 ? made.tree.changes(since: tree) : LinkTreeChanges()
-        changes.append(refreshed.changes)
-        // A folder read while this tree was made was read for the old one: it goes too.
-        let keptNames = Set(kept.map(\.name))
-        changes.append(Self.forgetting(folders.removeAll { !keptNames.contains($0) }))
-        folders.removeAll { _ in true }
-        keptTargets.removeAll()
-        var dropped: [LinkTree.Folder] = []
-        for folder in refreshed.folders { dropped += keep(folder) }
-        changes.append(Self.forgetting(dropped))
-        root = made
-        treeStamp = snapshot.stamp
-        listsGeneration = lists.generation
-        // Not shown before the first tree: appearing then is a change the kernel must hear of.
-        let wasShown = shown ?? false
-        let first = shown == nil
-        shown = !made.tree.isEmpty
-        lock.unlock()
+        let (changes, wasShown, first) = state.withLock { state in
+            var changes = state.treeStamp >= 0 ? made.tree.changes(since: state.root.tree) : LinkTreeChanges()
+            changes.append(refreshed.changes)
+            // A folder read while this tree was made was read for the old one: it goes too.
+            let keptNames = Set(kept.map(\.name))
+            changes.append(Self.forgetting(state.folders.removeAll { !keptNames.contains($0) }))
+            state.folders.removeAll { _ in true }
+            state.keptTargets.removeAll()
+            var dropped: [LinkTree.Folder] = []
+            for folder in refreshed.folders { dropped += state.keep(folder) }
+            changes.append(Self.forgetting(dropped))
+            state.root = made
+            state.treeStamp = snapshot.stamp
+            state.listsGeneration = lists.generation
+            // Not shown before the first tree: appearing then is a change the kernel must hear of.
+            let wasShown = state.shown ?? false
+            let first = state.shown == nil
+            state.shown = !made.tree.isEmpty
+            return (changes, wasShown, first)
+        }
         if first { firstTree.leave() }
         tell(changes, shownChanged: wasShown != !made.tree.isEmpty)
     }
 
     /// Tells the kernel what to forget (and the mount that the view appeared or went).
     private func tell(_ forget: LinkTreeChanges, shownChanged: Bool = false) {
-        let (context, slot) = lock.withLock { (self.context, self.slot) }
+        let (context, slot) = attachment.withLock { $0 }
         guard let context, shownChanged || !forget.isEmpty else { return }
         // Never from inside a request: the kernel may hold the folder's lock for it.
         DispatchQueue.global(qos: .utility).async {
@@ -178,10 +182,10 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// A folder with its links: read from the index for By Series/ and Story Arcs/ (with no
     /// lock held: a request for another folder of the view does not wait for it).
     private func folder(local: UInt64) -> LinkTree.Folder? {
-        let found = lock.withLock { () -> (shell: LinkTree.Folder, keys: MetadataFolderKeys?, stamp: Int64, kept: LinkTree.Folder?)? in
-            guard let shell = root.tree.folder(local: local) else { return nil }
-            guard let keys = root.keys[shell.name] else { return (shell, nil, treeStamp, nil) }
-            return (shell, keys, treeStamp, folders[shell.name])
+        let found = state.withLock { state -> (shell: LinkTree.Folder, keys: MetadataFolderKeys?, stamp: Int64, kept: LinkTree.Folder?)? in
+            guard let shell = state.root.tree.folder(local: local) else { return nil }
+            guard let keys = state.root.keys[shell.name] else { return (shell, nil, state.treeStamp, nil) }
+            return (shell, keys, state.treeStamp, state.folders[shell.name])
         }
         guard let found else { return nil }
         if let kept = found.kept { return kept }
@@ -189,17 +193,9 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
         guard var read = catalog.folder(found.shell.name, keys: keys, seriesViewName: seriesViewName) else { return found.shell }
         read.local = found.shell.local
         // Kept only if no new tree came meanwhile (the new one reads its own).
-        let dropped = lock.withLock { treeStamp == found.stamp ? keep(read) : [] }
+        let dropped = state.withLock { $0.treeStamp == found.stamp ? $0.keep(read) : [] }
         tell(Self.forgetting(dropped.filter { $0.local != local }))
         return read
-    }
-
-    /// Keeps a folder read (under `lock`); returns those dropped for the budget.
-    private func keep(_ folder: LinkTree.Folder) -> [LinkTree.Folder] {
-        let dropped = folders.insert(folder, for: folder.name)
-        for link in folder.links { keptTargets[link.local] = link.target }
-        for old in dropped { for link in old.links { keptTargets[link.local] = nil } }
-        return dropped
     }
 
     /// What the kernel must forget of folders no longer kept: their listings and names.
@@ -214,7 +210,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
 
     /// Where a link leads: from the root's tree, else (a comic in a folder read on demand) its row.
     private func target(local: UInt64, in tree: LinkTree) -> LinkTree.Target? {
-        tree.target(local: local) ?? lock.withLock { keptTargets[local] } ?? catalog.comicTarget(local: local)
+        tree.target(local: local) ?? state.withLock { $0.keptTargets[local] } ?? catalog.comicTarget(local: local)
     }
 
     private func directoryAttributes(_ id: NodeID, stamp: Int64, subfolders: Int) -> NodeAttributes {
@@ -281,7 +277,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             guard tree.folders.isEmpty else { return .success(folders) }
             (links, depth) = (tree.rootLinks, 1)
         } else {
-            if let kept = lock.withLock({ lastListing }), kept.id == id, kept.stamp == stamp { return .success(kept.entries) }
+            if let kept = state.withLock({ $0.lastListing }), kept.id == id, kept.stamp == stamp { return .success(kept.entries) }
             guard let folder = self.folder(local: slot.local(id)) else { return .failure(.ENOTDIR) }
             (links, depth) = (folder.links, 2)
             files = folder.files.map { file in
@@ -295,7 +291,7 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
             return DirectoryEntry(name: link.name, id: slot.id(link.local), kind: .symlink,
                                   attributes: linkAttributes(slot.id(link.local), target: text, stamp: stamp))
         }
-        if id != slot.rootID { lock.withLock { lastListing = (id, stamp, entries) } }
+        if id != slot.rootID { state.withLock { $0.lastListing = (id, stamp, entries) } }
         return .success(entries)
     }
 
@@ -353,5 +349,15 @@ final class MetadataTreeView: TreeView, @unchecked Sendable {
     /// Links at the root are one folder down from the mount root, the others two.
     private func depth(of local: UInt64, in tree: LinkTree) -> Int {
         tree.rootLinks.contains { $0.local == local } ? 1 : 2
+    }
+}
+
+private extension MetadataTreeView.State {
+    /// Keeps a folder read; returns those dropped for the budget.
+    mutating func keep(_ folder: LinkTree.Folder) -> [LinkTree.Folder] {
+        let dropped = folders.insert(folder, for: folder.name)
+        for link in folder.links { keptTargets[link.local] = link.target }
+        for old in dropped { for link in old.links { keptTargets[link.local] = nil } }
+        return dropped
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import InkyCore
 import InkyStore
 import InkyTree
+import Synchronization
 
 /// Inode numbers computed from what a node is, so the daemon keeps no node per inode the
 /// kernel holds: a page's number is its comic's path number, its generation and its index, and
@@ -20,7 +21,7 @@ import InkyTree
 /// number, and its nodes the same inodes, in every mount); a bounded cache keeps the numbers in
 /// use. Vault nodes are numbered from a separate table in memory that `dropVault` empties at
 /// lock: no vault folder name outlives the unlock in here, and none reaches the database.
-final class NodeTable: @unchecked Sendable {
+final class NodeTable: Sendable {
     static let rootID: NodeID = 1
     static let maxPageIndex = 0xFFFF
     static let generationMask = 0xFFF
@@ -41,19 +42,22 @@ final class NodeTable: @unchecked Sendable {
 
     private static let kindShift: UInt64 = 52
 
-    private let lock = NSLock()
     private let root: Node
-    private var libraryNumbers: PathNumbers
-    private var vaultNumbers = PathNumbers(store: MemoryPathNumbering())
-    /// Where vault nodes are numbered: the `Vault/` view's slot, set when it is attached.
-    private var vaultSlot = ViewSlot(255)
+    private struct State {
+        var libraryNumbers: PathNumbers
+        var vaultNumbers = PathNumbers(store: MemoryPathNumbering())
+        /// Where vault nodes are numbered: the `Vault/` view's slot, set when it is attached.
+        var vaultSlot = ViewSlot(255)
+    }
+    /// Held while a number is looked up, and while the numbering asked (the state database) answers.
+    private let state: Mutex<State>
 
     init(root: Node, numbering: any PathNumbering = MemoryPathNumbering()) {
         self.root = root
-        libraryNumbers = PathNumbers(store: numbering)
+        state = Mutex(State(libraryNumbers: PathNumbers(store: numbering)))
     }
 
-    func setVaultSlot(_ slot: ViewSlot) { lock.withLock { vaultSlot = slot } }
+    func setVaultSlot(_ slot: ViewSlot) { state.withLock { $0.vaultSlot = slot } }
 
     /// Numbers the library paths of `nodes` in one go (a folder's listing): one transaction
     /// instead of one per child.
@@ -65,20 +69,20 @@ final class NodeTable: @unchecked Sendable {
     /// lock, which every request takes: listing ahead numbered the next folder's comics one
     /// database read at a time under it, and 1 in 10 comic listings waited 40 µs or more.
     private func numberLibraryPaths(_ paths: [String]) {
-        let (missing, store) = lock.withLock { (libraryNumbers.missing(paths), libraryNumbers.store) }
+        let (missing, store) = state.withLock { ($0.libraryNumbers.missing(paths), $0.libraryNumbers.store) }
         guard !missing.isEmpty else { return }
         let found = store.numbers(missing)
-        lock.withLock { libraryNumbers.remember(found) }
+        state.withLock { $0.libraryNumbers.remember(found) }
     }
 
     /// A library path's number and back, for views that number their nodes after comics.
-    func pathNumber(_ path: String) -> UInt32 { lock.withLock { libraryNumbers.number(path) } }
-    func libraryPath(_ number: UInt32) -> String? { lock.withLock { libraryNumbers.path(number) } }
+    func pathNumber(_ path: String) -> UInt32 { state.withLock { $0.libraryNumbers.number(path) } }
+    func libraryPath(_ number: UInt32) -> String? { state.withLock { $0.libraryNumbers.path(number) } }
 
     func id(for node: Node) -> NodeID {
         if node == root { return Self.rootID }
         if let path = node.libraryPathNumbered { numberLibraryPaths([path]) }
-        return lock.withLock { numbered(node) }
+        return state.withLock { Self.numbered(node, &$0) }
     }
 
     /// The numbers of many nodes, numbered and packed under one hold of the lock: a comic's
@@ -89,33 +93,33 @@ final class NodeTable: @unchecked Sendable {
             if let path = node.libraryPathNumbered, paths.last != path { paths.append(path) }
         }
         numberLibraryPaths(paths)
-        return lock.withLock { nodes.map { $0 == root ? Self.rootID : numbered($0) } }
+        return state.withLock { s in nodes.map { $0 == root ? Self.rootID : Self.numbered($0, &s) } }
     }
 
     /// `node`'s number, its path numbered already; the lock held.
-    private func numbered(_ node: Node) -> NodeID {
+    private static func numbered(_ node: Node, _ s: inout State) -> NodeID {
         switch node {
-        case .folder(let path): Self.pack(.base, .folder, libraryNumbers.number(path))
-        case .file(let path): Self.pack(.base, .file, libraryNumbers.number(path))
-        case .link(let path): Self.pack(.base, .link, libraryNumbers.number(path))
-        case .vaultFolder(""): vaultSlot.rootID
-        case .vaultFolder(let path): Self.pack(vaultSlot, .folder, vaultNumbers.number(path))
-        case .comic(.library(let path)): Self.pack(.base, .comic, libraryNumbers.number(path))
-        case .comic(.vault(let name)): Self.pack(vaultSlot, .comic, vaultNumbers.number(name))
+        case .folder(let path): Self.pack(.base, .folder, s.libraryNumbers.number(path))
+        case .file(let path): Self.pack(.base, .file, s.libraryNumbers.number(path))
+        case .link(let path): Self.pack(.base, .link, s.libraryNumbers.number(path))
+        case .vaultFolder(""): s.vaultSlot.rootID
+        case .vaultFolder(let path): Self.pack(s.vaultSlot, .folder, s.vaultNumbers.number(path))
+        case .comic(.library(let path)): Self.pack(.base, .comic, s.libraryNumbers.number(path))
+        case .comic(.vault(let name)): Self.pack(s.vaultSlot, .comic, s.vaultNumbers.number(name))
         case .page(let comic, let generation, let index):
-            pagePack(comic, .page, generation, index)
+            pagePack(comic, .page, generation, index, &s)
         case .comicInfo(let comic, let generation):
-            pagePack(comic, .comicInfo, generation, 0)
+            pagePack(comic, .comicInfo, generation, 0, &s)
         case .errorText(let comic, let generation):
-            pagePack(comic, .errorText, generation, 0)
+            pagePack(comic, .errorText, generation, 0, &s)
         case .comicFile(let comic, let generation):
-            pagePack(comic, .comicFile, generation, 0)
-        case .folderCover(let path): Self.pack(.base, .folderCover, libraryNumbers.number(path))
-        case .folderDesktop(let path): Self.pack(.base, .folderDesktop, libraryNumbers.number(path))
-        case .vaultFolderCover(let path): Self.pack(vaultSlot, .folderCover, vaultNumbers.number(path))
-        case .vaultFolderDesktop(let path): Self.pack(vaultSlot, .folderDesktop, vaultNumbers.number(path))
+            pagePack(comic, .comicFile, generation, 0, &s)
+        case .folderCover(let path): Self.pack(.base, .folderCover, s.libraryNumbers.number(path))
+        case .folderDesktop(let path): Self.pack(.base, .folderDesktop, s.libraryNumbers.number(path))
+        case .vaultFolderCover(let path): Self.pack(s.vaultSlot, .folderCover, s.vaultNumbers.number(path))
+        case .vaultFolderDesktop(let path): Self.pack(s.vaultSlot, .folderDesktop, s.vaultNumbers.number(path))
         case .comicDesktop(let comic, let generation):
-            pagePack(comic, .comicDesktop, generation, 0)
+            pagePack(comic, .comicDesktop, generation, 0, &s)
         }
     }
 
@@ -128,10 +132,10 @@ final class NodeTable: @unchecked Sendable {
         let pathNumber = UInt32(truncatingIfNeeded: low >> 28)
         let generation = Int((low >> 16) & UInt64(Self.generationMask))
         let index = Int(low & 0xFFFF)
-        return lock.withLock { () -> Node? in
-            func library(_ number: UInt64) -> String? { number <= UInt32.max ? libraryNumbers.path(UInt32(number)) : nil }
-            func vault(_ number: UInt64) -> String? { number <= UInt32.max ? vaultNumbers.path(UInt32(number)) : nil }
-            if slot == vaultSlot {
+        return state.withLock { s -> Node? in
+            func library(_ number: UInt64) -> String? { number <= UInt32.max ? s.libraryNumbers.path(UInt32(number)) : nil }
+            func vault(_ number: UInt64) -> String? { number <= UInt32.max ? s.vaultNumbers.path(UInt32(number)) : nil }
+            if slot == s.vaultSlot {
                 switch kind {
                 case .root: return local == 1 ? .vaultFolder("") : nil
                 case .folder: return vault(low).map(Node.vaultFolder)
@@ -168,7 +172,7 @@ final class NodeTable: @unchecked Sendable {
     /// is gone), not ENOENT (which says the name went away).
     func isVaultFile(_ id: NodeID) -> Bool {
         guard let kind = Kind(rawValue: ViewSlot(of: id).local(id) >> Self.kindShift) else { return false }
-        return lock.withLock { ViewSlot(of: id) == vaultSlot } && [.page, .comicInfo, .errorText, .folderCover, .folderDesktop, .comicDesktop].contains(kind)
+        return state.withLock { ViewSlot(of: id) == $0.vaultSlot } && [.page, .comicInfo, .errorText, .folderCover, .folderDesktop, .comicDesktop].contains(kind)
     }
 
     /// The kernel got a counted reference (readdirplus). Numbers are computed, so there is
@@ -183,24 +187,24 @@ final class NodeTable: @unchecked Sendable {
     /// this daemon: a name the kernel still held from before the lock (a lookup racing it)
     /// must not lead to another comic that happens to get its number after the next unlock.
     func dropVault() -> [NodeID] {
-        lock.withLock {
-            let numbered = vaultNumbers.all
+        state.withLock { s in
+            let numbered = s.vaultNumbers.all
             let ids = numbered.flatMap { number, _ in
-                [Kind.folder, .comic, .folderCover, .folderDesktop].map { Self.pack(vaultSlot, $0, number) }
+                [Kind.folder, .comic, .folderCover, .folderDesktop].map { Self.pack(s.vaultSlot, $0, number) }
             }
             let next = (numbered.map(\.0).max() ?? 0) + 1
-            vaultNumbers = PathNumbers(store: MemoryPathNumbering(first: max(next, vaultNumbers.first)))
+            s.vaultNumbers = PathNumbers(store: MemoryPathNumbering(first: max(next, s.vaultNumbers.first)))
             // `Vault/` keeps its number across lock and unlock (its slot's root), so the kernel's
             // cached listing of it (directories are never opened: it keeps them) must go too,
             // or the next unlock lists the names and numbers of the last one.
-            return ids + [vaultSlot.rootID]
+            return ids + [s.vaultSlot.rootID]
         }
     }
 
-    private func pagePack(_ comic: ComicRef, _ kind: Kind, _ generation: Int, _ index: Int) -> NodeID {
+    private static func pagePack(_ comic: ComicRef, _ kind: Kind, _ generation: Int, _ index: Int, _ s: inout State) -> NodeID {
         let (slot, number) = switch comic {
-        case .library(let path): (ViewSlot.base, libraryNumbers.number(path))
-        case .vault(let name): (vaultSlot, vaultNumbers.number(name))
+        case .library(let path): (ViewSlot.base, s.libraryNumbers.number(path))
+        case .vault(let name): (s.vaultSlot, s.vaultNumbers.number(name))
         }
         precondition(number < Self.pathNumberLimit, "a path number past 24 bits")
         return slot.id(kind.rawValue << Self.kindShift | UInt64(number) << 28
@@ -222,22 +226,24 @@ protocol PathNumbering: Sendable {
 
 /// Numbers in memory, in the order paths are first seen, from `first`: for the vault, and for
 /// a library mounted without a state database.
-final class MemoryPathNumbering: PathNumbering, @unchecked Sendable {
-    private let lock = NSLock()
-    private var numbers: [String: UInt32] = [:]
-    private var paths: [String] = []
+final class MemoryPathNumbering: PathNumbering, Sendable {
+    private struct State {
+        var numbers: [String: UInt32] = [:]
+        var paths: [String] = []
+    }
+    private let state = Mutex(State())
     let first: UInt32
 
     init(first: UInt32 = 1) { self.first = first }
 
     func numbers(_ paths: [String]) -> [String: UInt32] {
-        lock.withLock {
+        state.withLock { state in
             var found: [String: UInt32] = [:]
             for path in paths {
-                if let number = numbers[path] { found[path] = number; continue }
-                let number = first + UInt32(self.paths.count)
-                self.paths.append(path)
-                numbers[path] = number
+                if let number = state.numbers[path] { found[path] = number; continue }
+                let number = first + UInt32(state.paths.count)
+                state.paths.append(path)
+                state.numbers[path] = number
                 found[path] = number
             }
             return found
@@ -245,15 +251,15 @@ final class MemoryPathNumbering: PathNumbering, @unchecked Sendable {
     }
 
     func path(_ number: UInt32) -> String? {
-        lock.withLock { number >= first && Int(number - first) < paths.count ? paths[Int(number - first)] : nil }
+        state.withLock { number >= first && Int(number - first) < $0.paths.count ? $0.paths[Int(number - first)] : nil }
     }
 
-    var all: [(UInt32, String)] { lock.withLock { numbers.map { ($0.value, $0.key) } } }
+    var all: [(UInt32, String)] { state.withLock { $0.numbers.map { ($0.value, $0.key) } } }
 }
 
 /// The numbers in use, both ways, in front of the numbering: cleared when it passes `limit`
 /// entries (the numbering answers again), so it never grows with the library.
-private struct PathNumbers {
+private struct PathNumbers: Sendable {
     static let limit = 65_536
     let store: any PathNumbering
     private var numbers: [String: UInt32] = [:]
@@ -301,7 +307,7 @@ private struct PathNumbers {
 
 /// Library paths numbered by the state database: the same numbers in every mount. A path the
 /// database cannot number (it failed) is numbered in memory, from `NodeTable.memoryNumbers`.
-final class StoredPathNumbering: PathNumbering, @unchecked Sendable {
+final class StoredPathNumbering: PathNumbering, Sendable {
     private let root: String
     private let state: StateDatabase
     private let fallback = MemoryPathNumbering(first: NodeTable.memoryNumbers)

@@ -3,6 +3,7 @@ import InkyCore
 import InkyStore
 import InkyVault
 import InkyWorker
+import Synchronization
 
 /// The page hashes `DuplicateFinder` compares to find one issue in two containers (a CBR and a
 /// CBZ of the same scan). Hashing reads every page, so only comics that can match are hashed:
@@ -90,14 +91,13 @@ public enum PageHashing {
 }
 
 /// One result slot per item, filled from several threads.
-final class ResultSlots<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Value?]
+final class ResultSlots<Value: Sendable>: Sendable {
+    private let values: Mutex<[Value?]>
 
-    init(count: Int) { values = Array(repeating: nil, count: count) }
+    init(count: Int) { values = Mutex(Array(repeating: nil, count: count)) }
 
     subscript(index: Int) -> Value? {
-        get { lock.withLock { values[index] } }
-        set { lock.withLock { values[index] = newValue } }
+        get { values.withLock { $0[index] } }
+        set { values.withLock { $0[index] = newValue } }
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// The ComicRack reading lists (`.cbl`) a mount shows in `Reading Lists/`: those in the library
 /// (found by a walk that never follows a link, again at most every 10 s) and those in
 /// `--reading-lists DIR`. A list is parsed by `SafeXML` in the daemon: memory-safe Swift that
 /// expands nothing, unlike the archive parsers that stay in workers.
-final class ReadingListSource: @unchecked Sendable {
+final class ReadingListSource: Sendable {
     struct Found: Sendable, Equatable {
         var name: String
         var list: ReadingListFile
@@ -13,11 +14,14 @@ final class ReadingListSource: @unchecked Sendable {
 
     private let library: LibraryRoot
     private let directory: LibraryRoot?
-    private let lock = NSLock()
-    private var found: [Found] = []
-    private var lastWalk: Date?
-    /// Whether the last walk found something other than the one before (the views then rebuild).
-    private(set) var generation = 0
+    private struct State {
+        var found: [Found] = []
+        var lastWalk: Date?
+        /// Whether the last walk found something other than the one before (the views then rebuild).
+        var generation = 0
+    }
+    /// Held through a walk, so two callers never walk at once.
+    private let state = Mutex(State())
     static let walkInterval: TimeInterval = 10
     static let maxFileBytes = 4 << 20
 
@@ -28,17 +32,17 @@ final class ReadingListSource: @unchecked Sendable {
 
     /// The lists, walked for again when the last walk is old; `generation` moves when they changed.
     func current() -> (lists: [Found], generation: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        if lastWalk.map({ Date().timeIntervalSince($0) >= Self.walkInterval }) ?? true {
-            lastWalk = Date()
-            let walked = Self.named(lists(in: directory) + lists(in: library))
-            if walked != found {
-                found = walked
-                generation += 1
+        state.withLock { state in
+            if state.lastWalk.map({ Date().timeIntervalSince($0) >= Self.walkInterval }) ?? true {
+                state.lastWalk = Date()
+                let walked = Self.named(lists(in: directory) + lists(in: library))
+                if walked != state.found {
+                    state.found = walked
+                    state.generation += 1
+                }
             }
+            return (state.found, state.generation)
         }
-        return (found, generation)
     }
 
     private func lists(in root: LibraryRoot?) -> [(String, ReadingListFile)] {

@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyStore
+import Synchronization
 
 /// Reading state and the `Continue Reading/` folder. Only reads that come from the kernel for
 /// a page file count: the window cache's prefetch never passes through `read`, and the
@@ -77,8 +78,8 @@ extension LibraryFilesystem {
 
 /// Pages read and not yet written to the reading state, per comic, in the order last read (so
 /// `Continue Reading/` keeps its most-recent-first order).
-final class PendingReads: @unchecked Sendable {
-    struct Read {
+final class PendingReads: Sendable {
+    struct Read: Sendable {
         var file: LibraryFile
         var pages: [Int]
         var pageCount: Int
@@ -86,31 +87,33 @@ final class PendingReads: @unchecked Sendable {
 
     /// Seconds between two writes while pages are being read.
     static let interval = 0.25
-    private let lock = NSLock()
-    private var reads: [Read] = []
-    private var isScheduled = false
-    private var lastWrite = Date.distantPast
+    private struct State {
+        var reads: [Read] = []
+        var isScheduled = false
+        var lastWrite = Date.distantPast
+    }
+    private let state = Mutex(State())
 
     /// Adds a read. Returns the delay after which the caller must write, or nil when a write
     /// is already scheduled.
     func add(_ file: LibraryFile, page: Int, pageCount: Int) -> TimeInterval? {
-        lock.withLock {
+        state.withLock { state in
             var read = Read(file: file, pages: [], pageCount: pageCount)
-            if let index = reads.firstIndex(where: { $0.file == file }) { read.pages = reads.remove(at: index).pages }
+            if let index = state.reads.firstIndex(where: { $0.file == file }) { read.pages = state.reads.remove(at: index).pages }
             read.pages.append(page)
-            reads.append(read)
-            if isScheduled { return nil }
-            isScheduled = true
-            return max(0, Self.interval + lastWrite.timeIntervalSinceNow)
+            state.reads.append(read)
+            if state.isScheduled { return nil }
+            state.isScheduled = true
+            return max(0, Self.interval + state.lastWrite.timeIntervalSinceNow)
         }
     }
 
     func take() -> [Read] {
-        lock.withLock {
-            defer { reads = [] }
-            isScheduled = false
-            lastWrite = Date()
-            return reads
+        state.withLock { state in
+            defer { state.reads = [] }
+            state.isScheduled = false
+            state.lastWrite = Date()
+            return state.reads
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// Comic files' `lstat`s of the last second, for the listing paths only: a warm `ls -lR` made
 /// three of them per comic in a row (its folder's listing, listing ahead reading the index for
@@ -11,23 +12,22 @@ import InkyCore
 /// still look at the file itself, so a comic replaced within the second is never read at its
 /// old offsets (its old pages answer ESTALE). The watcher forgets a path it saw change, and
 /// everything beneath it, before it looks at the comic again.
-final class RecentComicChecks: @unchecked Sendable {
+final class RecentComicChecks: Sendable {
     /// As long as a folder stays open (`LibraryRoot`): what `ls` or a file manager does with
     /// a folder's entries right after listing it.
     static let lifetime: UInt64 = 1_000_000_000
     /// A few folders' comics: when full, the expired go, and if none has, all go.
     static let capacity = 4_096
 
-    private let lock = NSLock()
-    private var checks: [String: (check: ComicCheck, seen: UInt64)] = [:]
-    private let now: () -> UInt64
+    private let checks = Mutex<[String: (check: ComicCheck, seen: UInt64)]>([:])
+    private let now: @Sendable () -> UInt64
 
-    init(clock: @escaping () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) { now = clock }
+    init(clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) { now = clock }
 
     /// `path`'s check if one was stored in the last `lifetime`.
     func check(_ path: String) -> ComicCheck? {
         let time = now()
-        return lock.withLock {
+        return checks.withLock { checks in
             guard let found = checks[path], time &- found.seen < Self.lifetime else { return nil }
             return found.check
         }
@@ -35,7 +35,7 @@ final class RecentComicChecks: @unchecked Sendable {
 
     func store(_ path: String, _ check: ComicCheck) {
         let time = now()
-        lock.withLock {
+        checks.withLock { checks in
             if checks.count >= Self.capacity && checks[path] == nil {
                 checks = checks.filter { time &- $0.value.seen < Self.lifetime }
                 if checks.count >= Self.capacity { checks.removeAll(keepingCapacity: true) }
@@ -49,7 +49,7 @@ final class RecentComicChecks: @unchecked Sendable {
     /// of comics as one batch, and a pass per path would be thousands of passes.
     func forget(under gone: Set<String>) {
         guard !gone.isEmpty else { return }
-        lock.withLock {
+        checks.withLock { checks in
             guard !gone.contains("") else { return checks.removeAll() }
             checks = checks.filter { !Self.isAtOrBeneath(gone, $0.key) }
         }
@@ -66,7 +66,7 @@ final class RecentComicChecks: @unchecked Sendable {
         return false
     }
 
-    var count: Int { lock.withLock { checks.count } }
+    var count: Int { checks.withLock { $0.count } }
 }
 
 extension LibraryFilesystem {

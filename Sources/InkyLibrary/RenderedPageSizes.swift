@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// Pages whose size is known only once rendered (PDF pages of text or vector art): `stat` must
 /// tell their exact size before any read, so the first lookup renders the page (through the
@@ -40,18 +41,17 @@ extension LibraryFilesystem {
 }
 
 /// One result handed from the thread that makes it (a fetch queue) to the thread that waits for it.
-final class AwaitedResult<Value>: @unchecked Sendable {
+final class AwaitedResult<Value: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var result: Value?
+    private let result = Mutex<Value?>(nil)
 
     func finish(_ value: Value) {
-        lock.withLock { result = value }
+        result.withLock { $0 = value }
         done.signal()
     }
 
     func wait() -> Value {
         done.wait()
-        return lock.withLock { result! }
+        return result.withLock { $0! }
     }
 }

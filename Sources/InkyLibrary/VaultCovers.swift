@@ -3,6 +3,7 @@ import InkyCore
 import InkyTree
 import InkyVault
 import InkyWorker
+import Synchronization
 
 /// Covers of the unlocked vault's folders, like the library's (`LibraryCovers`): a folder that
 /// holds comics lists `.directory` and, once made, `folder.jpg`, the cover of its first comic.
@@ -79,23 +80,25 @@ extension LibraryFilesystem {
 
 /// The vault's covers by comic (object name), in memory only. A round counts the locks: bytes
 /// made across one are zeroed, not kept.
-final class VaultCoverMemory: @unchecked Sendable {
-    private let lock = NSLock()
-    private var covers: [String: [UInt8]] = [:]
-    private var failed: Set<String> = []
-    private var rounds = 0
+final class VaultCoverMemory: Sendable {
+    private struct State {
+        var covers: [String: [UInt8]] = [:]
+        var failed: Set<String> = []
+        var rounds = 0
+    }
+    private let state = Mutex(State())
 
-    var round: Int { lock.withLock { rounds } }
+    var round: Int { state.withLock { $0.rounds } }
 
-    func cover(_ comic: String) -> [UInt8]? { lock.withLock { covers[comic] } }
-    func hasFailed(_ comic: String) -> Bool { lock.withLock { failed.contains(comic) } }
-    func markFailed(_ comic: String) { lock.withLock { _ = failed.insert(comic) } }
+    func cover(_ comic: String) -> [UInt8]? { state.withLock { $0.covers[comic] } }
+    func hasFailed(_ comic: String) -> Bool { state.withLock { $0.failed.contains(comic) } }
+    func markFailed(_ comic: String) { state.withLock { _ = $0.failed.insert(comic) } }
 
     /// Keeps a cover made in `round`; one made across a lock is zeroed and refused (false).
     func store(_ comic: String, _ bytes: [UInt8], round: Int) -> Bool {
-        let kept = lock.withLock {
-            guard rounds == round else { return false }
-            covers[comic] = bytes
+        let kept = state.withLock { state in
+            guard state.rounds == round else { return false }
+            state.covers[comic] = bytes
             return true
         }
         if !kept { Self.zero(bytes) }
@@ -105,11 +108,11 @@ final class VaultCoverMemory: @unchecked Sendable {
     /// Zeroes every cover's bytes where they lie (a reply still holding them sends zeros), then
     /// forgets them; returns how many there were.
     func wipeAll() -> Int {
-        let dropped = lock.withLock {
-            rounds += 1
-            failed = []
-            defer { covers = [:] }
-            return Array(covers.values)
+        let dropped = state.withLock { state in
+            state.rounds += 1
+            state.failed = []
+            defer { state.covers = [:] }
+            return Array(state.covers.values)
         }
         dropped.forEach(Self.zero)
         return dropped.count

@@ -1,25 +1,32 @@
 import Foundation
 import InkyCore
 import InkyVault
+import Synchronization
 
 /// The unlocked vault's comics as its own views see them (`Vault/By Series/`...): their tags,
 /// read by the workers that list them (a vault object is listed with its key, as for reading),
 /// and the views' trees made from them. All of it lives in this process's memory only: nothing
 /// is stored in the state database or logged, and lock drops it with the vault's names.
-final class VaultMetadataCatalog: @unchecked Sendable {
+final class VaultMetadataCatalog: Sendable {
     let kinds: [MetadataViewKind]
     private unowned let library: LibraryFilesystem
-    private let lock = NSLock()
-    /// The trees by view, made from the vault entries in `madeFrom`.
-    private var trees: [MetadataViewKind: LinkTree] = [:]
-    private var madeFrom: Set<String>?
-    /// When the trees were made (ns since 1970): their folders' mtime.
-    private(set) var stamp: Int64 = 0
-    private var making = false
-    /// Moves at every lock: trees made from a vault since locked are thrown away.
-    private var epoch = 0
+    private struct Made {
+        /// The trees by view, made from the vault entries in `madeFrom`.
+        var trees: [MetadataViewKind: LinkTree] = [:]
+        var madeFrom: Set<String>?
+        /// When the trees were made (ns since 1970): their folders' mtime.
+        var stamp: Int64 = 0
+        var making = false
+        /// Moves at every lock: trees made from a vault since locked are thrown away.
+        var epoch = 0
+    }
+    private let made = Mutex(Made())
     /// Called (off any request) when new trees replaced the old: the mount is told.
-    var changed: (@Sendable () -> Void)?
+    var changed: (@Sendable () -> Void)? {
+        get { _changed.withLock { $0 } }
+        set { _changed.withLock { $0 = newValue } }
+    }
+    private let _changed = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(kinds: [MetadataViewKind], library: LibraryFilesystem) {
         // Reading lists come from `.cbl` files in the library, which the vault does not hold.
@@ -34,36 +41,36 @@ final class VaultMetadataCatalog: @unchecked Sendable {
             return ([:], 0)
         }
         let names = Set(entries.map(\.name))
-        let start = lock.withLock { () -> Int? in
-            guard madeFrom != names, !making else { return nil }
-            making = true
-            return epoch
+        let start = made.withLock { made -> Int? in
+            guard made.madeFrom != names, !made.making else { return nil }
+            made.making = true
+            return made.epoch
         }
         if let start { DispatchQueue.global(qos: .utility).async { [self] in make(entries, epoch: start) } }
-        return lock.withLock { (trees, stamp) }
+        return made.withLock { ($0.trees, $0.stamp) }
     }
 
     /// Forgets everything (at lock, before the keys are wiped).
     func drop() {
-        lock.withLock {
-            trees = [:]
-            madeFrom = nil
-            epoch += 1
-            making = false
+        made.withLock { made in
+            made.trees = [:]
+            made.madeFrom = nil
+            made.epoch += 1
+            made.making = false
         }
     }
 
     private func make(_ entries: [VaultEntry], epoch started: Int) {
         let records = self.records(entries)
-        let made = Dictionary(uniqueKeysWithValues: kinds.map { kind in
+        let trees = Dictionary(uniqueKeysWithValues: kinds.map { kind in
             (kind, LinkTreeBuilder.build(kind, from: records, seriesViewName: MetadataViewKind.series.folderName))
         })
-        let kept = lock.withLock { () -> Bool in
-            guard epoch == started else { return false }
-            trees = made
-            madeFrom = Set(entries.map(\.name))
-            stamp = Int64(Date().timeIntervalSince1970 * 1e9)
-            making = false
+        let kept = made.withLock { made -> Bool in
+            guard made.epoch == started else { return false }
+            made.trees = trees
+            made.madeFrom = Set(entries.map(\.name))
+            made.stamp = Int64(Date().timeIntervalSince1970 * 1e9)
+            made.making = false
             return true
         }
         if kept { changed?() }

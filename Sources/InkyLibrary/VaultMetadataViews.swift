@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import Synchronization
 
 /// `Vault/By Series/`, `Vault/By Publisher/`, `Vault/Story Arcs/` and `Vault/Recently Added/`
 /// while the vault is unlocked: the metadata views of the vault's own comics, folders of relative
@@ -11,15 +12,18 @@ import InkyTree
 /// numbered on first sight from a table dropped at lock, like the vault's other numbers: it
 /// grows with the vault's comics, not with what the kernel saw. Timeouts are 0, as for the
 /// vault's folders: its comics change with no watcher to tell.
-final class VaultMetadataViews: @unchecked Sendable {
+final class VaultMetadataViews: Sendable {
     let catalog: VaultMetadataCatalog
     private unowned let library: LibraryFilesystem
-    private let lock = NSLock()
-    private var slot = ViewSlot(255)
     /// Which view (index in `catalog.kinds`) and which node of its tree (0: the view's folder).
     private struct Key: Hashable { var view: Int; var local: UInt64 }
-    private var numbers: [Key: UInt64] = [:]
-    private var keys: [UInt64: Key] = [:]
+    private struct Numbering {
+        var slot = ViewSlot(255)
+        var numbers: [Key: UInt64] = [:]
+        var keys: [UInt64: Key] = [:]
+    }
+    private let numbering = Mutex(Numbering())
+    private var slot: ViewSlot { numbering.withLock { $0.slot } }
     private static let kind: UInt64 = 15, kindShift: UInt64 = 52
 
     init(kinds: [MetadataViewKind], library: LibraryFilesystem) {
@@ -27,36 +31,37 @@ final class VaultMetadataViews: @unchecked Sendable {
         self.library = library
     }
 
-    func attach(_ slot: ViewSlot) { lock.withLock { self.slot = slot } }
+    func attach(_ slot: ViewSlot) { numbering.withLock { $0.slot = slot } }
 
     func owns(_ id: NodeID) -> Bool {
-        lock.withLock { ViewSlot(of: id) == slot && slot.local(id) >> Self.kindShift == Self.kind }
+        numbering.withLock { ViewSlot(of: id) == $0.slot && $0.slot.local(id) >> Self.kindShift == Self.kind }
     }
 
     /// The id of a node, numbered now if it has none.
     private func id(_ key: Key) -> NodeID {
-        lock.withLock {
-            let number = numbers[key] ?? {
-                let next = UInt64(numbers.count + 1)
-                numbers[key] = next
-                keys[next] = key
+        numbering.withLock { numbering in
+            let number = numbering.numbers[key] ?? {
+                let next = UInt64(numbering.numbers.count + 1)
+                numbering.numbers[key] = next
+                numbering.keys[next] = key
                 return next
             }()
-            return slot.id(Self.kind << Self.kindShift | number)
+            return numbering.slot.id(Self.kind << Self.kindShift | number)
         }
     }
 
     private func key(_ id: NodeID) -> Key? {
-        lock.withLock { keys[slot.local(id) & (1 << Self.kindShift - 1)] }
+        numbering.withLock { $0.keys[$0.slot.local(id) & (1 << Self.kindShift - 1)] }
     }
 
     /// Every id handed out since the last lock, then none (the kernel is told to forget them).
     func drop() -> [NodeID] {
         catalog.drop()
-        return lock.withLock {
-            let ids = numbers.values.map { slot.id(Self.kind << Self.kindShift | $0) }
-            numbers = [:]
-            keys = [:]
+        return numbering.withLock { numbering in
+            let slot = numbering.slot
+            let ids = numbering.numbers.values.map { slot.id(Self.kind << Self.kindShift | $0) }
+            numbering.numbers = [:]
+            numbering.keys = [:]
             return ids
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import InkyCore
 import InkyStore
 import InkyVault
+import Synchronization
 
 /// The unlocked vault under the mount: `Vault/` mirrors the manifest's display paths, each comic
 /// a directory of pages like the library's. Vault comics are keyed apart from library paths so
@@ -149,13 +150,12 @@ extension LibraryFilesystem {
 
 /// Counts the vault's locks and unlocks, with whether it is unlocked now. Its own lock, taken
 /// last (inside the page cache's), so checking it never waits for the filesystem's.
-final class VaultEpoch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state = (count: 0, unlocked: false)
+final class VaultEpoch: Sendable {
+    private let state = Mutex((count: 0, unlocked: false))
 
-    var current: (count: Int, unlocked: Bool) { lock.withLock { state } }
+    var current: (count: Int, unlocked: Bool) { state.withLock { $0 } }
 
     func advance(unlocked: Bool) {
-        lock.withLock { state = (state.count + 1, unlocked) }
+        state.withLock { $0 = ($0.count + 1, unlocked) }
     }
 }

@@ -7,7 +7,7 @@ import InkyTree
 /// visibility and its slot of numbers (in memory only, dropped at lock: `NodeTable`); its
 /// comics share the library's machinery (catalog, window cache, workers), which answers for
 /// vault nodes as for library ones (`VaultSubtree`, `LibraryNames`, `FileReads`).
-final class VaultView: TreeView, @unchecked Sendable {
+final class VaultView: TreeView, Sendable {
     let name: String
     private let library: LibraryFilesystem
     /// The vault's own metadata views inside it (nil when the mount shows none).

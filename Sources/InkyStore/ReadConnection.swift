@@ -3,6 +3,7 @@ import Foundation
 /// A read-only connection to the state database, opened on first use, used by one caller at a
 /// time. WAL lets it read beside the writer: a reader here never waits for a transaction of
 /// the main connection (a batch of listings being stored), nor for another reader's lock.
+// @unchecked: lends its SQLite connection (a C handle, not Sendable) to callers under `lock`; Mutex's regions cannot.
 final class ReadConnection: @unchecked Sendable {
     private let path: String
     private let lock = NSLock()

@@ -9,6 +9,7 @@ import InkyCore
 /// A damaged or unreadable database never fails a mount: a damaged one is moved aside and
 /// rebuilt (the index can always be rebuilt; reading state is lost only when the file itself is
 /// corrupt), one on a read-only or full disk is left alone and this run keeps state in memory.
+// @unchecked: lends its SQLite connection (a C handle, not Sendable) to callers under `lock`; Mutex's regions cannot.
 public final class StateDatabase: @unchecked Sendable {
     public let path: String
     let database: Database

@@ -10,7 +10,7 @@ import InkyCore
 /// name finds (a library folder called `Vault` shows again while the vault is locked). A view
 /// not shown answers no lookup, attributes or listing; its open files still reach it (the
 /// vault answers EIO for a page held open across lock).
-public final class MountComposition: MountedFilesystem, @unchecked Sendable {
+public final class MountComposition: MountedFilesystem, Sendable {
     private let base: any MountedFilesystem
     /// Views in the order they were given, each with its context: view i has slot i + 1, and
     /// the root lists them in this order, after the base.

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// Which tree a node belongs to: the top byte of its number. 0 is the base tree (the library's
 /// folders, rooted at the mount's root); 1...255 are views shown as folders at the mount root.
@@ -68,11 +69,10 @@ public protocol TreeView: AnyObject, Sendable {
 
 /// What a view needs of the mount: its slot, the kernel's cache, and a way to say its folder
 /// appeared or went.
-public final class ViewContext: @unchecked Sendable {
+public final class ViewContext: Sendable {
     public let slot: ViewSlot
     public let mountRootID: NodeID = 1
-    private let lock = NSLock()
-    private var _kernelCache: (any KernelCacheInvalidating)?
+    private let _kernelCache = Mutex<(any KernelCacheInvalidating)?>(nil)
     private let name: String
 
     init(slot: ViewSlot, name: String) {
@@ -82,8 +82,8 @@ public final class ViewContext: @unchecked Sendable {
 
     /// Set while mounted: what the view tells of its own changes.
     public internal(set) var kernelCache: (any KernelCacheInvalidating)? {
-        get { lock.withLock { _kernelCache } }
-        set { lock.withLock { _kernelCache = newValue } }
+        get { _kernelCache.withLock { $0 } }
+        set { _kernelCache.withLock { $0 = newValue } }
     }
 
     /// The view's folder appeared or went: the kernel forgets the root's name for it and the

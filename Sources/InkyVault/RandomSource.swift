@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where the vault's random bytes come from: keys, salts, nonces, file ids, object names.
 ///
 /// Production always uses `.system` (OpenSSL's CSPRNG). `.deterministic` exists for one
@@ -33,17 +35,14 @@ struct RandomSource: Sendable {
 private final class DeterministicStream: Sendable {
     private static let label = Array("inkyfs deterministic test randomness, never for real keys".utf8)
     private let seed: [UInt8]
-    private let nextBlock = Locked<UInt64>(0)
+    private let nextBlock = Atomic<UInt64>(0)
 
     init(seed: [UInt8]) { self.seed = seed }
 
     func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) {
         var offset = 0
         while offset < buffer.count {
-            let index = nextBlock.withLock { (next: inout UInt64) -> UInt64 in
-                defer { next += 1 }
-                return next
-            }
+            let index = nextBlock.add(1, ordering: .relaxed).oldValue
             var input = Self.label + seed
             input.appendBigEndian(index)
             let block = try SHA256Hasher.hash(input)

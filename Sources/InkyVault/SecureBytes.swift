@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 internal import CCrypto
+import Synchronization
 
 /// Key material in memory this class owns for its whole life.
 ///
@@ -42,14 +43,14 @@ public final class SecureBytes: @unchecked Sendable {
         isLocked = mlock(storage, allocatedBytes) == 0
         Self.excludeFromCoreDumps(storage, allocatedBytes)
         self.count = count
-        Self.live.withLock { $0 += 1 }
+        Self.live.add(1, ordering: .relaxed)
         try initializer(UnsafeMutableRawBufferPointer(start: storage, count: count))
     }
 
     /// How many key buffers exist right now. Each is cleansed when it goes, so 0 after a
     /// lock means no key byte is left in this process (the daemon's debug report shows it).
-    public static var liveCount: Int { live.withLock { $0 } }
-    private static let live = Locked(0)
+    public static var liveCount: Int { live.load(ordering: .relaxed) }
+    private static let live = Atomic<Int>(0)
 
     /// Copies `bytes` in. Wiping the caller's array is the caller's business (and, for
     /// a Swift array, only best effort: earlier copies may exist).
@@ -67,7 +68,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        Self.live.withLock { $0 -= 1 }
+        Self.live.subtract(1, ordering: .relaxed)
         OPENSSL_cleanse(storage, allocatedBytes)
         if isLocked { munlock(storage, allocatedBytes) }
         storage.deallocate()

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 /// An open vault: its keys (in locked memory), its manifest, and an exclusive lock on its
 /// directory. `lock()` forgets all of it.
@@ -32,7 +33,7 @@ public final class UnlockedVault: Sendable {
 
     let paths: VaultPaths
     let environment: VaultEnvironment
-    let state: Locked<State>
+    let state: Mutex<State>
     private let changes = SerialSection()
 
     /// The name of this vault's record of the newest manifest (the rollback check).
@@ -45,7 +46,7 @@ public final class UnlockedVault: Sendable {
         directory = paths.root
         unlockReport = report
         self.environment = environment
-        state = Locked(State(keys: keys, entries: loaded.manifest.entries, generation: loaded.generation,
+        state = Mutex(State(keys: keys, entries: loaded.manifest.entries, generation: loaded.generation,
                             manifestImage: loaded.image, keyFileImage: keyFileImage, directoryLock: lock))
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The password-based key derivation that protects the master key, with its cost.
 ///
 /// Stored in the key file by id and parameters, never assumed: a vault created today must
@@ -133,12 +135,12 @@ public enum VaultKDF: Sendable, Equatable, CustomStringConvertible {
     /// Counts every password derivation this process starts. Tests use it to prove that a
     /// wrong password costs exactly one derivation (no retry against `.prev`, no second
     /// KDF); it is a plain counter with no effect on behaviour.
-    static let derivationCount = Locked<Int>(0)
+    static let derivationCount = Atomic<Int>(0)
 
     /// The 32-byte key-wrapping key for `password` and `salt`, in locked memory.
     func deriveKey(password: SecureBytes, salt: [UInt8]) throws(VaultError) -> SecureBytes {
         if let reason = outOfBoundsReason { throw .invalidKDFParameters(reason) }
-        Self.derivationCount.withLock { $0 += 1 }
+        Self.derivationCount.add(1, ordering: .relaxed)
         do {
             switch self {
             case .pbkdf2SHA256(let iterations):

@@ -30,7 +30,7 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
 /// the one used. Anything else is refused with a message that says what to do.
 enum ControlPaths {
     /// The checked, open runtime folder; `through` is its path by the descriptor.
-    final class Folder {
+    final class Folder: Sendable {
         let path: String
         let fd: Int32
 

@@ -4,6 +4,7 @@ import Glibc
 #endif
 internal import CLinux
 import InkyCore
+import Synchronization
 
 /// The daemon's end of its control socket: `$XDG_RUNTIME_DIR/inkyfs/<hash of mountpoint>.sock`,
 /// in a 0700 folder, the socket 0600, and every peer's uid checked with SO_PEERCRED, so only
@@ -12,7 +13,7 @@ import InkyCore
 /// it trickles; a malformed one gets a `failed` reply (read and dropped for `drainSeconds` more,
 /// so the reply is not lost to a reset) and is closed, and the server goes on.
 /// Wrong passwords are throttled (`PasswordThrottle`).
-public final class ControlServer: @unchecked Sendable {
+public final class ControlServer: Sendable {
     /// Answers a request; `password` is set for `.unlock` and must be copied, not kept: its
     /// buffer is wiped when the handler returns.
     public typealias Handler = @Sendable (ControlRequest, UnsafeRawBufferPointer?) -> ControlReply
@@ -26,10 +27,9 @@ public final class ControlServer: @unchecked Sendable {
     private let listener: Int32
     private let handler: Handler
     private let log: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var stopped = false
-    /// Touched only by the serving thread.
-    private var throttle = PasswordThrottle()
+    private let stopped = Atomic(false)
+    /// Touched only by the serving thread (the mutex is never contended).
+    private let throttle = Mutex(PasswordThrottle())
     /// The longest one connection may take, from accept to the last byte of its request.
     static let connectionSeconds = 5.0
     /// How long a refused or malformed connection is read (and dropped) after its reply.
@@ -66,13 +66,13 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Stops accepting and removes the socket.
     public func stop() {
-        lock.withLock { stopped = true }
+        stopped.store(true, ordering: .releasing)
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         unlink(folder.through(socketName))
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
     private func serve() {
         while !isStopped {
@@ -116,17 +116,18 @@ public final class ControlServer: @unchecked Sendable {
         }
         defer { _ = password.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         let now = Self.now()
-        let wait = throttle.remaining(now: now)
+        let wait = throttle.withLock { $0.remaining(now: now) }
         guard wait == 0 else {
             return answer(.throttled, "too many wrong passwords: try again in \(String(format: "%.1f", wait)) s", retryAfter: wait)
         }
         var reply = password.withUnsafeBytes { handler(request, $0) }
         switch reply.outcome {
         case .wrongPassword:
-            reply.retryAfter = throttle.failed(now: Self.now())
-            if throttle.failures > 1 { log("control socket: \(throttle.failures) wrong vault passwords in a row") }
+            let (retryAfter, failures) = throttle.withLock { throttle in (throttle.failed(now: Self.now()), throttle.failures) }
+            reply.retryAfter = retryAfter
+            if failures > 1 { log("control socket: \(failures) wrong vault passwords in a row") }
         case .ok:
-            throttle.succeeded()
+            throttle.withLock { $0.succeeded() }
         default:
             break
         }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import Synchronization
 
 /// Backgrounds a mount without fork(): the same command is started again with
 /// `--ready-fd 3` in a new session, its output going to the log file, and the caller waits on
@@ -73,15 +74,16 @@ public enum DaemonLauncher {
 /// The daemon's side of the launcher's pipe (`--ready-fd`): warnings as lines while starting,
 /// then one last line, "ready" or why it failed, after which the pipe is closed. In the
 /// foreground (no pipe) the same words go to stderr, "ready" excepted.
-public final class ReadyChannel: @unchecked Sendable {
-    private let lock = NSLock()
-    private var descriptor: Int32?
+public final class ReadyChannel: Sendable {
+    /// The pipe until the last line went out; a warning is written holding it, so none can
+    /// follow the last line or go to a closed descriptor.
+    private let descriptor: Mutex<Int32?>
 
-    public init(descriptor: Int32?) { self.descriptor = descriptor }
+    public init(descriptor: Int32?) { self.descriptor = Mutex(descriptor) }
 
     /// A warning the person mounting must hear; the launcher prints it on stderr.
     public func warn(_ message: String) {
-        lock.withLock {
+        descriptor.withLock { descriptor in
             guard let descriptor else { return }
             let line = Array((message + "\n").utf8)
             _ = line.withUnsafeBytes { bytes in Syscall.retrying { write(descriptor, bytes.baseAddress, bytes.count) } }
@@ -95,9 +97,9 @@ public final class ReadyChannel: @unchecked Sendable {
     public func fail(_ message: String) { finish(message) }
 
     private func finish(_ message: String) {
-        let descriptor = lock.withLock { () -> Int32? in
-            defer { self.descriptor = nil }
-            return self.descriptor
+        let descriptor = descriptor.withLock { descriptor -> Int32? in
+            defer { descriptor = nil }
+            return descriptor
         }
         guard let descriptor else {
             if message != "ready" { FileHandle.standardError.write(Data((message + "\n").utf8)) }

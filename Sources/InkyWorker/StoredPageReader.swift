@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import InkyCore
+import Synchronization
 
 /// Reads stored ZIP members straight from the archive file, in the daemon: one `pread` of the
 /// range the worker's listing named, then the CRC-32 the central directory declared, instead of
@@ -12,9 +13,9 @@ import InkyCore
 /// the identity it was listed with. A lying listing can at worst point at other bytes of the
 /// same archive, and those fail the CRC unless they are what was promised. Thread-safe: reads
 /// of one comic run concurrently on one descriptor.
-final class StoredPageReader: @unchecked Sendable {
+final class StoredPageReader: Sendable {
     /// One archive file opened for reading, kept while it still is the file that was listed.
-    private final class OpenArchive {
+    private final class OpenArchive: Sendable {
         let fd: Int32
         let identity: FileIdentity
 
@@ -26,14 +27,13 @@ final class StoredPageReader: @unchecked Sendable {
         deinit { close(fd) }
     }
 
-    private let lock = NSLock()
     /// The mounted library: files are opened beneath it, never through a link (`ConfinedFile`).
     private let root: LibraryRoot?
 
     init(root: LibraryRoot? = nil) { self.root = root }
 
     /// Most recently used last; a reader going through a library keeps a few comics open.
-    private var archives: [(path: String, archive: OpenArchive)] = []
+    private let archives = Mutex<[(path: String, archive: OpenArchive)]>([])
     static let keptArchives = 16
 
     func read(_ path: String, identity: FileIdentity, entry: EntryRequest, stored: StoredData,
@@ -77,7 +77,7 @@ final class StoredPageReader: @unchecked Sendable {
 
     /// Forgets every open file (the pool's shutdown).
     func closeAll() {
-        lock.withLock { archives.removeAll() }
+        archives.withLock { $0.removeAll() }
     }
 
     /// The open file for `path` if it still is the one listed with `identity`, else opened anew.
@@ -90,7 +90,7 @@ final class StoredPageReader: @unchecked Sendable {
         case .success: return .failure(Self.changed(path))
         case .failure(let code): return .failure(.io(path: path, errno: code.code, detail: code.description))
         }
-        let kept: OpenArchive? = lock.withLock {
+        let kept: OpenArchive? = archives.withLock { archives in
             guard let index = archives.firstIndex(where: { $0.path == path }) else { return nil }
             let found = archives.remove(at: index)
             guard found.archive.identity == identity else { return nil }
@@ -118,7 +118,7 @@ final class StoredPageReader: @unchecked Sendable {
             return .failure(Self.changed(path))
         }
         let opened = OpenArchive(fd: fd, identity: identity)
-        lock.withLock {
+        archives.withLock { archives in
             archives.removeAll { $0.path == path }
             archives.append((path, opened))
             if archives.count > Self.keptArchives { archives.removeFirst() }

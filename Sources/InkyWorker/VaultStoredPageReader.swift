@@ -16,6 +16,7 @@ import InkyVault
 /// most recently used few only, since each holds a descriptor and an mlocked key page. All are
 /// dropped at lock (and unlock), which wipes their keys and chunk buffers; a page whose read
 /// began before a lock is wiped, not served, and its reader is not taken back.
+// @unchecked: hands non-Sendable VaultObjectReaders from thread to thread, one owner at a time.
 final class VaultStoredPageReader: @unchecked Sendable {
     enum Outcome {
         /// Neither a reader nor a key for this path: it is not a vault object (or the vault is

@@ -8,6 +8,7 @@ import InkyVault
 /// position); any idle worker will do otherwise. A worker that crashes, sends garbage, or makes
 /// no progress for `timeout` seconds is killed, the comic's request fails with `.parserFailed`,
 /// and a fresh worker replaces it on demand. Thread-safe; callers block while they wait.
+// @unchecked: idle WorkerProcesses (not Sendable) pass between callers under `condition`, which callers wait on.
 public final class WorkerPool: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var executable: String

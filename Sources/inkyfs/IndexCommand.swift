@@ -4,6 +4,7 @@ import InkyCore
 import InkyLibrary
 import InkyStore
 import InkyWorker
+import Synchronization
 
 struct IndexCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,12 +49,16 @@ struct IndexCommand: ParsableCommand {
 }
 
 /// Counts and the progress line of an index run (called one outcome at a time, in order).
-final class IndexTally: @unchecked Sendable {
+final class IndexTally: Sendable {
     private let progress: ProgressLine
     private let total: Int
     private let started = Date()
-    private(set) var done = 0, listed = 0, unchanged = 0
-    private(set) var failures: [(String, ComicError)] = []
+    private struct Counts {
+        var done = 0, listed = 0, unchanged = 0
+        var failures: [(String, ComicError)] = []
+    }
+    private let counts = Mutex(Counts())
+    var failures: [(String, ComicError)] { counts.withLock { $0.failures } }
 
     init(total: Int) {
         self.total = total
@@ -61,11 +66,14 @@ final class IndexTally: @unchecked Sendable {
     }
 
     func add(_ outcome: LibraryIndexer.Outcome) {
-        done += 1
-        switch outcome.result {
-        case nil: unchanged += 1
-        case .success?: listed += 1
-        case .failure(let error)?: listed += 1; failures.append((outcome.path, error))
+        let done = counts.withLock { counts in
+            counts.done += 1
+            switch outcome.result {
+            case nil: counts.unchanged += 1
+            case .success?: counts.listed += 1
+            case .failure(let error)?: counts.listed += 1; counts.failures.append((outcome.path, error))
+            }
+            return counts.done
         }
         let elapsed = max(0.001, Date().timeIntervalSince(started))
         let rate = Double(done) / elapsed
@@ -78,9 +86,10 @@ final class IndexTally: @unchecked Sendable {
 
     func finish(seconds: Double, library: String, database: String) {
         progress.clear()
+        let counts = counts.withLock { $0 }
         print(String(format: "indexed %d comics in %.1f s: %d listed, %d unchanged, %d failed (%@)",
-                     total, seconds, listed, unchanged, failures.count, database))
-        for (path, error) in failures {
+                     total, seconds, counts.listed, counts.unchanged, counts.failures.count, database))
+        for (path, error) in counts.failures {
             let name = path.hasPrefix(library + "/") ? String(path.dropFirst(library.count + 1)) : path
             print("  failed: \(name): \(error.message.components(separatedBy: ": ").dropFirst().joined(separator: ": "))")
         }

@@ -1,11 +1,13 @@
 import Foundation
+import Synchronization
 
 /// A one-line "[12/340] path" on stderr while a long command runs, only when stderr is a
 /// terminal: pipes and logs get clean output.
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: Sendable {
     private let total: Int
     private let enabled: Bool
-    private var shown = false
+    /// Whether a line is on the terminal (callers update it one at a time).
+    private let shown = Atomic(false)
 
     /// `evenForOne`: show it for a single long item too (encrypting one large comic).
     init(total: Int, evenForOne: Bool = false) {
@@ -20,12 +22,11 @@ final class ProgressLine: @unchecked Sendable {
         let name = current.split(separator: "/").last.map(String.init) ?? current
         let line = "[\(done + 1)/\(total)] \(name)" + (note.isEmpty ? "" : "  (\(note))")
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + String(line.prefix(100))).utf8))
-        shown = true
+        shown.store(true, ordering: .relaxed)
     }
 
     func clear() {
-        guard shown else { return }
+        guard shown.exchange(false, ordering: .relaxed) else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-        shown = false
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkyCore
 import InkyWorker
+import Synchronization
 
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,11 +41,11 @@ struct ScanCommand: ParsableCommand {
 }
 
 /// Prints scan results as they arrive, with a progress line on a terminal.
-final class ScanReport: @unchecked Sendable {
+final class ScanReport: Sendable {
     private let progress: ProgressLine
     private let library: String
     private let json: Bool
-    private var summaries: [ComicSummary] = []
+    private let summaries = Mutex<[ComicSummary]>([])
 
     init(total: Int, library: String, json: Bool) {
         progress = ProgressLine(total: total)
@@ -54,7 +55,7 @@ final class ScanReport: @unchecked Sendable {
 
     /// Called in library order, one call at a time.
     func add(_ index: Int, _ summary: ComicSummary, next: String?) {
-        summaries.append(summary)
+        summaries.withLock { $0.append(summary) }
         progress.clear()
         if !json { print(SummaryText.scanLine(summary, library: library)) }
         if let next { progress.update(done: index + 1, current: next) }
@@ -63,9 +64,9 @@ final class ScanReport: @unchecked Sendable {
     func finish() {
         progress.clear()
         if json {
-            try? JSONOutput.print(summaries)
+            try? JSONOutput.print(summaries.withLock { $0 })
         } else {
-            print(SummaryText.scanTotals(summaries))
+            print(SummaryText.scanTotals(summaries.withLock { $0 }))
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import InkyVault
+import Synchronization
 
 final class VaultFacadeTests: XCTestCase {
     private var directory: TemporaryDirectory!
@@ -262,7 +263,7 @@ extension VaultFacadeTests {
     func testConcurrentAddsAndReadsFromManyThreads() throws {
         let unlocked = try makeVault()
         let sources = try (0..<8).map { try makeSource("c\($0).cbz", patternBytes(count: 70_000, seed: UInt64($0))) }
-        let failures = Locked<[String]>([])
+        let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { index in
             do {
                 if index < 8 {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import InkyVault
+import Synchronization
 
 final class VaultKeyFileTests: XCTestCase {
     private var directory: TemporaryDirectory!
@@ -10,7 +11,7 @@ final class VaultKeyFileTests: XCTestCase {
     override func setUp() { directory = TemporaryDirectory("keyfile") }
     override func tearDown() { directory = nil }
 
-    private var derivations: Int { VaultKDF.derivationCount.withLock { $0 } }
+    private var derivations: Int { VaultKDF.derivationCount.load(ordering: .relaxed) }
 
     /// Unlocks through the real loader (fallback included) and returns the master key.
     private func unlockKey(_ text: String) throws -> SecureBytes {
