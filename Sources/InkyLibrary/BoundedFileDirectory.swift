@@ -79,7 +79,7 @@ final class BoundedFileDirectory: Sendable {
     /// Removes every file whose name starts with `prefix`; returns how many went.
     @discardableResult
     func remove(prefixed prefix: String) -> Int {
-        lock.withLock {
+        total.withLock { total in
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             var removed = 0
             for name in names where name.hasPrefix(prefix) {
