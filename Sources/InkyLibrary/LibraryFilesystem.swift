@@ -13,6 +13,9 @@ import InkyWorker
 ///
 /// Errors are POSIX error numbers (ENOENT for what vanished, ESTALE for a page of a comic
 /// that changed since it was looked up, EIO for what cannot be read).
+///
+/// `@unchecked Sendable`: its mutable state sits behind `lock`, taken by its extensions in other
+/// files, which a `Mutex` in one class cannot reach; it goes when the class splits into owners.
 public final class LibraryFilesystem: @unchecked Sendable {
     public let libraryPath: String
     /// Every read of the library goes through here, never following a link (`LibraryRoot`).
