@@ -8,8 +8,10 @@ import InkyWorker
 public enum LibraryIndexer {
     public struct Outcome: Sendable {
         public var path: String
-        /// nil when the index entry was already current.
+        /// nil when the index entry was already current and the comic readable.
         public var result: Result<Int, ComicError>?
+        /// The index entry was current: a failure here is the comic still broken, not listed again.
+        public var unchanged = false
     }
 
     /// The comic files the mount shows as directories (archives and PDFs, not image folders).
@@ -45,7 +47,9 @@ public enum LibraryIndexer {
                     continue
                 }
                 if let indexed = state.indexedListing(file, identity: identity), LibraryFilesystem.fits(indexed, limits.rendering) {
-                    outcomes.append((index, Outcome(path: path, result: nil)))
+                    // A comic that failed and has not changed since is still broken: say so again.
+                    let result: Result<Int, ComicError>? = if case .failure(let error) = indexed { .failure(error) } else { nil }
+                    outcomes.append((index, Outcome(path: path, result: result, unchanged: true)))
                     continue
                 }
                 do throws(ComicError) {

@@ -71,7 +71,9 @@ final class IndexTally: Sendable {
             switch outcome.result {
             case nil: counts.unchanged += 1
             case .success?: counts.listed += 1
-            case .failure(let error)?: counts.listed += 1; counts.failures.append((outcome.path, error))
+            case .failure(let error)?:
+                if outcome.unchanged { counts.unchanged += 1 } else { counts.listed += 1 }
+                counts.failures.append((outcome.path, error))
             }
             return counts.done
         }
