@@ -20,10 +20,16 @@ final class MountStressTests: XCTestCase {
         var expected: [(path: String, bytes: [UInt8])] = []
         let cacheBudget = 8 << 20 // smaller than the library, so eviction and refetching happen
         let mount = try MountedLibrary(library: Corpus.fixtures, arguments: ["--cache-size", "\(cacheBudget)"])
+        // The expected bytes are each page's entry as Python, 7-Zip or bsdtar extract it, not
+        // what inkyfs's own reader makes of it.
         for file in comicFiles {
-            let reader = try ComicOpener.open(Corpus.fixture(file))
             let directory = (file as NSString).deletingPathExtension
-            for page in reader.listing.pages { expected.append((mount.path("\(directory)/\(page.name)"), try reader.readPage(page))) }
+            let names = try FileManager.default.contentsOfDirectory(atPath: mount.path(directory)).filter { !$0.hasPrefix(".") }
+            XCTAssertFalse(names.isEmpty, file)
+            for name in names {
+                let path = mount.path("\(directory)/\(name)")
+                expected.append((path, try ReferenceArchive.member(try sourceAttribute(path), of: Corpus.fixture(file))))
+            }
         }
         let tally = Tally()
         let deadline = Date().addingTimeInterval(20)

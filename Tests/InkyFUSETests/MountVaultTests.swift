@@ -57,7 +57,9 @@ final class MountVaultTests: XCTestCase {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Vault/Secret Series/\(directory)")).sorted(),
                            reader.listing.pages.map(\.name))
             for page in reader.listing.pages {
-                XCTAssertEqual(try readFile(mount.path("Vault/Secret Series/\(directory)/\(page.name)")), try reader.readPage(page), "\(comic) \(page.name)")
+                // The bytes as 7-Zip or bsdtar extract the entry from the plain archive: not inkyfs's reader.
+                XCTAssertEqual(try readFile(mount.path("Vault/Secret Series/\(directory)/\(page.name)")),
+                               try ReferenceArchive.member(page.sourcePath, of: Corpus.fixture(comic)), "\(comic) \(page.name)")
             }
         }
 
