@@ -72,7 +72,7 @@ final class MountIsolationTests: XCTestCase {
         XCTAssertTrue(waitUntil(20) { stalling = mount.workers(withThreadNamed: "inky-stall"); return !stalling.isEmpty },
                       "a worker stalls inside the page read")
         for worker in stalling { kill(worker, SIGKILL) }
-        reading.wait()
+        mount.failingIfHung(after: 120, "the read whose worker was killed") { reading.wait() }
         switch result.value {
         case .failure(let error)?: XCTAssertEqual(error.code, .EIO, "the read in flight fails with EIO")
         case .success(let bytes)?: XCTAssertEqual(bytes, expected, "or the kernel's retry, through a new worker, gets the right bytes")
