@@ -48,7 +48,8 @@ final class MountVaultPrivacyTests: XCTestCase {
         _ = try? readFile(mount.path("Vault/Private/\(secret)/999.jpg"))
         XCTAssertEqual(try inkyfs(["vault", "lock", mount.mountpoint.path]).status, 0)
         try assertNameAbsent(in: state, mount: mount, "after reading it in the vault")
-        mount.unmount()
+        XCTAssertEqual(mount.unmount(), 0)
+        XCTAssertTrue(mount.logText.contains("unmounted \(mount.mountpoint.path)"), "the log is whole, to its last line: \(mount.logText)")
         try assertNameAbsent(in: state, mount: mount, "after unmount")
     }
 

@@ -80,9 +80,17 @@ final class MountVaultTests: XCTestCase {
         XCTAssertTrue(report.hasSuffix(" wipedVaultPagesShared=0\n"), report)
         XCTAssertFalse(report.contains("wipedVaultPages=0 "), "the pages read were cached, and wiped at lock: \(report)")
 
-        // Names of vault comics reach neither the state database nor the log.
         _ = try readFile(mount.path("Public/001.jpg"))
-        usleep(300_000)
+
+        XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0, "unlocks again")
+        XCTAssertTrue(try control(["debug"]).stdout.hasPrefix("unlocked=true"), "the report reflects the state")
+        XCTAssertEqual(try readFile(mount.path("Vault/Secret Series/Captain Science 001/001.jpg")).count, 4542)
+        XCTAssertTrue(mount.isDaemonAlive)
+
+        // Names of vault comics reach neither the state database nor the log: checked once the
+        // daemon has exited, its state written and its log drained, so nothing can come later.
+        XCTAssertEqual(mount.unmount(), 0)
+        XCTAssertTrue(mount.logText.contains("unmounted \(mount.mountpoint.path)"), "the log is whole, to its last line: \(mount.logText)")
         for file in (try FileManager.default.contentsOfDirectory(atPath: state.path)) {
             let bytes = try Data(contentsOf: state.appendingPathComponent(file))
             for secret in ["Secret Series", "Moon Tales", "Captain Science"] {
@@ -90,11 +98,6 @@ final class MountVaultTests: XCTestCase {
             }
         }
         for secret in ["Secret Series", "Moon Tales", "Captain Science"] { XCTAssertFalse(mount.logText.contains(secret), mount.logText) }
-
-        XCTAssertEqual(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).status, 0, "unlocks again")
-        XCTAssertTrue(try control(["debug"]).stdout.hasPrefix("unlocked=true"), "the report reflects the state")
-        XCTAssertEqual(try readFile(mount.path("Vault/Secret Series/Captain Science 001/001.jpg")).count, 4542)
-        XCTAssertTrue(mount.isDaemonAlive)
     }
 
     func testTheVaultLocksItselfWhenIdleButNeverUnderAnOpenFile() throws {

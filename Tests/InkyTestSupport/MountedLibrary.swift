@@ -89,9 +89,35 @@ public final class MountedLibrary {
         // The handler keeps the pipe's dispatch source, and with it the log, alive until cleared
         // (LeakSanitizer reported it under scripts/sanitize address).
         output.fileHandleForReading.readabilityHandler = nil
+        drainLog()
         try? FileManager.default.removeItem(at: mountpoint)
         try? FileManager.default.removeItem(at: stateHome)
         return status
+    }
+
+    /// Reads what the daemon wrote and the handler had not yet taken, once it has exited: after
+    /// `unmount()` the log is whole, so a test may check that something was never logged.
+    private func drainLog() {
+        let fd = output.fileHandleForReading.fileDescriptor
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = read(fd, &buffer, buffer.count)
+            if got > 0 { log.append(Data(buffer[0..<got])); continue }
+            if got < 0 && errno == EINTR { continue }
+            return
+        }
+    }
+
+    /// Unmounts and returns the daemon's whole log: read once the daemon has exited and the pipe
+    /// is drained, its last line "unmounted MOUNTPOINT" (checked, with exit status 0). What a test
+    /// says was never logged is known only then; checked earlier, a line on its way passes.
+    public func wholeLogAfterUnmount(file: StaticString = #filePath, line: UInt = #line) -> String {
+        XCTAssertEqual(unmount(), 0, "the daemon exits 0 on unmount", file: file, line: line)
+        let text = logText
+        XCTAssertTrue(text.contains("unmounted \(mountpoint.path)"), "the log is whole, to its last line: \(text)", file: file, line: line)
+        return text
     }
 
     public static func isMounted(_ path: String) -> Bool {
