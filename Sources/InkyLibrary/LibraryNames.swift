@@ -32,7 +32,9 @@ extension LibraryFilesystem {
     }
 
     public func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
-        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+        // An open vault file's attributes after lock fail as its reads do (EIO): the kernel
+        // asks for them before a read of a file whose attributes lock invalidated.
+        guard let node = nodes.node(id) else { return .failure(nodes.isVaultFile(id) ? .EIO : .ENOENT) }
         return attributes(of: id, node: node)
     }
 

@@ -20,6 +20,7 @@ final class VaultView: TreeView, Sendable {
     }
 
     var isShown: Bool { library.vaultIsUnlocked }
+    func errnoWhileHidden(_ id: NodeID) -> Errno { library.nodes.isVaultFile(id) ? .EIO : .ENOENT }
 
     func attach(_ context: ViewContext) {
         library.nodes.setVaultSlot(context.slot)

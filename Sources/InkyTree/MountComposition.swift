@@ -60,7 +60,7 @@ public final class MountComposition: MountedFilesystem, Sendable {
     }
 
     public func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
-        if let view = view(for: id) { return view.isShown ? view.attributes(of: id) : .failure(.ENOENT) }
+        if let view = view(for: id) { return view.isShown ? view.attributes(of: id) : .failure(view.errnoWhileHidden(id)) }
         guard id == Self.rootID else { return base.attributes(of: id) }
         return base.attributes(of: id).map { root in
             var root = root

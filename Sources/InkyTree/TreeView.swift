@@ -46,6 +46,10 @@ public protocol TreeView: AnyObject, Sendable {
     /// still being made may wait for it (bounded) rather than answer ENOENT, which the kernel
     /// would keep. The root's listing never waits (it asks `isShown`).
     func isShownWhenLookedUp() -> Bool
+    /// What the attributes of `id` answer while the view is hidden: ENOENT, or EIO for a file
+    /// a reader still holds open (`Vault/`'s pages after lock, whose reads fail with EIO; the
+    /// kernel asks for a file's attributes before reading it again).
+    func errnoWhileHidden(_ id: NodeID) -> Errno
     /// Once, before mounting.
     func attach(_ context: ViewContext)
 
@@ -98,6 +102,7 @@ public final class ViewContext: Sendable {
 /// What most views answer: a tree of folders and links with nothing to open.
 public extension TreeView {
     func isShownWhenLookedUp() -> Bool { isShown }
+    func errnoWhileHidden(_ id: NodeID) -> Errno { .ENOENT }
     func parent(of id: NodeID) -> NodeID { 1 }
     func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
     func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }

@@ -50,4 +50,42 @@ enum CBZChecks {
         XCTAssertEqual(listed?.filter { $0 != "ComicInfo.xml" }.count, shown.count, "bsdtar -tf \(cbz)", file: file, line: line)
         if !loose { XCTAssertEqual(listed?.filter { $0 != "ComicInfo.xml" }, shown.sorted(), "bsdtar -tf \(cbz)", file: file, line: line) }
     }
+
+    /// The CBZ's page members (as Python's zipfile reads them) against what they came from, read
+    /// by programs that are not inkyfs: the folder view is the same daemon, so agreeing with it
+    /// proves nothing about the bytes. An archive's pages are its entries as ReferenceArchive
+    /// extracts them (the folder view's `user.inkyfs.source` and `.archive` attributes only name
+    /// the entry); a folder of loose images (`looseFolder`, in the library) holds exactly the
+    /// CBZ's pages. A PDF's pages are rendered by MuPDF and no second renderer is installed: none
+    /// are compared. Returns how many members were compared.
+    @discardableResult
+    static func assertPagesAreTheSources(_ cbz: String, pagesIn folder: String, looseFolder: URL? = nil,
+                                         file: StaticString = #filePath, line: UInt = #line) -> Int {
+        let members: [String: [UInt8]]
+        do { members = try ReferenceArchive.zipMembers(cbz) } catch {
+            XCTFail("zipfile cannot read \(cbz): \(error)", file: file, line: line)
+            return 0
+        }
+        let pages = members.filter { $0.key != "ComicInfo.xml" }
+        if let looseFolder {
+            let images = ((try? FileManager.default.contentsOfDirectory(atPath: looseFolder.path)) ?? []).filter { !$0.hasPrefix(".") }
+            let onDisk = images.compactMap { FileManager.default.contents(atPath: looseFolder.appendingPathComponent($0).path) }
+            XCTAssertEqual(pages.values.map(Digest.sha256Hex).sorted(), onDisk.map(Digest.sha256Hex).sorted(),
+                           "\(cbz): the pages are the folder's images", file: file, line: line)
+            return pages.count
+        }
+        var compared = 0
+        for (name, bytes) in pages.sorted(by: { $0.key < $1.key }) {
+            let page = folder + "/" + name
+            guard let archive = try? attribute("user.inkyfs.archive", page), ReferenceArchive.kind(of: archive) != nil else { continue }
+            do {
+                let expected = try ReferenceArchive.member(try sourceAttribute(page), of: archive)
+                XCTAssertTrue(bytes == expected, "\(cbz) \(name): not the bytes of its entry in \(archive)", file: file, line: line)
+                compared += 1
+            } catch {
+                XCTFail("\(cbz) \(name): \(error)", file: file, line: line)
+            }
+        }
+        return compared
+    }
 }

@@ -21,6 +21,12 @@ final class MountCBZCorpusTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked.count, readable.count, "\(checked)")
     }
 
+    /// Whether the folder view's `relative` is a PDF's pages: the library has `relative.pdf`.
+    private func isPDF(_ library: URL, _ relative: String) -> Bool {
+        FileManager.default.fileExists(atPath: library.appendingPathComponent(relative + ".pdf").path)
+            || FileManager.default.fileExists(atPath: library.appendingPathComponent(relative + ".PDF").path)
+    }
+
     /// Mounts `library` both ways; every directory of the folder view holding pages only (a
     /// comic) must be a valid CBZ at the same place in the CBZ view. Returns the comics checked.
     private func checkEveryComic(in library: URL) throws -> [String] {
@@ -47,6 +53,10 @@ final class MountCBZCorpusTests: XCTestCase {
             XCTAssertEqual(lstat(cbz, &info), 0, "\(relative).cbz is missing")
             XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, relative)
             CBZChecks.assertValid(cbz, pagesIn: path, loose: loose)
+            let compared = CBZChecks.assertPagesAreTheSources(cbz, pagesIn: path, looseFolder: loose ? library.appendingPathComponent(relative) : nil)
+            if !relative.lowercased().hasSuffix(".pdf") && !isPDF(library, relative) {
+                XCTAssertEqual(compared, pages.count, "\(relative): every page against its source, not the folder view")
+            }
             checked.append(relative)
         }
         return checked

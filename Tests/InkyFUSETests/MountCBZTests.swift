@@ -31,6 +31,12 @@ final class MountCBZTests: XCTestCase {
         CBZChecks.assertValid(cbz, pagesIn: folder, loose: loose, file: file, line: line)
     }
 
+    /// Each of the CBZ's pages against its source, read by Python, 7-Zip or bsdtar (not inkyfs).
+    private func assertPagesAreTheSources(_ cbz: String, pagesIn folder: String, loose: URL? = nil,
+                                          file: StaticString = #filePath, line: UInt = #line) -> Int {
+        CBZChecks.assertPagesAreTheSources(cbz, pagesIn: folder, looseFolder: loose, file: file, line: line)
+    }
+
     func testEveryFormatIsACBZOfTheFolderViewsPages() throws {
         var jobs: [GeneratedComic.Job] = []
         for (number, container) in GeneratedComic.Container.allCases.enumerated() {
@@ -58,6 +64,11 @@ final class MountCBZTests: XCTestCase {
             XCTAssertEqual(lstat(files.path("\(comic).cbz"), &info), 0)
             XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, comic)
             assertValidCBZ(files.path("\(comic).cbz"), pagesIn: folders.path(comic), loose: comic == "Issue folder")
+            let compared = assertPagesAreTheSources(files.path("\(comic).cbz"), pagesIn: folders.path(comic),
+                                                    loose: comic == "Issue folder" ? library.appendingPathComponent(comic) : nil)
+            // Every page of every archive and of the loose folder, against its source; the PDFs'
+            // rendered pages have no second renderer to compare with.
+            XCTAssertEqual(compared, ["Images", "Vector"].contains(comic) ? 0 : 7, comic)
         }
         XCTAssertEqual(files.unmount(), 0)
         XCTAssertEqual(folders.unmount(), 0)

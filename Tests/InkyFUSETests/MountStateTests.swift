@@ -72,9 +72,10 @@ final class MountStateTests: XCTestCase {
         try FileManager.default.removeItem(at: state)
         let lazy = try MountedLibrary(library: library, arguments: ["--state", state.path, "-o", "list_ahead=0"])
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: lazy.path("Series/One")).isEmpty)
-        usleep(1_000_000)
-        // (The settings line names --no-list-ahead: what must be missing is a listing pass's line.)
-        XCTAssertFalse(lazy.logText.contains("comics ahead"), lazy.logText)
+        // Once the daemon has exited: its log is whole and its index written. (The settings
+        // line names --no-list-ahead: what must be missing is a listing pass's line.)
+        let log = lazy.wholeLogAfterUnmount()
+        XCTAssertFalse(log.contains("comics ahead"), log)
         XCTAssertEqual(try indexedPaths(), [both[0]], "only the comic that was opened")
     }
 

@@ -26,6 +26,7 @@ final class MountVaultPrivacyTests: XCTestCase {
 
         let mount = try MountedLibrary(library: library, arguments: ["--vault", vault, "--state", state.path], environment: environment)
         for page in ["001.jpg", "002.jpg", "003.jpg"] { _ = try readFile(mount.path("\(secret)/\(page)")) }
+        let firstEntry = try attribute("user.inkyfs.source", mount.path("\(secret)/001.jpg"))
         XCTAssertEqual(try inkyfs(["bookmark", "add", comic, "2", "--state", state.path]).status, 0)
         // The reading row is written on the daemon's state queue: wait until it is there.
         let deadline = Date().addingTimeInterval(10)
@@ -41,12 +42,14 @@ final class MountVaultPrivacyTests: XCTestCase {
 
         // Read inside the vault, then lock: still nowhere, the log included.
         XCTAssertEqual(try inkyfs(["vault", "unlock", mount.mountpoint.path, "--password-file", password]).status, 0)
+        // The page inside the vault is its entry as Python's zipfile reads it from the original.
         XCTAssertEqual(try readFile(mount.path("Vault/Private/\(secret)/001.jpg")),
-                       try readFile(mount.path("Vault/Private/\(secret)/001.jpg")))
+                       try ReferenceArchive.member(firstEntry, of: Corpus.fixture("Space Patrol/Space Patrol 001.cbz")))
         _ = try? readFile(mount.path("Vault/Private/\(secret)/999.jpg"))
         XCTAssertEqual(try inkyfs(["vault", "lock", mount.mountpoint.path]).status, 0)
         try assertNameAbsent(in: state, mount: mount, "after reading it in the vault")
-        mount.unmount()
+        XCTAssertEqual(mount.unmount(), 0)
+        XCTAssertTrue(mount.logText.contains("unmounted \(mount.mountpoint.path)"), "the log is whole, to its last line: \(mount.logText)")
         try assertNameAbsent(in: state, mount: mount, "after unmount")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 /// Where the shared test material lives: `../shared/corpus` beside the checkout.
 public enum Corpus {
@@ -11,7 +12,17 @@ public enum Corpus {
         fatalError("Package.swift not found above \(#filePath)")
     }()
 
-    public static let root = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    /// `INKYFS_TEST_CORPUS` points elsewhere (a folder that does not exist runs the suite as a
+    /// checkout without `../shared` would: every corpus test must then skip, saying why).
+    public static let root = ProcessInfo.processInfo.environment["INKYFS_TEST_CORPUS"].map { URL(fileURLWithPath: $0) }
+        ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+
+    /// Skips the test, saying why, when the shared corpus (or `relative` in it) is not there.
+    public static func skipUnlessPresent(_ relative: String = "") throws {
+        let path = relative.isEmpty ? root.path : path(relative)
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: path),
+                          "the shared corpus is missing (\(path)): put ../shared beside the checkout to run this test")
+    }
     public static let fixtures = packageRoot.appendingPathComponent("Fixtures/Library")
 
     public static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }

@@ -1,11 +1,14 @@
 import Foundation
+import XCTest
 
 /// A small tmpfs mounted for one test (we run as root): a disk that is full, or read-only, on
 /// demand. Unmounted (lazily) and removed in deinit.
 public final class Tmpfs {
     public let url: URL
 
+    /// Skips the test, saying why, for a user other than root: only root mounts a tmpfs.
     public init(size: Int, readOnly: Bool = false) throws {
+        try XCTSkipUnless(getuid() == 0, "needs root: the test mounts a tmpfs (a full or read-only disk)")
         url = ArchiveMaker.temporaryDirectory("tmpfs")
         try ArchiveMaker.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)" + (readOnly ? ",ro" : ""), "tmpfs", url.path])
     }
