@@ -24,6 +24,13 @@ public enum CommandRunner {
     /// Runs any program, capturing stdout and stderr; the exit status is the caller's to judge.
     public static func capture(_ executable: String, _ arguments: [String], in directory: URL? = nil,
                                environment: [String: String] = [:]) throws -> Result {
+        let (status, out, errors) = try captureBytes(executable, arguments, in: directory, environment: environment)
+        return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: errors)
+    }
+
+    /// Runs any program: its exit status, its whole stdout as bytes and its stderr as text.
+    public static func captureBytes(_ executable: String, _ arguments: [String], in directory: URL? = nil,
+                                    environment: [String: String] = [:]) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -44,6 +51,6 @@ public enum CommandRunner {
         let out = output.fileHandleForReading.readDataToEndOfFile()
         drained.wait()
         let status = process.waitForExit()
-        return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: errorText.text)
+        return (status, [UInt8](out), errorText.text)
     }
 }

@@ -62,26 +62,11 @@ public enum ReferenceArchive {
 
     /// A program's whole stdout as bytes; throws with its stderr when it exits non-zero or says nothing.
     public static func bytes(of executable: String, _ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let errorText = LogBuffer()
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            errorText.append(errors.fileHandleForReading.readDataToEndOfFile())
-            drained.signal()
-        }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        let status = process.waitForExit()
+        let (status, out, errorText) = try CommandRunner.captureBytes(executable, arguments)
         guard status == 0 else {
-            throw Failure(description: "\(executable) \(arguments.suffix(2).joined(separator: " ")) exited \(status): \(errorText.text)")
+            throw Failure(description: "\(executable) \(arguments.suffix(2).joined(separator: " ")) exited \(status): \(errorText)")
         }
-        return [UInt8](out)
+        return out
     }
 
     public struct Failure: Error, CustomStringConvertible {
