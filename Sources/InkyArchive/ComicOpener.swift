@@ -61,14 +61,9 @@ public enum ComicOpener {
     }
 
     static func detectFormat(_ source: FileSource) throws(ComicError) -> ArchiveFormat {
-        if let format = ArchiveFormat.sniff(try source.bytes(at: 0, count: ArchiveFormat.sniffLength)) {
-            return format
-        }
-        let tailStart = max(0, source.size - Int64(ArchiveFormat.tailLength))
-        if let format = ArchiveFormat.sniffTail(try source.bytes(at: tailStart, count: Int(source.size - tailStart))) {
-            return format
-        }
-        throw .notAComicArchive(path: source.path)
+        let read = { (offset: Int64, count: Int) throws(ComicError) -> [UInt8] in try source.bytes(at: offset, count: count) }
+        guard let format = try ArchiveFormat.detect(size: source.size, read: read) else { throw .notAComicArchive(path: source.path) }
+        return format
     }
 
     /// Versions of the archive libraries, for `--version` and `doctor`.

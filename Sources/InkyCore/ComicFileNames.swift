@@ -42,8 +42,14 @@ extension ArchiveFormat {
             let got = buffer.withUnsafeMutableBytes { bytes in Syscall.retrying { pread(fd, bytes.baseAddress, count, off_t(offset)) } }
             return got > 0 ? Array(buffer.prefix(got)) : []
         }
-        if let format = sniff(bytes(at: 0, count: sniffLength)) { return format }
-        let tailStart = max(0, Int64(info.st_size) - Int64(tailLength))
-        return sniffTail(bytes(at: tailStart, count: Int(Int64(info.st_size) - tailStart)))
+        return detect(size: Int64(info.st_size), read: bytes)
+    }
+
+    /// The format from a file's first bytes, else its last (a ZIP found by its end record); nil
+    /// when neither matches. `read(offset, count)` gives the file's bytes there.
+    public static func detect<Failure: Error>(size: Int64, read: (Int64, Int) throws(Failure) -> [UInt8]) throws(Failure) -> ArchiveFormat? {
+        if let format = sniff(try read(0, sniffLength)) { return format }
+        let tailStart = max(0, size - Int64(tailLength))
+        return sniffTail(try read(tailStart, Int(size - tailStart)))
     }
 }

@@ -37,25 +37,30 @@ public struct VaultUnlockReport: Sendable, Equatable {
     }
 
     /// One line per finding, for a person: what happened and where the comics are.
+    /// "1 object", "3 objects".
+    private static func counted(_ items: [String], _ noun: String) -> String {
+        "\(items.count) \(noun)\(items.count == 1 ? "" : "s")"
+    }
+
     public var lines: [String] {
         var lines: [String] = []
         if let reason = keyFileFallbackReason { lines.append("vault.key.prev was used: \(reason)") }
         if let reason = manifestFallbackReason { lines.append("manifest.bin.prev was used: \(reason)") }
         if let accepted = acceptedRollback { lines.append("accepted an older vault: \(accepted)") }
         if !movedToOrphans.isEmpty {
-            lines.append("\(movedToOrphans.count) object\(movedToOrphans.count == 1 ? "" : "s") the manifest does not list"
+            lines.append(Self.counted(movedToOrphans, "object") + " the manifest does not list"
                          + " moved to orphans/ (kept, never deleted): \(movedToOrphans.joined(separator: ", "))")
         }
         if !missingObjects.isEmpty {
-            lines.append("\(missingObjects.count) comic\(missingObjects.count == 1 ? "" : "s") without an object in objects/:"
+            lines.append(Self.counted(missingObjects, "comic") + " without an object in objects/:"
                          + " \(missingObjects.joined(separator: ", "))")
         }
         if !foreignInObjects.isEmpty {
-            lines.append("\(foreignInObjects.count) name\(foreignInObjects.count == 1 ? "" : "s") in objects/ that inkyfs never"
+            lines.append(Self.counted(foreignInObjects, "name") + " in objects/ that inkyfs never"
                          + " writes, left untouched: \(foreignInObjects.map(DisplayPath.escaped).joined(separator: ", "))")
         }
         if !unmovableOrphans.isEmpty {
-            lines.append("\(unmovableOrphans.count) object\(unmovableOrphans.count == 1 ? "" : "s") the manifest does not list"
+            lines.append(Self.counted(unmovableOrphans, "object") + " the manifest does not list"
                          + " left in objects/ (this filesystem has no hard links): \(unmovableOrphans.joined(separator: ", "))")
         }
         if let loose = looseFolder { lines.append(loose) }
