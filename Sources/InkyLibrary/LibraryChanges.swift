@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import Synchronization
 
 /// Reacting to library changes reported by the watcher: the kernel forgets the names, and
 /// changed or new comics are listed (and indexed) in the background, before anyone opens them.
@@ -30,7 +31,7 @@ extension LibraryFilesystem {
     /// A day: "until told" for the kernel, whose timeouts cannot be infinite.
     static let watchedTimeout: Double = 86_400
 
-    private var watcherSeesEverything: Bool { lock.withLock { watcher }?.seesEverything ?? false }
+    var watcherSeesEverything: Bool { lock.withLock { watcher }?.seesEverything ?? false }
 
     public func stopWatching() {
         lock.withLock { watcher }?.stop()
@@ -40,6 +41,7 @@ extension LibraryFilesystem {
     func libraryChanged(_ change: LibraryWatcher.Change) {
         switch change {
         case .paths(let paths):
+            changeListeners.tell(Array(paths))
             // Folders kept open go first, before the kernel asks again: a folder renamed or
             // replaced is reached afresh (and a link put in its place refused); so do the
             // comics' recent checks, so the comic is looked at again.
@@ -47,6 +49,7 @@ extension LibraryFilesystem {
             recentChecks.forget(under: paths)
             for path in paths.sorted() { pathChanged(path) }
         case .rescan:
+            changeListeners.tell(nil)
             root.forgetFolders(under: "")
             recentChecks.forget(under: [""])
             let library = libraryPath
@@ -113,5 +116,17 @@ extension LibraryFilesystem {
                 for node in Self.files(of: comic, snapshot) { kernelCache?.invalidateNode(nodes.id(for: node)) }
             }
         }
+    }
+}
+
+/// Who else hears what the library watcher saw (the paths changed, relative to the library; nil
+/// when it lost track): `Reading Lists/`, which walks the library again only after a change.
+final class LibraryChangeListeners: Sendable {
+    private let listeners = Mutex<[@Sendable ([String]?) -> Void]>([])
+
+    func add(_ listener: @escaping @Sendable ([String]?) -> Void) { listeners.withLock { $0.append(listener) } }
+
+    func tell(_ paths: [String]?) {
+        for listener in listeners.withLock({ $0 }) { listener(paths) }
     }
 }

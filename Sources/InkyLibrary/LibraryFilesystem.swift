@@ -32,6 +32,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// Comics' `lstat`s of the last second, for what directory listings show.
     let recentChecks = RecentComicChecks()
     var watcher: LibraryWatcher?
+    /// Others told of what the watcher saw (`LibraryChanges`).
+    let changeListeners = LibraryChangeListeners()
     private var _kernelCache: (any KernelCacheInvalidating)?
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)

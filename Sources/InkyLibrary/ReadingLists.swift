@@ -2,10 +2,13 @@ import Foundation
 import InkyCore
 import Synchronization
 
-/// The ComicRack reading lists (`.cbl`) a mount shows in `Reading Lists/`: those in the library
-/// (found by a walk that never follows a link, again at most every 10 s) and those in
-/// `--reading-lists DIR`. A list is parsed by `SafeXML` in the daemon: memory-safe Swift that
-/// expands nothing, unlike the archive parsers that stay in workers.
+/// The ComicRack reading lists (`.cbl`) a mount shows in `Reading Lists/`: those in
+/// `--reading-lists DIR` (walked for again at most every 10 s) and those in the library. A walk
+/// of the library stats every entry (5 s of CPU at 100,000 comics), so it is walked again only
+/// after the watcher saw a change that may be a list (`libraryChanged`), or, where the watcher
+/// cannot see every change, at most every 10 s and 20 walks' time. A list is parsed by
+/// `SafeXML` in the daemon: memory-safe Swift that expands nothing, unlike the archive parsers
+/// that stay in workers.
 final class ReadingListSource: Sendable {
     struct Found: Sendable, Equatable {
         var name: String
@@ -14,35 +17,77 @@ final class ReadingListSource: Sendable {
 
     private let library: LibraryRoot
     private let directory: LibraryRoot?
+    /// Whether the library watcher sees every change now (it may stop seeing them: watch limit).
+    private let watcherSeesEverything: @Sendable () -> Bool
     private struct State {
         var found: [Found] = []
-        var lastWalk: Date?
+        var inLibrary: [(String, ReadingListFile)] = []
+        var inDirectory: [(String, ReadingListFile)] = []
+        var libraryWalk: (at: Date, seconds: Double)?
+        var directoryWalk: Date?
+        /// The watcher saw a change that may be a list since the library's last walk.
+        var libraryChanged = true
         /// Whether the last walk found something other than the one before (the views then rebuild).
         var generation = 0
     }
     /// Held through a walk, so two callers never walk at once.
     private let state = Mutex(State())
     static let walkInterval: TimeInterval = 10
+    /// A blind library's walks take at most this share of one core.
+    static let walkShare = 20.0
     static let maxFileBytes = 4 << 20
 
-    init(library: LibraryRoot, directory: String?) {
+    init(library: LibraryRoot, directory: String?, watcherSeesEverything: @escaping @Sendable () -> Bool = { false }) {
         self.library = library
         self.directory = directory.map(LibraryRoot.init(path:))
+        self.watcherSeesEverything = watcherSeesEverything
     }
 
-    /// The lists, walked for again when the last walk is old; `generation` moves when they changed.
+    /// The lists, walked for again when due; `generation` moves when they changed.
     func current() -> (lists: [Found], generation: Int) {
-        state.withLock { state in
-            if state.lastWalk.map({ Date().timeIntervalSince($0) >= Self.walkInterval }) ?? true {
-                state.lastWalk = Date()
-                let walked = Self.named(lists(in: directory) + lists(in: library))
-                if walked != state.found {
-                    state.found = walked
+        let watched = watcherSeesEverything()
+        return state.withLock { state in
+            let now = Date()
+            var walked = false
+            if state.directoryWalk.map({ now.timeIntervalSince($0) >= Self.walkInterval }) ?? true {
+                state.directoryWalk = now
+                state.inDirectory = lists(in: directory)
+                walked = true
+            }
+            let due = state.libraryWalk.map { last in
+                watched ? state.libraryChanged
+                        : now.timeIntervalSince(last.at) >= max(Self.walkInterval, last.seconds * Self.walkShare)
+            } ?? true
+            if due {
+                state.libraryChanged = false
+                state.inLibrary = lists(in: library)
+                state.libraryWalk = (now, Date().timeIntervalSince(now))
+                walked = true
+            }
+            if walked {
+                let named = Self.named(state.inDirectory + state.inLibrary)
+                if named != state.found {
+                    state.found = named
                     state.generation += 1
                 }
             }
             return (state.found, state.generation)
         }
+    }
+
+    /// What the library watcher saw (nil: it lost track and everything may have changed). A
+    /// list, a folder (which may hold lists) or something gone that was not a comic makes the
+    /// next `current()` walk the library again; a comic added or changed does not.
+    func libraryChanged(_ paths: [String]?) {
+        let mayBeList = paths.map { paths in
+            paths.contains { path in
+                let name = (path as NSString).lastPathComponent
+                if name.lowercased().hasSuffix(".cbl") { return true }
+                if case .success(let info) = library.status(path) { return info.st_mode & S_IFMT == S_IFDIR }
+                return !ComicFileNames.looksLikeComic(name)
+            }
+        } ?? true
+        if mayBeList { state.withLock { $0.libraryChanged = true } }
     }
 
     private func lists(in root: LibraryRoot?) -> [(String, ReadingListFile)] {

@@ -153,8 +153,9 @@ final class MountMetadataViewsTests: XCTestCase {
         defer { mounted.unmount() }
         // Every comic listed, so the views stay as they are.
         XCTAssertNotNil(waited(20) { ls(mounted, "Recently Added").count == comics.count }, mounted.logText)
-        // Names, kinds, sizes, inodes and modes (a link's text is not cached by the kernel: no -l).
-        let walk = ["By Series", "By Publisher", "Story Arcs", "Recently Added"].map { mounted.path($0) } + ["-printf", "%y %s %i %m %p\n"]
+        // Names, kinds, sizes, inodes, modes and the links' texts (the kernel keeps those too:
+        // FUSE_CAP_CACHE_SYMLINKS; without, `ls -lR` of 100,000 comics' views read each again).
+        let walk = ["By Series", "By Publisher", "Story Arcs", "Recently Added"].map { mounted.path($0) } + ["-printf", "%y %s %i %m %p -> %l\n"]
         let first = try ArchiveMaker.run("/usr/bin/find", walk)
         // Past the tree timeout, with the daemon quiet for that long: the views remake their
         // trees in the background when the index moved (the last listings reach it in a batch
@@ -226,6 +227,13 @@ final class MountMetadataViewsTests: XCTestCase {
         XCTAssertTrue(missing.hasSuffix("\n003 Nightwing #9 v2011 (2012)\n"), missing)
         XCTAssertFalse(ls(mounted, "Reading Lists/extra").contains("MISSING.txt"), "nothing missing, no file")
         XCTAssertEqual(try resolved(mounted, "Reading Lists/Night of the Owls Reading Order/004 Batman #10 (2013)"), mounted.path("Batman/Batman 010"))
+
+        // The library is walked for lists again only when the watcher saw one come or go.
+        try Data("<ReadingList><Name>Later</Name><Books>\(book("Batman", "1", "2011"))</Books></ReadingList>".utf8)
+            .write(to: library.appendingPathComponent("Lists/later.cbl"))
+        XCTAssertNotNil(waited(20) { ls(mounted, "Reading Lists").contains("Later") }, "\(ls(mounted, "Reading Lists"))")
+        try FileManager.default.removeItem(at: library.appendingPathComponent("Lists/owls.cbl"))
+        XCTAssertNotNil(waited(20) { ls(mounted, "Reading Lists") == ["Later", "extra"] }, "\(ls(mounted, "Reading Lists"))")
     }
 
     /// The corpus's real comics: ComicInfo.xml (at the top), CoMet.xml (in the archive's folder)
