@@ -37,6 +37,10 @@ static inline void inky_conn_tune(struct fuse_conn_info *conn, unsigned max_read
        pages come with their attributes in every chunk of a long listing. */
     if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
     conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+    /* The kernel keeps a link's text as it keeps a file's bytes: a second `ls -lR` of the views
+       asks for none of their 100,000s of links again. A link whose text changes is told to the
+       kernel by invalidating its node (views, library watcher), or gets a node of its own. */
+    if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 }
 
 /* Whether an ENOSYS answer to OPENDIR means "open, and stop asking" to this kernel. */
