@@ -23,9 +23,13 @@ final class MetadataTreeView: TreeView, Sendable {
         /// The root's tree (By Series/'s and Story Arcs/' folders without their links) and keys.
         var root = MetadataViewRoot()
         /// Folders read with their links, by name; those in it are compared when the metadata
-        /// moved, to tell the kernel what changed. The kernel is told to forget one dropped from it
-        /// (its listing and names), which then is no longer compared.
-        var folders = WeightedLRU<String, LinkTree.Folder>(budget: MetadataTreeView.folderBudget, weight: { $0.links.count + 1 })
+        /// moved, to tell the kernel what changed link by link.
+        var folders: WeightedLRU<String, LinkTree.Folder>
+        /// Folders read once (the kernel may hold their links) and since dropped from `folders`
+        /// for the budget, with their digest then. When the metadata moves, one whose digest moved
+        /// is forgotten whole; the others stay in the kernel's cache. (Telling the kernel to forget
+        /// every folder dropped made each `ls -lR` of 100,000 comics' views ask for all of it again.)
+        var unkept: [String: Int64] = [:]
         /// The kept folders' links by number: `ls -l` reads every link, which the index would answer
         /// one query each (4x the time of a walk of the views at 20,000 comics).
         var keptTargets: [UInt64: LinkTree.Target] = [:]
@@ -33,12 +37,13 @@ final class MetadataTreeView: TreeView, Sendable {
         /// The folder listed last, for the READDIRPLUS requests that go on listing it (the kernel
         /// asks for a few dozen entries at a time): each made every link's text of a folder of
         /// 20,000 links again. A comic moving in the library moves the metadata, and the stamp.
-        var lastListing: (id: NodeID, stamp: Int64, entries: [DirectoryEntry])?
+        var lastListing: (id: NodeID, stamp: Int64, entries: [DirectoryEntry], texts: [UInt64: String])?
         var listsGeneration = 0
         var shown: Bool?
         var rebuildQueued = false
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// Links of the folders kept whole (`State.folders`).
     static let folderBudget = 10_000
     /// Where `Reading Lists/` finds its lists (nil for the other views).
     private let readingLists: ReadingListSource?
@@ -47,7 +52,9 @@ final class MetadataTreeView: TreeView, Sendable {
     private var timeout: Double { library.treeTimeout }
 
     init(_ kind: MetadataViewKind, catalog: MetadataCatalog, library: LibraryFilesystem,
-         seriesViewName: String = MetadataViewKind.series.folderName, readingLists: ReadingListSource? = nil) {
+         seriesViewName: String = MetadataViewKind.series.folderName, readingLists: ReadingListSource? = nil,
+         folderBudget: Int = MetadataTreeView.folderBudget) {
+        state = Mutex(State(folders: WeightedLRU(budget: folderBudget, weight: { $0.links.count + 1 })))
         self.kind = kind
         self.readingLists = readingLists
         name = kind.folderName
@@ -119,8 +126,9 @@ final class MetadataTreeView: TreeView, Sendable {
         state.withLock { $0.rebuildQueued = false }
         let snapshot = catalog.current()
         let lists = readingLists?.current() ?? (lists: [], generation: 0)
-        let (madeStamp, madeLists, kept) = state.withLock { ($0.treeStamp, $0.listsGeneration, $0.folders.values) }
+        let (madeStamp, madeLists) = state.withLock { ($0.treeStamp, $0.listsGeneration) }
         guard madeStamp != snapshot.stamp || madeLists != lists.generation else { return }
+        let kept = state.withLock { $0.folders.values }
         ViewBuildHold.wait()
         let made = catalog.root(kind, seriesViewName: seriesViewName, readingLists: lists.lists)
         let refreshed = refresh(kept, in: made)
@@ -132,8 +140,16 @@ final class MetadataTreeView: TreeView, Sendable {
             changes.append(Self.forgetting(state.folders.removeAll { !keptNames.contains($0) }))
             state.folders.removeAll { _ in true }
             state.keptTargets.removeAll()
+            // A folder not held whose comics moved goes whole: its name at the view's root (the
+            // kernel drops what it holds under it), and its own attributes and listing.
+            for (name, digest) in state.unkept where made.digests[name] != digest {
+                state.unkept[name] = nil
+                guard let old = state.root.tree.folder(named: name) else { continue }
+                changes.nodes.append(old.local)
+                changes.names.append((1, name))
+            }
             var dropped: [LinkTree.Folder] = []
-            for folder in refreshed.folders { dropped += state.keep(folder) }
+            for folder in refreshed.folders { dropped += state.keep(folder, digests: made.digests) }
             changes.append(Self.forgetting(dropped))
             state.root = made
             state.treeStamp = snapshot.stamp
@@ -193,7 +209,7 @@ final class MetadataTreeView: TreeView, Sendable {
         guard var read = catalog.folder(found.shell.name, keys: keys, seriesViewName: seriesViewName) else { return found.shell }
         read.local = found.shell.local
         // Kept only if no new tree came meanwhile (the new one reads its own).
-        let dropped = state.withLock { $0.treeStamp == found.stamp ? $0.keep(read) : [] }
+        let dropped = state.withLock { $0.treeStamp == found.stamp ? $0.keep(read, digests: $0.root.digests) : [] }
         tell(Self.forgetting(dropped.filter { $0.local != local }))
         return read
     }
@@ -286,12 +302,16 @@ final class MetadataTreeView: TreeView, Sendable {
             }
         }
         // A comic gone from the library since it was indexed is left out (no dangling link).
+        var shown: [UInt64: String] = [:]
         let entries = files + zip(links, texts(of: links, depth: depth)).compactMap { link, text -> DirectoryEntry? in
             guard let text else { return nil }
+            shown[link.local] = text
             return DirectoryEntry(name: link.name, id: slot.id(link.local), kind: .symlink,
                                   attributes: linkAttributes(slot.id(link.local), target: text, stamp: stamp))
         }
-        if id != slot.rootID { state.withLock { $0.lastListing = (id, stamp, entries) } }
+        // `ls -l` reads every link of the folder it just listed: its texts are kept with the
+        // listing (each made afresh looked the comic's library folder up again).
+        if id != slot.rootID { state.withLock { $0.lastListing = (id, stamp, entries, shown) } }
         return .success(entries)
     }
 
@@ -317,8 +337,9 @@ final class MetadataTreeView: TreeView, Sendable {
     func parent(of id: NodeID) -> NodeID { id == slot.rootID ? 1 : slot.rootID }
 
     func readLink(_ id: NodeID) -> Result<String, Errno> {
-        let tree = current().tree
+        let (tree, stamp) = current()
         let local = slot.local(id)
+        if let listed = state.withLock({ $0.lastListing }), listed.stamp == stamp, let text = listed.texts[local] { return .success(text) }
         guard let target = self.target(local: local, in: tree), let text = text(of: target, depth: depth(of: local, in: tree)) else {
             return .failure(.EINVAL)
         }
@@ -353,11 +374,18 @@ final class MetadataTreeView: TreeView, Sendable {
 }
 
 private extension MetadataTreeView.State {
-    /// Keeps a folder read; returns those dropped for the budget.
-    mutating func keep(_ folder: LinkTree.Folder) -> [LinkTree.Folder] {
+    /// Keeps a folder read; those dropped for the budget are remembered by their digest in
+    /// `digests` (the tree's the folder was read for). Returns the dropped ones with no digest,
+    /// which the kernel must forget now.
+    mutating func keep(_ folder: LinkTree.Folder, digests: [String: Int64]) -> [LinkTree.Folder] {
         let dropped = folders.insert(folder, for: folder.name)
+        unkept[folder.name] = nil
         for link in folder.links { keptTargets[link.local] = link.target }
-        for old in dropped { for link in old.links { keptTargets[link.local] = nil } }
-        return dropped
+        var forget: [LinkTree.Folder] = []
+        for old in dropped {
+            for link in old.links { keptTargets[link.local] = nil }
+            if let digest = digests[old.name] { unkept[old.name] = digest } else { forget.append(old) }
+        }
+        return forget
     }
 }

@@ -16,6 +16,9 @@ enum MetadataFolderKeys: Sendable {
 struct MetadataViewRoot: Sendable {
     var tree = LinkTree()
     var keys: [String: MetadataFolderKeys] = [:]
+    /// What each keyed folder's comics were when this root was made (`MetadataDigest`): a folder
+    /// read once and no longer held is forgotten by the kernel only when its digest moved.
+    var digests: [String: Int64] = [:]
 }
 
 extension MetadataCatalog {
@@ -27,6 +30,7 @@ extension MetadataCatalog {
             for group in state.metadataSeriesGroups(under: libraryPath) {
                 guard let name = ComicRecord.seriesFolder(group.series, volume: group.volume) else { continue }
                 keys[name, default: []].append((group.series, group.volume))
+                root.digests[name, default: 0] &+= group.digest
             }
             for name in keys.keys.sorted() {
                 root.tree.addFolder(name, links: [])
@@ -35,8 +39,9 @@ extension MetadataCatalog {
         case .arcs:
             var keys: [String: [String]] = [:]
             for arc in state.metadataArcNames(under: libraryPath) {
-                guard let name = SafeName.make(arc) else { continue }
-                keys[name, default: []].append(arc)
+                guard let name = SafeName.make(arc.arc) else { continue }
+                keys[name, default: []].append(arc.arc)
+                root.digests[name, default: 0] &+= arc.digest
             }
             for name in keys.keys.sorted() {
                 root.tree.addFolder(name, links: [])

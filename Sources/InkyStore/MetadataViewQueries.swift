@@ -9,32 +9,35 @@ import InkyCore
 extension StateDatabase {
     /// Each distinct (series, volume) of a comic with a series, with its publisher when
     /// `withPublisher` (then only comics with one): By Series/'s and By Publisher/'s folders.
-    public func metadataSeriesGroups(under folder: String, withPublisher: Bool = false) -> [(series: String, volume: Int?, publisher: String?)] {
+    /// `digest` tells whether the group's comics moved (`MetadataDigest`).
+    public func metadataSeriesGroups(under folder: String, withPublisher: Bool = false)
+        -> [(series: String, volume: Int?, publisher: String?, digest: Int64)] {
         let sql = withPublisher
-            ? "SELECT publisher, series, volume FROM comic_metadata WHERE publisher IS NOT NULL AND series IS NOT NULL AND path >= ? AND path < ? GROUP BY publisher, series, volume"
-            : "SELECT NULL, series, volume FROM comic_metadata WHERE series IS NOT NULL AND path >= ? AND path < ? GROUP BY series, volume"
-        return (try? withReader { database throws(SQLiteError) -> [(series: String, volume: Int?, publisher: String?)] in
+            ? "SELECT publisher, series, volume, \(MetadataDigest.sql) FROM comic_metadata WHERE publisher IS NOT NULL AND series IS NOT NULL AND path >= ? AND path < ? GROUP BY publisher, series, volume"
+            : "SELECT NULL, series, volume, \(MetadataDigest.sql) FROM comic_metadata WHERE series IS NOT NULL AND path >= ? AND path < ? GROUP BY series, volume"
+        return (try? withReader { database throws(SQLiteError) -> [(series: String, volume: Int?, publisher: String?, digest: Int64)] in
             let query = try database.prepare(sql)
             try query.bind(Self.range(under: folder))
-            var groups: [(series: String, volume: Int?, publisher: String?)] = []
+            var groups: [(series: String, volume: Int?, publisher: String?, digest: Int64)] = []
             while try query.step() {
                 guard let series = query.text(at: 1) else { continue }
-                groups.append((series, query.isNull(at: 2) ? nil : Int(query.int64(at: 2)), query.text(at: 0)))
+                groups.append((series, query.isNull(at: 2) ? nil : Int(query.int64(at: 2)), query.text(at: 0), query.int64(at: 3)))
             }
             return groups
         }) ?? []
     }
 
-    /// Each distinct story arc of a comic under `folder`: Story Arcs/'s folders.
-    public func metadataArcNames(under folder: String) -> [String] {
-        (try? withReader { database throws(SQLiteError) -> [String] in
+    /// Each distinct story arc of a comic under `folder`, with its digest: Story Arcs/'s folders.
+    public func metadataArcNames(under folder: String) -> [(arc: String, digest: Int64)] {
+        (try? withReader { database throws(SQLiteError) -> [(arc: String, digest: Int64)] in
             let query = try database.prepare("""
-                SELECT arc FROM comic_arcs WHERE comic IN (SELECT id FROM comic_metadata WHERE path >= ? AND path < ?) GROUP BY arc
+                SELECT arc, \(MetadataDigest.sql) FROM comic_arcs JOIN comic_metadata ON comic_metadata.id = comic_arcs.comic
+                WHERE path >= ? AND path < ? GROUP BY arc
                 """)
             try query.bind(Self.range(under: folder))
-            var names: [String] = []
-            while try query.step() { if let name = query.text(at: 0) { names.append(name) } }
-            return names
+            var arcs: [(arc: String, digest: Int64)] = []
+            while try query.step() { if let name = query.text(at: 0) { arcs.append((name, query.int64(at: 1))) } }
+            return arcs
         }) ?? []
     }
 
@@ -58,20 +61,54 @@ extension StateDatabase {
         indexedMetadata(where: "id = ? AND path >= ? AND path < ?", [id as (any SQLiteBindable)?] + Self.range(under: folder)).first
     }
 
-    /// The `count` most recently modified comics, and every other of the same mtime as the last
-    /// of them (the caller orders ties by path).
+    /// The `count` most recently modified comics; of those with the same mtime as the last of
+    /// them, the first in natural order of their paths (as `Recently Added/` orders ties). Ties
+    /// are read as paths first: a library copied at one mtime makes every comic a tie, and
+    /// reading 100,000 whole rows for 100 links took 120 MiB.
     public func newestMetadata(_ count: Int, under folder: String) -> [IndexedMetadata] {
         let range = Self.range(under: folder)
-        let threshold = (try? withReader { database throws(SQLiteError) -> Int64? in
+        guard count > 0, let threshold = (try? withReader({ database throws(SQLiteError) -> Int64? in
             let query = try database.prepare("""
                 SELECT mtime_ns FROM comic_metadata WHERE path >= ? AND path < ? ORDER BY mtime_ns DESC LIMIT 1 OFFSET ?
                 """)
-            try query.bind(range + [Int64(max(0, count - 1)) as (any SQLiteBindable)?])
+            try query.bind(range + [Int64(count - 1) as (any SQLiteBindable)?])
             return try query.step() ? query.int64(at: 0) : nil
-        }) ?? nil
-        return indexedMetadata(where: "mtime_ns >= ? AND path >= ? AND path < ?", [(threshold ?? Int64.min) as (any SQLiteBindable)?] + range)
+        })) ?? nil else {
+            return indexedMetadata(where: "path >= ? AND path < ?", range)
+        }
+        let newer = indexedMetadata(where: "mtime_ns > ? AND path >= ? AND path < ?", [threshold as (any SQLiteBindable)?] + range)
+        // The first `wanted` tied paths in natural order, kept as they stream by (no other is held).
+        let wanted = max(0, count - newer.count)
+        let first = (try? withReader { database throws(SQLiteError) -> [String] in
+            let query = try database.prepare("SELECT path FROM comic_metadata WHERE mtime_ns = ? AND path >= ? AND path < ?")
+            try query.bind([threshold as (any SQLiteBindable)?] + range)
+            var best: [String] = []
+            while try query.step() {
+                guard let path = query.text(at: 0) else { continue }
+                if best.count == wanted, let last = best.last, !NaturalOrder.areInIncreasingOrder(path, last) { continue }
+                var low = 0, high = best.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if NaturalOrder.areInIncreasingOrder(best[middle], path) { low = middle + 1 } else { high = middle }
+                }
+                best.insert(path, at: low)
+                if best.count > wanted { best.removeLast() }
+            }
+            return best
+        }).map { $0.map { $0 as (any SQLiteBindable)? } } ?? []
+        guard !first.isEmpty else { return newer }
+        let marks = Array(repeating: "?", count: first.count).joined(separator: ", ")
+        return newer + indexedMetadata(where: "path IN (\(marks))", Array(first))
     }
 
     /// The paths under `folder`: from `folder/` up to (not including) `folder0` ('0' follows '/').
     static func range(under folder: String) -> [(any SQLiteBindable)?] { [folder + "/", folder + "0"] }
+}
+
+/// A number that changes when a group of comics' rows change: one comes or goes (its row id is
+/// new for every path), or its file is rewritten (size, mtime: its metadata is read again).
+/// A view keeps it for each folder whose links it no longer holds, to tell the kernel to forget
+/// that folder only when it moved. Sums stay far below 2^63: each term under 2^31, 100,000s of rows.
+enum MetadataDigest {
+    static let sql = "count(*) * 1000000007 + sum((comic_metadata.id * 1000003 + comic_metadata.mtime_ns % 1000000007 + comic_metadata.size % 1000003) % 2147483647)"
 }

@@ -38,7 +38,7 @@ final class MetadataViewQueriesTests: XCTestCase {
         XCTAssertEqual(groups.sorted(), ["Batman -", "Batman 2011"])
         let publishers = state.metadataSeriesGroups(under: "/lib", withPublisher: true).map { "\($0.publisher ?? "?") \($0.series)" }
         XCTAssertEqual(publishers, ["DC Batman", "DC Batman"])
-        XCTAssertEqual(state.metadataArcNames(under: "/lib").sorted(), ["Court", "Owls"])
+        XCTAssertEqual(state.metadataArcNames(under: "/lib").map(\.arc).sorted(), ["Court", "Owls"])
 
         let batman2011 = state.indexedMetadata(series: [("Batman", 2011)], under: "/lib")
         XCTAssertEqual(batman2011.map(\.file.path), ["/lib/a.cbz", "/lib/b.cbz"])
@@ -51,10 +51,52 @@ final class MetadataViewQueriesTests: XCTestCase {
         XCTAssertEqual(state.indexedMetadata(id: id, under: "/lib")?.file.path, "/lib/a.cbz")
         XCTAssertNil(state.indexedMetadata(id: id, under: "/other"))
 
-        // The newest two, and every comic as new as the last of them (its ties).
-        XCTAssertEqual(state.newestMetadata(1, under: "/lib").map(\.file.path).sorted(), ["/lib/b.cbz", "/lib/c.cbz"])
+        // The newest, ties taken in natural order of their paths, never more than asked for.
+        XCTAssertEqual(state.newestMetadata(1, under: "/lib").map(\.file.path), ["/lib/b.cbz"])
+        XCTAssertEqual(state.newestMetadata(2, under: "/lib").map(\.file.path).sorted(), ["/lib/b.cbz", "/lib/c.cbz"])
         XCTAssertEqual(state.newestMetadata(3, under: "/lib").map(\.file.path).sorted(), ["/lib/b.cbz", "/lib/c.cbz", "/lib/d.cbz"])
         XCTAssertEqual(state.newestMetadata(100, under: "/lib").count, 4)
         XCTAssertEqual(state.newestMetadata(100, under: "/nowhere").count, 0)
+    }
+
+    /// A library copied at one mtime: every comic is a tie, and the first in natural order come.
+    func testTiesForTheNewestAreTakenInNaturalOrder() {
+        let state = StateDatabase.open(at: folder.appendingPathComponent("ties.sqlite").path)
+        for issue in [10, 9, 100, 2, 1] { store(state, "/lib/Issue \(issue).cbz", mtime: 50, series: "S") }
+        store(state, "/lib/Newer.cbz", mtime: 60, series: "S")
+        XCTAssertEqual(Set(state.newestMetadata(3, under: "/lib").map(\.file.path)), ["/lib/Newer.cbz", "/lib/Issue 1.cbz", "/lib/Issue 2.cbz"])
+        XCTAssertEqual(Set(state.newestMetadata(4, under: "/lib").map(\.file.path)),
+                       ["/lib/Newer.cbz", "/lib/Issue 1.cbz", "/lib/Issue 2.cbz", "/lib/Issue 9.cbz"])
+    }
+
+    /// A view forgets a folder it no longer holds only when its digest moved: a comic rewritten,
+    /// added or gone moves its own groups' digests and no other.
+    func testAGroupsDigestMovesWithItsComicsOnly() throws {
+        let state = StateDatabase.open(at: folder.appendingPathComponent("digest.sqlite").path)
+        store(state, "/lib/a.cbz", mtime: 10, series: "Batman", volume: 2011, publisher: "DC", arcs: ["Owls"])
+        store(state, "/lib/b.cbz", mtime: 30, series: "Batman", volume: 2011, publisher: "DC")
+        store(state, "/lib/c.cbz", mtime: 30, series: "Saga", publisher: "Image", arcs: ["War"])
+        func digests() -> [String: Int64] {
+            var all: [String: Int64] = [:]
+            for group in state.metadataSeriesGroups(under: "/lib") { all["series " + group.series] = group.digest }
+            for arc in state.metadataArcNames(under: "/lib") { all["arc " + arc.arc] = arc.digest }
+            return all
+        }
+        let before = digests()
+        XCTAssertEqual(before.keys.sorted(), ["arc Owls", "arc War", "series Batman", "series Saga"])
+        XCTAssertEqual(digests(), before, "the same rows give the same digests")
+
+        store(state, "/lib/b.cbz", mtime: 31, series: "Batman", volume: 2011, publisher: "DC")
+        let rewritten = digests()
+        XCTAssertNotEqual(rewritten["series Batman"], before["series Batman"])
+        XCTAssertEqual(rewritten["series Saga"], before["series Saga"])
+        XCTAssertEqual(rewritten["arc Owls"], before["arc Owls"], "b.cbz is in no arc")
+
+        store(state, "/lib/d.cbz", mtime: 30, series: "Saga", publisher: "Image", arcs: ["Owls"])
+        let added = digests()
+        XCTAssertNotEqual(added["series Saga"], rewritten["series Saga"])
+        XCTAssertNotEqual(added["arc Owls"], rewritten["arc Owls"])
+        XCTAssertEqual(added["arc War"], rewritten["arc War"])
+        XCTAssertEqual(added["series Batman"], rewritten["series Batman"])
     }
 }
