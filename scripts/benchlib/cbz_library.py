@@ -5,10 +5,11 @@ plain folders beside it on the same disk, written once under --work.
     library-cbz-N-folders/Publisher PPP/Series SSSS/Issue III/   40 series a publisher
     library-cbz-N.json                                            the counts and sizes (where no mount sees it)
 
-A page is one of a few tiny JPEGs made once, with a JPEG comment naming it (so no two pages are the
-same bytes); the archives are stored ZIPs written by zipfile and the folders hold the archive's entries
-as they are, named 001.jpg... as inkyfs shows them. Writing is the cost: no image is encoded per page,
-so 100,000 comics take minutes, not hours.
+Written the way real libraries are: a ComicInfo.xml in half the comics, the pages in a sub-folder of
+the archive in a third, 90 % stored ZIP and the rest deflated. A page is one of a few tiny JPEGs made
+once, with a JPEG comment naming it (so no two pages are the same bytes); the folders hold what inkyfs
+shows of each comic: the pages named 001.jpg... and `.ComicInfo.xml` where the archive has one.
+Writing is the cost: no image is encoded per page, so 100,000 comics take minutes, not hours.
 """
 
 import json
@@ -67,6 +68,23 @@ def page_name(number):
     return f"{number:03d}.jpg"
 
 
+def comic_shape(index):
+    """(has a ComicInfo.xml, the archive's pages sit in a sub-folder, deflated): half, a third, a tenth."""
+    return index % 2 == 0, index % 3 == 1, index % 10 == 7
+
+
+def comic_files(index):
+    """How many regular files inkyfs shows in comic `index`'s folder: its pages and `.ComicInfo.xml`."""
+    return comic_pages(index)[0] + (1 if comic_shape(index)[0] else 0)
+
+
+def comic_info(index):
+    publisher, series, issue = comic_place(index)
+    return (f'<?xml version="1.0" encoding="utf-8"?>\n<ComicInfo>\n  <Series>{series}</Series>\n'
+            f"  <Number>{int(issue.split()[-1])}</Number>\n  <Publisher>{publisher}</Publisher>\n"
+            f"  <PageCount>{comic_pages(index)[0]}</PageCount>\n</ComicInfo>\n").encode()
+
+
 def disk_usage(path):
     """Bytes `du` counts for path (blocks, not apparent sizes), or None."""
     result = subprocess.run(["du", "-s", "--block-size=1", str(path)], capture_output=True, text=True)
@@ -74,23 +92,31 @@ def disk_usage(path):
 
 
 def write_comic(bases, index, archive, folder):
-    """Comic `index` as a stored ZIP at archive and as page files in folder; returns (pages, zip bytes)."""
+    """Comic `index` as a ZIP at archive and as the files inkyfs shows in folder; returns (files, zip bytes)."""
     count, picks = comic_pages(index)
     label = " ".join(comic_place(index))
+    has_info, in_subfolder, deflated = comic_shape(index)
+    inner = f"{comic_place(index)[2]}/" if in_subfolder else ""
     folder.mkdir()
-    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_STORED) as z:
+
+    def put(z, member, shown, data):
+        info = zipfile.ZipInfo(member, date_time=ZIP_DATE)
+        info.external_attr = 0o100644 << 16
+        info.compress_type = zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED
+        z.writestr(info, data)
+        fd = os.open(folder / shown, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    with zipfile.ZipFile(archive, "w") as z:
         for number, pick in enumerate(picks, 1):
-            data = with_comment(bases[pick], f"{label} p{number}".encode())
-            info = zipfile.ZipInfo(page_name(number), date_time=ZIP_DATE)
-            info.external_attr = 0o100644 << 16
-            z.writestr(info, data)
-            fd = os.open(folder / page_name(number), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
+            put(z, inner + page_name(number), page_name(number), with_comment(bases[pick], f"{label} p{number}".encode()))
+        if has_info:
+            put(z, "ComicInfo.xml", ".ComicInfo.xml", comic_info(index))
     os.utime(archive, (EPOCH, EPOCH))
-    return count, archive.stat().st_size
+    return comic_files(index), archive.stat().st_size
 
 
 def ensure_cbz_library(work, count):

@@ -12,10 +12,11 @@ import shutil
 import subprocess
 import time
 
-from .cbz_library import comic_pages, comic_place, ensure_cbz_library
+from .cbz_library import comic_files, comic_place, ensure_cbz_library
 from .common import MB, MIB, log
 from .measure import read_whole, run_guarded
 from .mounts import ACTIVE_MOUNTS, TREE_CEILING_SOURCE, InkyfsMount, TreeCeilingMount, build_ceiling, is_mounted, unmount
+from .listing_cache import measure_views, print_views_report, with_cpu
 from .procs import proc_alive, proc_children, proc_memory
 from .rounds import cold_round, round_lines, summary, warm_round
 from .scale import SCALE_INKYFS_TIMEOUT, count_files, time_index
@@ -122,8 +123,8 @@ def read_comics(mount, lib):
     for index in picks:
         folder = mount.mountpoint.joinpath(*comic_place(index))
         files = sorted(folder.iterdir())
-        if len(files) != comic_pages(index)[0]:
-            wrong.append(f"{folder.relative_to(mount.mountpoint)}: {len(files)} pages, expected {comic_pages(index)[0]}")
+        if len(files) != comic_files(index):
+            wrong.append(f"{folder.relative_to(mount.mountpoint)}: {len(files)} files, expected {comic_files(index)}")
         for page in files:
             total += read_whole(page)[0]
             pages += 1
@@ -153,10 +154,10 @@ def measure_second(new_mount, lib, timeout, notes):
     out = {}
     with new_mount() as m:
         out["mount_ms"] = m.mount_seconds * 1000
-        out["warm"] = count_files(m.mountpoint, timeout)
-        out["again"] = count_files(m.mountpoint, timeout)
+        out["warm"] = with_cpu(m, lambda: count_files(m.mountpoint, timeout))
+        out["again"] = with_cpu(m, lambda: count_files(m.mountpoint, timeout))
         time.sleep(LATER_SECONDS)
-        out["later"] = count_files(m.mountpoint, timeout)
+        out["later"] = with_cpu(m, lambda: count_files(m.mountpoint, timeout))
         out["read"] = read_comics(m, lib)
         out["memory_after_read"] = daemon_memory(m)
         out["dropped"] = drop_caches(2, notes)
@@ -239,6 +240,12 @@ def bench_library_size(args, entry, notes):
     ink["second"] = run_guarded("inkyfs second mount", notes, measure_second, new_mount, lib, timeout, notes)
     for run in ("warm", "again", "later", "after_drop"):
         check_files(f"inkyfs second mount ls -lRA ({run})", ink["second"].get(run), lib.pages, notes)
+    log("bench: inkyfs with its views on (fresh mount, warm index, no covers): ls -lRA x 3 with the daemon's CPU")
+    views_extra = [*args.inkyfs_args, "--state", str(states / "mount"), "--no-covers"]
+    entry["views"] = run_guarded("inkyfs views on", notes, measure_views,
+                                 lambda: ExitTimedMount(args.inkyfs, lib.path, mountpoint, views_extra, notes), timeout)
+    for run in ("first", "second", "third"):
+        check_files(f"inkyfs views on ls -lRA ({run})", entry["views"].get(run), lib.pages, notes)
 
     log(f"bench: the two ratio rows again, {args.runs} interleaved rounds: folders then inkyfs, cold (caches dropped, "
         f"a fresh state) and warm (a fresh mount on the index, then the ceiling), the warm ones first")
@@ -333,6 +340,7 @@ def print_size_report(entry):
         row(label, exit_ms, text, None,
             f"<= {TARGET_EXIT_MS} ms", TARGET_EXIT_MS, fuse=ceiling.get("exit_ms") if run is second else None)
     print_table("", ["", "inkyfs", "folders", "FUSE ceiling", "inkyfs/folders", "ceiling/folders", "target", "met?"], rows)
+    print_views_report(entry, warm_folders, limit)
     lines = round_lines("cold", rounds.get("cold", []), cold_ms, False) + round_lines("warm", rounds.get("warm", []), warm_ms, True)
     if lines:
         print("  the ratio rows' rounds (each a ratio of its own; the row gives their median; inkyfs cold = mount + listing):")

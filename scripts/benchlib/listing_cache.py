@@ -1,0 +1,77 @@
+"""`--library-scale N`: whether an unchanged library's second and third `ls -lRA` are answered by
+the kernel's cache, with the views on (the mount's default: By Series/, Story Arcs/, Recently
+Added/, ...; covers off, so the files are the folders' files), and what the daemon spends on each.
+
+A listing the kernel answers costs the daemon next to nothing; one it forgot costs what the first
+did. Each listing is timed with the daemon's CPU (utime + stime from /proc) beside it, and the
+daemon's VmHWM is read after the three, against the memory bound for the library's size.
+"""
+
+import os
+import time
+
+from .common import MIB
+from .procs import proc_cpu_seconds, proc_memory
+from .scale import count_files
+from .tables import fmt, print_table
+
+VIEWS_WAIT = 60.0             # seconds the views may take to appear after the mount (made in the background)
+TARGET_AGAIN, TARGET_CPU_SHARE = 1.2, 0.05
+
+
+def with_cpu(mount, listing):
+    """listing() with the daemon's CPU seconds spent meanwhile, as "cpu_s" in its result."""
+    before = proc_cpu_seconds(mount.server_pid, reaped=False)
+    out = listing()
+    out["cpu_s"] = proc_cpu_seconds(mount.server_pid, reaped=False) - before
+    return out
+
+
+def measure_views(new_mount, timeout):
+    """A fresh mount on the indexed state with the views on: once By Series/ is there, three listings."""
+    out = {}
+    with new_mount() as m:
+        out["mount_ms"] = m.mount_seconds * 1000
+        started = time.perf_counter()
+        # The lookup waits for the view's first tree (bounded): the views are made after the mount.
+        while not os.path.isdir(m.mountpoint / "By Series") and time.perf_counter() - started < VIEWS_WAIT:
+            time.sleep(0.05)
+        out["views_ms"] = (time.perf_counter() - started) * 1000
+        for run in ("first", "second", "third"):
+            out[run] = with_cpu(m, lambda: count_files(m.mountpoint, timeout))
+        rss, hwm = proc_memory(m.server_pid)
+        out["memory"] = {"rss_mib": rss / MIB, "hwm_mib": hwm / MIB}
+    return out
+
+
+def print_views_report(entry, warm_folders, rss_target):
+    """The views-on rows: each listing against the folders' warm listing, the CPU against the first's."""
+    views = entry.get("views") or {}
+    second = (entry.get("inkyfs") or {}).get("second") or {}
+    rows = []
+
+    def row(label, run, first_cpu):
+        seconds = run.get("list_ms", 0) / 1000 if "list_ms" in run else None
+        cpu = run.get("cpu_s")
+        ratio = seconds / warm_folders if seconds is not None and warm_folders else None
+        share = cpu / first_cpu if cpu is not None and first_cpu else None
+        met = None if ratio is None or share is None else ratio <= TARGET_AGAIN and share <= TARGET_CPU_SHARE
+        rows.append([label, fmt(seconds, 2) or "—", fmt(cpu, 2) or "—", fmt(warm_folders, 2) or "—",
+                     f"{ratio:.2f}x" if ratio is not None else "—", f"{share * 100:.1f} %" if share is not None else "—",
+                     {True: "yes", False: "NO", None: "?"}[met]])
+
+    for label, runs in [("views off (--views none)", [second.get(k) or {} for k in ("warm", "again", "later")]),
+                        ("views on", [views.get(k) or {} for k in ("first", "second", "third")])]:
+        first_cpu = runs[0].get("cpu_s")
+        row(f"{label}: first ls -lRA of a fresh mount", runs[0], None)
+        row(f"{label}: second, right after", runs[1], first_cpu)
+        row(f"{label}: third" + (" (11 s later)" if label.startswith("views off") else ""), runs[2], first_cpu)
+    if not rows:
+        return
+    print_table("\n  the kernel's cache: an unchanged library listed again (warm index; daemon CPU = utime + stime)",
+                ["", "ls -lRA (s)", "daemon CPU (s)", "folders warm (s)", "inkyfs/folders",
+                 "CPU / first's", f"<= {TARGET_AGAIN}x and <= {TARGET_CPU_SHARE * 100:.0f} %"], rows)
+    hwm = (views.get("memory") or {}).get("hwm_mib")
+    if hwm is not None:
+        print(f"  views on: daemon VmHWM after the three listings {hwm:.1f} MiB (bound {rss_target} MiB: "
+              f"{'met' if hwm <= rss_target else 'NOT met'}); the views appeared {views.get('views_ms', 0) / 1000:.1f} s after the mount")
