@@ -157,7 +157,9 @@ final class HeartbeatTarget {
 
 /// Open readers kept between requests, so a solid stream continues where it stopped.
 struct WorkerSession {
-    private var readers: [(path: String, identity: FileIdentity, reader: any ComicReader)] = []
+    /// Keyed by the limits too: a reader made for one page conversion (a server's fit to a
+    /// reader's width) never serves a request with another.
+    private var readers: [(path: String, identity: FileIdentity, limits: ComicLimits, reader: any ComicReader)] = []
     /// The library the daemon mounts, when it said so: comics are opened beneath it only.
     let root: LibraryRoot?
     /// Keys of vault objects this worker was given for the current request, by object path.
@@ -313,12 +315,12 @@ struct WorkerSession {
         if let expected, expected != current {
             throw .io(path: path, errno: ESTALE, detail: "the file changed on disk since it was listed")
         }
-        if let index = readers.firstIndex(where: { $0.path == path && $0.identity == current }) {
+        if let index = readers.firstIndex(where: { $0.path == path && $0.identity == current && $0.limits == limits }) {
             let kept = readers.remove(at: index)
             readers.append(kept)
             return (current, kept.reader)
         }
-        readers.removeAll { $0.path == path }
+        readers.removeAll { $0.path == path && $0.identity != current }
         var reader: any ComicReader
         if let key = keys[path] {
             // A vault object: parsed from chunks decrypted on demand, named only by its object
@@ -339,7 +341,7 @@ struct WorkerSession {
         if limits.rendering.conversion.isActive {
             reader = ConvertingComicReader(reader, limits: limits, isPrivate: keys[path] != nil)
         }
-        readers.append((path, current, reader))
+        readers.append((path, current, limits, reader))
         reader.onProgress = heartbeat
         if readers.count > Self.keptReaders { readers.removeFirst() }
         return (current, reader)
