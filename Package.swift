@@ -21,6 +21,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `inkyfs serve`: HTTP/1.1 on SwiftNIO. No traits: swift-configuration and full Foundation unused.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // C shims: module maps over the Debian -dev packages.
@@ -73,9 +75,17 @@ let package = Package(
         .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
+        // The HTTP front end (`inkyfs serve`): OPDS, page streaming. Reaches comics through the library
+        // core by ComicRef and page index (`LibraryReader`), never a node number or a mount.
+        .target(name: "InkyServe", dependencies: [
+            "InkyCore", "InkyLibrary", "InkyStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // What users run: CLI and daemon. No parser or image library (ExecutableLinkTests).
         .executableTarget(name: "inkyfs", dependencies: [
-            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore",
+            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -91,7 +91,7 @@ extension LibraryFilesystem {
     }
 
     /// Makes a comic's cover in a worker and keeps it in the cache (off the FUSE threads).
-    private func makeCover(of comic: String, _ covers: CoverCache) -> Result<[UInt8], Errno> {
+    func makeCover(of comic: String, _ covers: CoverCache) -> Result<[UInt8], Errno> {
         currentComic(.library(comic)).flatMap { state, snapshot in
             guard case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return .failure(.ENOENT) }
             let key = CoverCache.key(path: comic, identity: snapshot.identity)

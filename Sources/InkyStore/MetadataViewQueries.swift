@@ -101,6 +101,23 @@ extension StateDatabase {
         return newer + indexedMetadata(where: "path IN (\(marks))", Array(first))
     }
 
+    /// Comics under `folder` whose series, title or path holds every word of `text` (case
+    /// aside, ASCII's: SQL's LIKE), at most `limit`: a catalog's search. LIKE's wildcards in the
+    /// words are matched as themselves.
+    public func searchMetadata(_ text: String, under folder: String, limit: Int) -> [IndexedMetadata] {
+        let words = text.split(whereSeparator: \.isWhitespace).prefix(8).map { word in
+            "%" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_") + "%"
+        }
+        guard !words.isEmpty else { return [] }
+        // The path inside the library only (SQLite's substr counts code points, from 1).
+        let relative = "substr(path, \(folder.unicodeScalars.count + 2))"
+        let match = "(coalesce(series, '') || ' ' || coalesce(title, '') || ' ' || \(relative)) LIKE ? ESCAPE '\\'"
+        let condition = Array(repeating: match, count: words.count).joined(separator: " AND ")
+        return Array(indexedMetadata(where: "path >= ? AND path < ? AND \(condition)",
+                                     Self.range(under: folder) + words.map { $0 as (any SQLiteBindable)? }).prefix(limit))
+    }
+
     /// The paths under `folder`: from `folder/` up to (not including) `folder0` ('0' follows '/').
     static func range(under folder: String) -> [(any SQLiteBindable)?] { [folder + "/", folder + "0"] }
 }

@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import InkyLibrary
+import Logging
+
+/// `inkyfs serve`: the library over HTTP, the second front end of the library core beside the
+/// mount. It needs no mount and no node number: everything goes through `LibraryReader`.
+public enum InkyServer {
+    /// Bounds on what a request may send before it is refused (431 or a closed connection):
+    /// far above any real client's, far below what would cost the server.
+    static let decoder = HTTP1Channel.Configuration.DecoderConfiguration(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10,
+                                                                        maxHeaderFieldCount: 100)
+
+    /// Every route: first what `access` installs (its checks guard all that follows), then the
+    /// catalog and the comics. HEAD is answered for every GET.
+    public static func router(reader: LibraryReader, access: any ServeAccess) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        access.install(on: router)
+        CatalogRoutes.install(on: router, catalog: OPDSCatalog(reader: reader))
+        ComicRoutes.install(on: router, reader: reader)
+        return router
+    }
+
+    /// Serves until SIGINT or SIGTERM, then stops accepting, lets requests in flight end and
+    /// returns. `ready` gets the server's URL once it listens (with the port the system chose
+    /// for port 0). Throws `ServeRefusal` for an address `access` does not allow, or the
+    /// binding's error (an address in use).
+    public static func run(reader: LibraryReader, address: ListenAddress, access: any ServeAccess,
+                           ready: @escaping @Sendable (String) -> Void) async throws {
+        try access.check(address)
+        var logger = Logger(label: "inkyfs.serve")
+        logger.logLevel = .error
+        let app = Application(router: router(reader: reader, access: access),
+                              server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: .seconds(120),
+                                                                                       httpDecoderConfiguration: decoder)),
+                              configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port),
+                                                                      serverName: "inkyfs"),
+                              onServerRunning: { channel in
+                                  let port = channel.localAddress?.port ?? address.port
+                                  ready("http://\(address.urlHost):\(port)/opds")
+                              },
+                              logger: logger)
+        try await app.runService()
+    }
+}

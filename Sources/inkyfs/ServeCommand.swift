@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import InkyCore
+import InkyLibrary
+import InkyServe
+import InkyWorker
+import Logging
+import Synchronization
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a comic library over HTTP: an OPDS catalog, page streaming, CBZ downloads.",
+        discussion: """
+            For e-readers, tablets and phones, which cannot mount: KOReader, Panels, Chunky, Librera, \
+            Thorium and other OPDS readers browse the catalog at http://ADDR:PORT/opds. Every comic, whatever \
+            its format (CBZ, CBR, CB7, CBT, PDF, a folder of images), downloads as the CBZ `mount --as cbz` \
+            serves, and streams page by page (OPDS-PSE, fitted to the reader's width). The catalog mirrors \
+            the mount: Folders, By Series, By Publisher, Story Arcs, Reading Lists, Continue Reading, Recently \
+            Added, and a search.
+
+            Runs in the foreground until Ctrl-C or SIGTERM; logs one line with its URL. It shares the index \
+            and the reading state with any mount of the same library: a page streamed counts as read, and \
+            shows in Continue Reading/ and `inkyfs progress`. The vault is never served.
+
+            Listens on 127.0.0.1:8190 unless told otherwise. Any other address than loopback is refused while \
+            no account exists: without one, anyone who reaches the port reads the library. HTTPS is not \
+            served yet: reach the server from elsewhere through a TLS proxy or an SSH tunnel \
+            (ssh -L 8190:127.0.0.1:8190 HOST).
+
+            Examples:
+              inkyfs serve ~/Comics                          http://127.0.0.1:8190/opds
+              inkyfs serve --listen 127.0.0.1:9000 ~/Comics
+              systemctl --user enable --now inkyfs-serve@$(systemd-escape ~/Comics)
+            """
+    )
+
+    @Argument(help: "The library folder.")
+    var library: String
+
+    @Option(help: ArgumentHelp("Address and port to listen on: 127.0.0.1:8190, [::1]:8190, or a port alone (loopback). "
+                               + "Port 0 takes a free one (the log line tells which).", valueName: "addr:port"))
+    var listen = ListenAddress.standard.description
+
+    @Option(help: ArgumentHelp("Not supported yet: HTTPS needs a TLS library this build does not carry.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("Not supported yet (see --tls-cert).", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(help: "Archive-parsing worker processes.")
+    var workers: Int = 4
+
+    @Option(help: ArgumentHelp("Seconds a worker may make no progress before it is killed.", valueName: "seconds"))
+    var workerTimeout: Double = 15
+
+    @Option(help: ArgumentHelp("Memory for decoded pages, across all comics, e.g. 512M. (default: 256M)", valueName: "size"),
+            transform: parseSize)
+    var cacheSize: Int64 = 256 << 20
+
+    @Option(help: ArgumentHelp("A folder of ComicRack reading lists (.cbl) shown in Reading Lists, besides those in the library.",
+                               valueName: "dir"))
+    var readingLists: String?
+
+    @Flag(help: "Do not record reading progress.")
+    var noProgress = false
+
+    @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var stateOptions: StateOptions
+
+    mutating func validate() throws {
+        guard ListenAddress(parsing: listen) != nil else {
+            throw ValidationError("--listen \(listen): give ADDR:PORT with a numeric address (127.0.0.1:8190, [::1]:8190) or a port")
+        }
+        if tlsCert != nil || tlsKey != nil {
+            throw ValidationError("--tls-cert/--tls-key: HTTPS is not supported yet; put a TLS proxy in front, or use an SSH tunnel")
+        }
+        guard (1...64).contains(workers) else { throw ValidationError("--workers must be between 1 and 64") }
+    }
+
+    func run() throws {
+        let library = absolutePath(self.library)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: library, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CommandFailure(.refused, "\(library) is not a folder: serve a library folder")
+        }
+        let address = ListenAddress(parsing: listen)!
+        let access = NoAccounts()
+        do throws(ServeRefusal) { try access.check(address) } catch {
+            throw CommandFailure(.refused, "\(error)")
+        }
+        let logger = Logger(label: "inkyfs")
+        var options = MountOptions(limits: limitOptions.limits, cacheBytes: Int(cacheSize))
+        options.recordProgress = !noProgress
+        options.vaultName = nil
+        options.listingParallelism = workers
+        options.listLibraryAhead = true
+        options.readingListsDirectory = readingLists.map(absolutePath)
+        options.covers = CoverCache()
+        options.pageCache = ConvertedPageCache()
+        var configuration = WorkerPool.Configuration(maxWorkers: workers, timeout: workerTimeout)
+        configuration.libraryRoot = library
+        // Pages fitted to a reader's width and covers are made by workers' image code.
+        configuration.arguments.append("--images")
+        let pool = WorkerPool(configuration)
+        defer { pool.shutdown() }
+        let state = stateOptions.open()
+        let filesystem = LibraryFilesystem(library: library, options: options, backend: pool, state: state,
+                                           log: { logger.info("\($0)") })
+        filesystem.startWatching()
+        defer { filesystem.stopWatching() }
+        defer { filesystem.finishStateWrites() }
+        defer { options.pageCache?.finishWrites() }
+        defer { filesystem.stopBackgroundWork() }
+        filesystem.listLibraryAhead { count, seconds in
+            if count > 0 { logger.info("listed \(count) comics ahead in \(String(format: "%.1f", seconds)) s") }
+        }
+        let reader = LibraryReader(library: filesystem)
+        let failure = Mutex<String?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await InkyServer.run(reader: reader, address: address, access: access) { url in
+                    logger.notice("serving \(library) at \(url)")
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let message = failure.withLock({ $0 }) {
+            throw CommandFailure(.refused, "cannot serve on \(address): \(message)")
+        }
+        logger.notice("stopped serving \(library)")
+    }
+}
