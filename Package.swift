@@ -105,6 +105,10 @@ let package = Package(
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),
         .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore", "InkyCore"]),
+        // A real `inkyfs serve` on loopback, read by real clients (curl, unzip, 7zz, jing); the pages
+        // compared with what the library core gives (InkyLibrary over a worker pool).
+        .testTarget(name: "InkyServeTests", dependencies: ["InkyLibrary", "InkyWorker", "InkyCore", "InkyTestSupport", "inkyfs", "inkyfs-worker"],
+                    exclude: ["Schemas"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "inkyfs-worker", "InkyCore", "InkyTestSupport"]),

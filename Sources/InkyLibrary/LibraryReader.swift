@@ -50,13 +50,16 @@ public final class LibraryReader: Sendable {
         guard Self.isPlainPath(path, allowEmpty: true) else { return .failure(.ENOENT) }
         if !path.isEmpty {
             let parent = FolderIndex.folder(holding: path)
-            guard case .success(let index) = library.folderIndex(parent), index.nodes.values.contains(.folder(path)) else {
+            guard case .success(let index) = library.folderIndex(parent), index.nodes.values.contains(.folder(path)),
+                  !FolderIndex.isImageFolder(library.root, path) else {
                 return .failure(.ENOENT)
             }
         }
         return library.folderIndex(path).map { index in
             let entries: [Entry] = index.names.compactMap { name in
                 switch index.nodes[name] {
+                // A folder of loose images is a comic, as `--as cbz` serves it.
+                case .folder(let folder)? where FolderIndex.isImageFolder(library.root, folder): .comic(name: name, comic: .library(folder))
                 case .folder(let folder)?: .folder(name: name, path: folder)
                 case .comic(let comic)?: .comic(name: name, comic: comic)
                 default: nil
@@ -66,12 +69,14 @@ public final class LibraryReader: Sendable {
         }
     }
 
-    /// The comic at `path` (relative to the library) when its folder shows one there.
+    /// The comic at `path` (relative to the library) when its folder shows one there (a comic
+    /// file, or a folder of loose images).
     public func comic(at path: String) -> ComicRef? {
         guard Self.isPlainPath(path, allowEmpty: false),
-              case .success(let index) = library.folderIndex(FolderIndex.folder(holding: path)),
-              index.nodes.values.contains(.comic(.library(path))) else { return nil }
-        return .library(path)
+              case .success(let index) = library.folderIndex(FolderIndex.folder(holding: path)) else { return nil }
+        let shown = index.nodes.values.contains(.comic(.library(path)))
+            || (index.nodes.values.contains(.folder(path)) && FolderIndex.isImageFolder(library.root, path))
+        return shown ? .library(path) : nil
     }
 
     /// Components that are names, never "", "." or "..": what a folder listing can hold.
@@ -103,7 +108,7 @@ public final class LibraryReader: Sendable {
     public func describe(_ comic: ComicRef) -> Result<Description, Errno> {
         guard case .library(let path) = comic else { return .failure(.ENOENT) }
         return library.currentComic(comic).map { _, snapshot in
-            let name = library.displayPath(of: path).map { String($0.split(separator: "/").last ?? "") } ?? path
+            let name = String((library.displayPath(of: path) ?? path).split(separator: "/").last ?? "")
             var description = Description(comic: comic, path: path, name: name, identity: snapshot.identity, format: nil,
                                           pages: [], metadata: nil, problem: nil, knownCBZSize: nil)
             switch snapshot.listing {

@@ -1,0 +1,102 @@
+import Foundation
+import InkyTestSupport
+import XCTest
+
+/// `inkyfs serve` run by the built binary on a loopback port the system picks, as a child of the
+/// test, with a state and cache folder of its own. `stop()` sends SIGTERM and returns the exit
+/// status: a clean stop is 0.
+final class ServedLibrary: @unchecked Sendable {
+    let library: URL
+    let stateHome: URL
+    let process = Process()
+    /// `http://127.0.0.1:PORT`, without the `/opds`.
+    let base: String
+    private let log = LockedBox("")
+
+    init(library: URL, arguments: [String] = []) throws {
+        self.library = library
+        stateHome = ArchiveMaker.temporaryDirectory("serve-state")
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--state", stateHome.path + "/state"] + arguments + [library.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path,
+                                                                           "XDG_CACHE_HOME": stateHome.path + "/cache"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        output.fileHandleForReading.readabilityHandler = { [log] handle in
+            let more = String(decoding: handle.availableData, as: UTF8.self)
+            log.value += more
+        }
+        try process.run()
+        var url: String?
+        let child = process, buffer = log
+        _ = waitUntil(30) {
+            url = Self.url(in: buffer.value)
+            return url != nil || !child.isRunning
+        }
+        guard let url else {
+            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+            throw ServeFailure(log: buffer.value)
+        }
+        base = String(url.dropLast("/opds".count))
+    }
+
+    /// The URL of the log line `serving LIBRARY at URL`.
+    private static func url(in text: String) -> String? {
+        guard let range = text.range(of: " at http://") else { return nil }
+        let rest = text[range.upperBound...]
+        guard let end = rest.firstIndex(of: "\n") else { return nil }
+        return "http://" + rest[..<end]
+    }
+
+    var logText: String { log.value }
+
+    /// SIGTERM, then the exit status (SIGKILL after 20 s: a server that does not stop is a failure).
+    func stop() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, SIGTERM)
+        if !waitUntil(20, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        return process.waitForExit()
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    struct ServeFailure: Error, CustomStringConvertible {
+        let log: String
+        var description: String { "inkyfs serve did not start:\n\(log)" }
+    }
+
+    /// An HTTP exchange through curl, a real client: status, headers (names lowercased), body.
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// `target` is sent as it is (`--path-as-is`: no `..` folded away by the client).
+    func get(_ target: String, headers: [String] = [], method: String = "GET") throws -> Reply {
+        let headerFile = ArchiveMaker.temporaryDirectory("curl").appendingPathComponent("headers")
+        var arguments = ["-s", "--path-as-is", "-X", method, "-D", headerFile.path, "-o", "-"]
+        if method == "HEAD" { arguments = ["-s", "--path-as-is", "-I", "-D", headerFile.path, "-o", "/dev/null"] }
+        for header in headers { arguments += ["-H", header] }
+        let (status, body, errors) = try CommandRunner.captureBytes("/usr/bin/curl", arguments + [base + target])
+        guard status == 0 else { throw CurlFailure(target: target, status: status, errors: errors) }
+        let head = try String(contentsOf: headerFile, encoding: .utf8)
+        var reply = Reply(status: 0, headers: [:], body: method == "HEAD" ? [] : body)
+        for line in head.split(separator: "\r\n") {
+            if line.hasPrefix("HTTP/") {
+                reply.status = Int(line.split(separator: " ")[1]) ?? 0
+                reply.headers = [:]
+            } else if let colon = line.firstIndex(of: ":") {
+                reply.headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return reply
+    }
+
+    struct CurlFailure: Error, CustomStringConvertible {
+        let target: String, status: Int32, errors: String
+        var description: String { "curl \(target) exited \(status): \(errors)" }
+    }
+}
