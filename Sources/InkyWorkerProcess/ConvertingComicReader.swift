@@ -112,9 +112,14 @@ final class ConvertingComicReader: ComicReader {
         converted.withUnsafeBytes { sink($0) }
     }
 
+    /// A side the fit leaves free: libvips' largest coordinate (VIPS_MAX_COORD). Past it libvips
+    /// refuses the value and thumbnails to a square of the other side (a width-only fit of a
+    /// 1200x1800 page came out 200 wide for 300 asked).
+    static let unbounded = 10_000_000
+
     private func converted(_ source: [UInt8], output: ConvertedImage.Format, page: Page, piece: PagePiece?) -> [UInt8] {
         let fit = conversion.fitWidth != nil || conversion.fitHeight != nil
-            ? ImageSize(width: conversion.fitWidth ?? Int(Int32.max), height: conversion.fitHeight ?? Int(Int32.max)) : nil
+            ? ImageSize(width: conversion.fitWidth ?? Self.unbounded, height: conversion.fitHeight ?? Self.unbounded) : nil
         let settings = ImageConversion(fit: fit, grayscale: conversion.grayscale, output: output,
                                        maxBytes: Int(clamping: limits.maxPageBytes), cropMargins: conversion.cropMargins,
                                        piece: piece.map { ImagePiece(vertical: $0.cut == .strip, position: $0.position, count: $0.count) })
