@@ -122,6 +122,8 @@ struct ServeCommand: ParsableCommand {
             do {
                 try await InkyServer.run(reader: reader, address: address, access: access) { url in
                     logger.notice("serving \(library) at \(url)")
+                    // A `Type=notify` unit (contrib/systemd/inkyfs-serve@.service) counts it started only now.
+                    SystemdNotify.send("READY=1\nMAINPID=\(getpid())\nSTATUS=serving \(library) at \(url)")
                 }
             } catch {
                 failure.withLock { $0 = "\(error)" }
@@ -129,6 +131,7 @@ struct ServeCommand: ParsableCommand {
             finished.signal()
         }
         finished.wait()
+        SystemdNotify.send("STOPPING=1")
         if let message = failure.withLock({ $0 }) {
             throw CommandFailure(.refused, "cannot serve on \(address): \(message)")
         }

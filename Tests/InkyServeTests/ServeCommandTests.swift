@@ -25,10 +25,17 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(file.stderr.contains("is not a folder"), file.stderr)
     }
 
-    /// SIGTERM (what systemd sends) ends it with status 0 and its last word in the log.
-    func testSIGTERMStopsTheServerCleanly() throws {
-        let server = try ServedLibrary(library: Corpus.fixtures)
+    /// As systemd runs it (contrib/systemd/inkyfs-serve@.service, `Type=notify`): READY=1 once it
+    /// listens; SIGTERM then ends it with STOPPING=1, status 0 and its last word in the log.
+    func testReadyOnceListeningAndSIGTERMStopsTheServerCleanly() throws {
+        let notify = try NotifySocket()
+        let server = try ServedLibrary(library: Corpus.fixtures, environment: ["NOTIFY_SOCKET": notify.name])
+        let ready = try XCTUnwrap(notify.receive(timeout: 20), "no READY=1 within 20 s")
+        let lines = Set(ready.split(separator: "\n").map(String.init))
+        XCTAssertTrue(lines.contains("READY=1") && lines.contains("MAINPID=\(server.process.processIdentifier)"), ready)
         XCTAssertEqual(try server.get("/opds").status, 200)
+        kill(server.process.processIdentifier, SIGTERM)
+        XCTAssertEqual(notify.receive(timeout: 20), "STOPPING=1")
         XCTAssertEqual(server.stop(), 0, server.logText)
         XCTAssertTrue(server.logText.contains("stopped serving"), server.logText)
     }

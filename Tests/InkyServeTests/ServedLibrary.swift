@@ -13,13 +13,14 @@ final class ServedLibrary: @unchecked Sendable {
     let base: String
     private let log = LockedBox("")
 
-    init(library: URL, arguments: [String] = []) throws {
+    init(library: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
         self.library = library
         stateHome = ArchiveMaker.temporaryDirectory("serve-state")
         process.executableURL = CommandRunner.binary
         process.arguments = ["serve", "--listen", "127.0.0.1:0", "--state", stateHome.path + "/state"] + arguments + [library.path]
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path,
                                                                            "XDG_CACHE_HOME": stateHome.path + "/cache"]) { $1 }
+            .merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

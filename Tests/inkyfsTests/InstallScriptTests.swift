@@ -39,9 +39,10 @@ final class InstallScriptTests: XCTestCase {
         try install() // again over itself: the same result, nothing doubled
 
         let pages = ["inkyfs", "inkyfs.bookmark", "inkyfs.doctor", "inkyfs.duplicates", "inkyfs.index", "inkyfs.mount", "inkyfs.pages", "inkyfs.progress",
-                     "inkyfs.scan", "inkyfs.status", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
+                     "inkyfs.scan", "inkyfs.serve", "inkyfs.status", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
                      "inkyfs.vault.lock", "inkyfs.vault.passwd", "inkyfs.vault.remove", "inkyfs.vault.status", "inkyfs.vault.unlock"]
-        XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs@.service", "share/bash-completion/completions/inkyfs",
+        XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs-serve@.service", "lib/systemd/user/inkyfs@.service",
+                                           "share/bash-completion/completions/inkyfs",
                                            "share/fish/vendor_completions.d/inkyfs.fish", "share/inkyfs/install-manifest",
                                            "share/man/man1/other.1", "share/zsh/site-functions/_inkyfs"]
                                               + pages.map { "share/man/man1/\($0).1" }
@@ -85,6 +86,8 @@ final class InstallScriptTests: XCTestCase {
         let unit = try String(contentsOf: prefix.appendingPathComponent("lib/systemd/user/inkyfs@.service"), encoding: .utf8)
         XCTAssertTrue(unit.contains("ExecStart=\(prefix.path)/bin/inkyfs mount --foreground"), unit)
         XCTAssertTrue(unit.contains("Type=notify"), unit)
+        let serveUnit = try String(contentsOf: prefix.appendingPathComponent("lib/systemd/user/inkyfs-serve@.service"), encoding: .utf8)
+        XCTAssertTrue(serveUnit.contains("ExecStart=\(prefix.path)/bin/inkyfs serve $INKYFS_OPTIONS %h/%I"), serveUnit)
         XCTAssertTrue(try String(contentsOf: prefix.appendingPathComponent("share/zsh/site-functions/_inkyfs"), encoding: .utf8).hasPrefix("#compdef inkyfs"))
         XCTAssertTrue(try String(contentsOf: prefix.appendingPathComponent("share/fish/vendor_completions.d/inkyfs.fish"), encoding: .utf8)
             .contains("complete -c 'inkyfs' -n '__inkyfs_should_offer_completions_for_flags_or_options \"inkyfs doctor\""))
@@ -112,11 +115,13 @@ final class InstallScriptTests: XCTestCase {
     func testTheInstalledUnitPassesSystemdAnalyzeVerify() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "no systemd-analyze on this machine")
         try install()
-        let instance = prefix.appendingPathComponent("inkyfs@Comics.service")
-        try FileManager.default.copyItem(at: prefix.appendingPathComponent("lib/systemd/user/inkyfs@.service"), to: instance)
-        let verified = try CommandRunner.capture("/usr/bin/systemd-analyze", ["verify", "--man=no", instance.path])
-        XCTAssertEqual(verified.status, 0, verified.stderr)
-        XCTAssertEqual(verified.stderr, "")
+        for unit in ["inkyfs", "inkyfs-serve"] {
+            let instance = prefix.appendingPathComponent("\(unit)@Comics.service")
+            try FileManager.default.copyItem(at: prefix.appendingPathComponent("lib/systemd/user/\(unit)@.service"), to: instance)
+            let verified = try CommandRunner.capture("/usr/bin/systemd-analyze", ["verify", "--man=no", instance.path])
+            XCTAssertEqual(verified.status, 0, verified.stderr)
+            XCTAssertEqual(verified.stderr, "", unit)
+        }
     }
 
     /// Drives bash's completion function as bash would on <Tab>: `inkyfs va` becomes `inkyfs vault`.
