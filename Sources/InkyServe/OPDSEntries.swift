@@ -11,11 +11,11 @@ enum OPDSEntries {
     static let pseNamespace = "http://vaemendis.net/opds-pse/stream"
 
     static func comic(_ comic: ComicRef, reader: LibraryReader, progress: ReadingProgress?, updated: String) -> AtomFeed.Entry {
-        guard case .library(let path) = comic else { return unavailable(comic, "not in the library", updated: updated) }
+        guard case .library(let path) = comic else { return unavailable("urn:inkyfs:unavailable", "not in the library", updated: updated) }
         let description: LibraryReader.Description
         switch reader.describe(comic) {
         case .success(let value): description = value
-        case .failure(let code): return unavailable(comic, "cannot be read: \(code)", updated: updated)
+        case .failure(let code): return unavailable(id(of: path), "\(path) cannot be read: \(code)", updated: updated)
         }
         var entry = AtomFeed.Entry(id: id(of: path), title: title(description),
                                    updated: HTTPCaching.atomDate(description.identity.modifiedNanoseconds))
@@ -66,8 +66,8 @@ enum OPDSEntries {
 
     static func id(of path: String) -> String { "urn:inkyfs:comic:" + OPDSPaths.encode(path) }
 
-    private static func unavailable(_ comic: ComicRef, _ why: String, updated: String) -> AtomFeed.Entry {
-        var entry = AtomFeed.Entry(id: "urn:inkyfs:unavailable", title: "Unavailable comic", updated: updated)
+    private static func unavailable(_ id: String, _ why: String, updated: String) -> AtomFeed.Entry {
+        var entry = AtomFeed.Entry(id: id, title: "Unavailable comic", updated: updated)
         entry.content = "inkyfs cannot show this comic: \(why)"
         return entry
     }
