@@ -21,8 +21,9 @@ extension LibraryReader {
     /// the mount records a page read: a page moved to counts, re-reading the same one does not.
     /// `fitWidth`: shrunk (never enlarged) to at most that many pixels wide and re-encoded by a
     /// worker, spreads kept whole; `streamable`: a page outside `streamableExtensions` becomes a
-    /// JPEG. ERANGE for a page past the end, ENOENT for a comic without pages or a vault comic.
-    public func page(_ comic: ComicRef, index: Int, fitWidth: Int? = nil, streamable: Bool = false,
+    /// JPEG. `recordsReading`: false for a page fetched ahead of the reader (a browser's preload).
+    /// ERANGE for a page past the end, ENOENT for a comic without pages or a vault comic.
+    public func page(_ comic: ComicRef, index: Int, fitWidth: Int? = nil, streamable: Bool = false, recordsReading: Bool = true,
                      completion: @escaping @Sendable (Result<PageImage, Errno>) -> Void) {
         guard !comic.isVault else { return completion(.failure(.ENOENT)) }
         let state: ComicState, snapshot: ComicState.Snapshot, listing: ComicListing
@@ -39,13 +40,15 @@ extension LibraryReader {
         var conversion = PageConversion(format: .jpeg, fitWidth: fitWidth.map { max(1, $0) })
         if fitWidth == nil && (!streamable || Self.streamableExtensions.contains(ext)) { conversion = .none }
         guard let converted = conversion.convertedExtension(of: name) else {
-            library.readPage(comic, generation: snapshot.generation, index: index) { result in
+            library.readPage(comic, generation: snapshot.generation, index: index, recordsReading: recordsReading) { result in
                 completion(result.map { PageImage(bytes: $0, fileExtension: ext) })
             }
             return
         }
-        let previous = state.moveTo(page: index)
-        if index != previous || !state.recordedOnce { library.recordReading(page: index, of: listing.pages.count, comic: state) }
+        if recordsReading {
+            let previous = state.moveTo(page: index)
+            if index != previous || !state.recordedOnce { library.recordReading(page: index, of: listing.pages.count, comic: state) }
+        }
         var limits = library.options.limits
         limits.rendering = listing.rendering ?? limits.rendering
         limits.rendering.conversion = conversion

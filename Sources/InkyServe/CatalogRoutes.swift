@@ -6,9 +6,6 @@ import InkyLibrary
 /// The catalog's feeds over HTTP: `/opds` and what it links to, and the OpenSearch description.
 enum CatalogRoutes {
     static func install(on router: Router<BasicRequestContext>, catalog: OPDSCatalog) {
-        router.get("/") { _, _ in
-            Response(status: .seeOther, headers: [.location: OPDSPaths.root])
-        }
         router.get("/opds") { _, _ in feed(await OffLoop.run { catalog.root() }) }
         router.get("/opds/folders") { request, _ in
             let query = QueryValues(request.uri.query)

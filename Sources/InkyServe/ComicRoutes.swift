@@ -89,12 +89,15 @@ enum ComicRoutes {
         case .success(let bytes):
             headers[.contentLength] = nil
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        // A first page that does not decode makes no cover: there is none, the comic still reads.
+        case .failure(.EIO): throw HTTPError(.notFound, message: "no cover: the comic's first page does not decode")
         case .failure(let code): throw code.httpError
         }
     }
 
     /// `?page=N` (0-based, as OPDS-PSE numbers pages) and `&width=W` (fit to W pixels wide);
-    /// a `width` left as the template's `{maxWidth}` or not a number is no fit.
+    /// a `width` left as the template's `{maxWidth}` or not a number is no fit. `&ahead=1`: a
+    /// page fetched before the reader turns to it, not recorded as read.
     private static func page(_ request: Request, _ reader: LibraryReader) async throws -> Response {
         let query = QueryValues(request.uri.query)
         guard let index = query.integer("page") else { throw HTTPError(.badRequest, message: "page=N (from 0) is needed") }
@@ -106,7 +109,10 @@ enum ComicRoutes {
                                    .cacheControl: "max-age=3600"]
         if HTTPCaching.matches(ifNoneMatch: request.headers[.ifNoneMatch], tag) { return Response(status: .notModified, headers: headers) }
         let comic = description.comic
-        let result = await OffLoop.await { done in reader.page(comic, index: index, fitWidth: width, streamable: true, completion: done) }
+        let ahead = query["ahead"] == "1"
+        let result = await OffLoop.await { done in
+            reader.page(comic, index: index, fitWidth: width, streamable: true, recordsReading: !ahead, completion: done)
+        }
         switch result {
         case .success(let image):
             headers[.contentType] = mediaType(image.fileExtension)

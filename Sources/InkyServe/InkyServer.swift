@@ -19,6 +19,7 @@ public enum InkyServer {
         access.install(on: router)
         CatalogRoutes.install(on: router, catalog: OPDSCatalog(reader: reader))
         ComicRoutes.install(on: router, reader: reader)
+        WebReader.install(on: router, reader: reader)
         return router
     }
 

@@ -21,6 +21,9 @@ final class ServeRequestTests: XCTestCase {
                 ("003.png", try PageImages.make(.png, width: 800, height: 1200)),
             ])
             try "not a comic".write(to: library.appendingPathComponent("Mixed/notes.txt"), atomically: true, encoding: .utf8)
+            // A name that is markup: shown as text in feeds and pages, never as markup.
+            try ArchiveMaker.zip(at: library.appendingPathComponent("Mixed/<b>Bold</b> & \"Quoted\".cbz"),
+                                 members: [("001.jpg", try PageImages.make(.jpeg, width: 60, height: 90))])
             try FileManager.default.createSymbolicLink(atPath: library.appendingPathComponent("Mixed/Outside.cbz").path,
                                                        withDestinationPath: "/etc/passwd")
             served = try ServedLibrary(library: library)
@@ -111,9 +114,16 @@ final class ServeRequestTests: XCTestCase {
             ("/opds/../../../../etc/passwd", 404), ("/opds/comic/cover?path=../Library/Mixed/Mixed%2001.cbz", 404),
             ("/opds/view?kind=nothing", 404), ("/opds/view?kind=series&folder=No%20Such", 404), ("/opds/search", 400),
             ("/opds/comic/page?path=Mixed/Mixed%2001.cbz&page=99999999999999999999", 400), ("/nothing", 404),
+            ("/read?path=../Library/Mixed/Mixed%2001.cbz", 404), ("/read?path=Mixed/notes.txt", 404), ("/browse?path=..", 404),
+            ("/browse?path=Mixed/Outside.cbz", 404),
         ]
         for (target, status) in refused {
             XCTAssertEqual(try server.get(target).status, status, target)
+        }
+        for target in ["/browse?path=Mixed", "/opds/folders?path=Mixed"] {
+            let listing = try server.get(target).text
+            XCTAssertFalse(listing.contains("<b>Bold"), "\(target) shows a name as markup:\n\(listing)")
+            XCTAssertTrue(listing.contains("&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Quoted&quot;"), "\(target):\n\(listing)")
         }
         let huge = try server.get("/opds", headers: ["X-Junk: " + String(repeating: "a", count: 100_000)])
         XCTAssertTrue((400..<500).contains(huge.status) || huge.status == 0, "a 100 kB header: \(huge.status)")
