@@ -16,6 +16,11 @@ final class OPDSCatalogTests: XCTestCase {
         let library = ArchiveMaker.temporaryDirectory("serve-library").appendingPathComponent("Library")
         do {
             _ = try ArchiveMaker.run("/bin/cp", ["-R", Corpus.fixtures.path, library.path])
+            // A reading list whose order is not the library's.
+            try """
+                <ReadingList><Name>Best Of</Name><Books><Book Series="Moon Tales" Number="2"/><Book Series="Space Patrol" Number="1"/>
+                <Book Series="Moon Tales" Number="1"/><Book Series="Nowhere" Number="9"/></Books></ReadingList>
+                """.write(to: library.appendingPathComponent("Best Of.cbl"), atomically: true, encoding: .utf8)
             served = try ServedLibrary(library: library)
         } catch {
             failure = error
@@ -48,7 +53,22 @@ final class OPDSCatalogTests: XCTestCase {
         let truncated = try XCTUnwrap(broken.entries.first { $0.title == "Truncated Issue" })
         XCTAssertTrue(truncated.content.contains("cannot show this comic"), truncated.content)
         XCTAssertNil(truncated.link("http://opds-spec.org/acquisition"))
+        // A reading list in its own order; Recently Added holds every readable comic.
+        let list = try XCTUnwrap(feeds["/opds/view?kind=lists&folder=Best%20Of"])
+        XCTAssertEqual(list.entries.map(\.title), ["Moon Tales #2", "Space Patrol #1: First Contact", "Moon Tales #1"])
+        XCTAssertEqual(try XCTUnwrap(feeds["/opds/view?kind=recent"]).entries.count, 8, "the comics that read")
         XCTAssertGreaterThanOrEqual(feeds.count, 15, "\(feeds.keys.sorted())")
+    }
+
+    /// The OpenSearch description names the search, and the search finds by series, title and path.
+    func testSearchFindsComicsByWhatTheyAre() throws {
+        let description = try server.get("/opds/search.xml")
+        XCTAssertEqual(description.headers["content-type"], "application/opensearchdescription+xml; charset=utf-8")
+        XCTAssertTrue(description.text.contains("template=\"/opds/search?q={searchTerms}\""), description.text)
+        let found = try XCTUnwrap(FeedReader(try server.get("/opds/search?q=moon+tales").body))
+        XCTAssertEqual(found.entries.map(\.title).sorted(), ["Moon Tales #1", "Moon Tales #2"])
+        XCTAssertEqual(try XCTUnwrap(FeedReader(try server.get("/opds/search?q=patrol%20002").body)).entries.map(\.title), ["Space Patrol #2"])
+        XCTAssertEqual(try XCTUnwrap(FeedReader(try server.get("/opds/search?q=%25").body)).entries.count, 0, "% is a character, not a wildcard")
     }
 
     /// Each readable comic downloads as a whole CBZ holding the library core's pages.
