@@ -28,6 +28,18 @@ final class ServeRequestTests: XCTestCase {
                                  members: [("001.jpg", try PageImages.make(.jpeg, width: 60, height: 90))])
             try FileManager.default.createSymbolicLink(atPath: library.appendingPathComponent("Mixed/Outside.cbz").path,
                                                        withDestinationPath: "/etc/passwd")
+            // 120 comics in one folder: three pages of a feed.
+            let many = library.appendingPathComponent("Many")
+            try FileManager.default.createDirectory(at: many, withIntermediateDirectories: true)
+            let page = many.appendingPathComponent("page.jpg")
+            try Data(try PageImages.make(.jpeg, width: 30, height: 45)).write(to: page)
+            try ArchiveMaker.python("""
+                import sys, zipfile
+                for number in range(1, 121):
+                    with zipfile.ZipFile("%s/Issue %d.cbz" % (sys.argv[1], number), "w") as comic:
+                        comic.write(sys.argv[2], "001.jpg")
+                """, arguments: [many.path, page.path])
+            try FileManager.default.removeItem(at: page)
             served = try ServedLibrary(library: library)
         } catch {
             failure = error
@@ -42,6 +54,27 @@ final class ServeRequestTests: XCTestCase {
 
     override func setUpWithError() throws {
         if let failure = Self.failure { throw failure }
+    }
+
+    /// 50 entries a page, in the folder's natural order, `next` to the last page and `previous` back.
+    func testAFeedOfManyComicsIsPagedWithNextLinks() throws {
+        var titles: [String] = []
+        var target: String? = "/opds/folders?path=Many"
+        var pages = 0
+        while let current = target {
+            let feed = try XCTUnwrap(FeedReader(try server.get(current).body), current)
+            titles += feed.entries.map(\.title)
+            pages += 1
+            XCTAssertEqual(feed.link("first")?.href, "/opds/folders?path=Many")
+            XCTAssertEqual(feed.link("last")?.href, "/opds/folders?path=Many&page=3")
+            if pages > 1 { XCTAssertNotNil(feed.link("previous"), current) }
+            target = feed.link("next")?.href
+            XCTAssertLessThanOrEqual(pages, 3)
+        }
+        XCTAssertEqual(pages, 3)
+        XCTAssertEqual(titles, (1...120).map { "Issue #\($0)" })
+        // A page past the last is the last.
+        XCTAssertEqual(try XCTUnwrap(FeedReader(try server.get("/opds/folders?path=Many&page=9").body)).entries.count, 20)
     }
 
     func testRangesAreExactAndValidatorsAnswer() throws {
