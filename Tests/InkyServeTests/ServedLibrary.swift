@@ -13,11 +13,13 @@ final class ServedLibrary: @unchecked Sendable {
     let base: String
     private let log = LockedBox("")
 
-    init(library: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `state`: the state folder (`--state`), one of the test's own unless given (a mount's, to share it).
+    init(library: URL, state: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]) throws {
         self.library = library
         stateHome = ArchiveMaker.temporaryDirectory("serve-state")
         process.executableURL = CommandRunner.binary
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--state", stateHome.path + "/state"] + arguments + [library.path]
+        let folder = state?.path ?? stateHome.path + "/state"
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--state", folder] + arguments + [library.path]
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path,
                                                                            "XDG_CACHE_HOME": stateHome.path + "/cache"]) { $1 }
             .merging(environment) { $1 }
