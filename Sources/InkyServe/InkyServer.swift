@@ -16,7 +16,7 @@ public enum InkyServer {
     /// catalog and the comics. HEAD is answered for every GET.
     public static func router(reader: LibraryReader, access: any ServeAccess) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
-        access.install(on: router)
+        access.install(on: router, reader: reader)
         CatalogRoutes.install(on: router, catalog: OPDSCatalog(reader: reader))
         ComicRoutes.install(on: router, reader: reader)
         WebReader.install(on: router, reader: reader)

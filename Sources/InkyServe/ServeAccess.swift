@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InkyLibrary
 
 /// Who may use the server: the hook accounts plug into. With no account anyone who reaches the
 /// port reads the library, so `inkyfs serve` listens on a loopback address only; an
@@ -10,15 +11,16 @@ public protocol ServeAccess: Sendable {
     var hasAccounts: Bool { get }
     /// Called once, before the catalog's routes are added: middleware added here runs before
     /// every route added after it (Hummingbird binds middleware as routes are added), and routes
-    /// added here (a sync API) are served beside the catalog's.
-    func install(on router: Router<BasicRequestContext>)
+    /// added here (a sync API) are served beside the catalog's, with the library to reach
+    /// comics and their reading state by.
+    func install(on router: Router<BasicRequestContext>, reader: LibraryReader)
 }
 
 /// No accounts: every request is served, on loopback only.
 public struct NoAccounts: ServeAccess {
     public init() {}
     public var hasAccounts: Bool { false }
-    public func install(on router: Router<BasicRequestContext>) {}
+    public func install(on router: Router<BasicRequestContext>, reader: LibraryReader) {}
 }
 
 /// Where the server listens: `ADDR:PORT`, `[v6]:PORT`, or a bare port (loopback).

@@ -85,7 +85,8 @@ struct ServeCommand: ParsableCommand {
             throw CommandFailure(.refused, "\(library) is not a folder: serve a library folder")
         }
         let address = ListenAddress(parsing: listen)!
-        let access = NoAccounts()
+        // Who may use the server: accounts plug in here (an implementation of ServeAccess).
+        let access: any ServeAccess = NoAccounts()
         do throws(ServeRefusal) { try access.check(address) } catch {
             throw CommandFailure(.refused, "\(error)")
         }
