@@ -24,7 +24,7 @@ public final class LibraryReader: Sendable {
         self.library = library
         if let state = library.state {
             catalog = MetadataCatalog(state: state, libraryPath: library.libraryPath)
-            readingLists = ReadingListSource(library: library.root, directory: library.options.readingListsDirectory)
+            readingLists = library.readingListSource()
         } else {
             (catalog, readingLists) = (nil, nil)
         }

@@ -153,3 +153,14 @@ extension ReadingListFile.Book {
         }
     }
 }
+
+extension LibraryFilesystem {
+    /// The reading lists this library shows (the mount's `Reading Lists/`, a server's), walked
+    /// again when the watcher saw a change that may be a list.
+    func readingListSource() -> ReadingListSource {
+        let lists = ReadingListSource(library: root, directory: options.readingListsDirectory,
+                                      watcherSeesEverything: { [weak self] in self?.watcherSeesEverything ?? false })
+        changeListeners.add { lists.libraryChanged($0) }
+        return lists
+    }
+}

@@ -94,9 +94,7 @@ extension LibraryFilesystem {
         if let state, !options.metadataViews.isEmpty {
             let catalog = MetadataCatalog(state: state, libraryPath: libraryPath, comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "")
             catalog.start()
-            let lists = ReadingListSource(library: root, directory: options.readingListsDirectory,
-                                          watcherSeesEverything: { [weak self] in self?.watcherSeesEverything ?? false })
-            changeListeners.add { lists.libraryChanged($0) }
+            let lists = readingListSource()
             views += options.metadataViews.map { kind in
                 MetadataTreeView(kind, catalog: catalog, library: self, readingLists: kind == .lists ? lists : nil)
             }
