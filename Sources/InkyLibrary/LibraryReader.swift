@@ -51,7 +51,7 @@ public final class LibraryReader: Sendable {
         if !path.isEmpty {
             let parent = FolderIndex.folder(holding: path)
             guard case .success(let index) = library.folderIndex(parent), index.nodes.values.contains(.folder(path)),
-                  !FolderIndex.isImageFolder(library.root, path) else {
+                  !holdsOnlyImages(path) else {
                 return .failure(.ENOENT)
             }
         }
@@ -59,7 +59,7 @@ public final class LibraryReader: Sendable {
             let entries: [Entry] = index.names.compactMap { name in
                 switch index.nodes[name] {
                 // A folder of loose images is a comic, as `--as cbz` serves it.
-                case .folder(let folder)? where FolderIndex.isImageFolder(library.root, folder): .comic(name: name, comic: .library(folder))
+                case .folder(let folder)? where holdsOnlyImages(folder): .comic(name: name, comic: .library(folder))
                 case .folder(let folder)?: .folder(name: name, path: folder)
                 case .comic(let comic)?: .comic(name: name, comic: comic)
                 default: nil
@@ -75,8 +75,28 @@ public final class LibraryReader: Sendable {
         guard Self.isPlainPath(path, allowEmpty: false),
               case .success(let index) = library.folderIndex(FolderIndex.folder(holding: path)) else { return nil }
         let shown = index.nodes.values.contains(.comic(.library(path)))
-            || (index.nodes.values.contains(.folder(path)) && FolderIndex.isImageFolder(library.root, path))
+            || (index.nodes.values.contains(.folder(path)) && holdsOnlyImages(path))
         return shown ? .library(path) : nil
+    }
+
+    /// `FolderIndex.isImageFolder`'s rule (at least one image, nothing but images and no link,
+    /// hidden names aside) read off the folder's own index, which is kept while the folder does
+    /// not change: a folder of 500 series is not read again, series by series, at each listing.
+    func holdsOnlyImages(_ path: String) -> Bool {
+        guard case .success(let index) = library.folderIndex(path) else { return false }
+        var images = 0
+        for node in index.nodes.values {
+            let entry: String
+            switch node {
+            case .file(let found), .folder(let found), .link(let found), .comic(.library(let found)): entry = found
+            default: return false
+            }
+            let name = entry.split(separator: "/").last.map(String.init) ?? ""
+            if name.hasPrefix(".") { continue }
+            guard case .file = node, PageFilter.imageExtensions.contains(EntryPath.lowercasedExtension(of: name)) else { return false }
+            images += 1
+        }
+        return images > 0
     }
 
     /// Components that are names, never "", "." or "..": what a folder listing can hold.
