@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore", "InkyCore"]),
         // A real `inkyfs serve` on loopback, read by real clients (curl, unzip, 7zz, jing); the pages
         // compared with what the library core gives (InkyLibrary over a worker pool).
-        .testTarget(name: "InkyServeTests", dependencies: ["InkyServe", "InkyLibrary", "InkyWorker", "InkyCore", "InkyTestSupport", "inkyfs", "inkyfs-worker",
+        .testTarget(name: "InkyServeTests", dependencies: ["InkyServe", "InkyLibrary", "InkyWorker", "InkyStore", "InkyCore", "InkyTestSupport", "inkyfs", "inkyfs-worker",
                                                          .product(name: "Hummingbird", package: "hummingbird")],
                     exclude: ["Schemas"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
