@@ -75,17 +75,19 @@ let package = Package(
         .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
+        // Accounts, login throttling and KOReader's sync protocol, over typed requests: no HTTP.
+        .target(name: "InkySync", dependencies: ["InkyCore", "InkyStore", "InkyVault"]),
         // The HTTP front end (`inkyfs serve`): OPDS, page streaming. Reaches comics through the library
         // core by ComicRef and page index (`LibraryReader`), never a node number or a mount.
         .target(name: "InkyServe", dependencies: [
-            "InkyCore", "InkyLibrary", "InkyStore",
+            "InkyCore", "InkyLibrary", "InkyStore", "InkySync",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // What users run: CLI and daemon. No parser or image library (ExecutableLinkTests).
         .executableTarget(name: "inkyfs", dependencies: [
-            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyServe",
+            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyServe", "InkySync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -105,6 +107,7 @@ let package = Package(
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),
         .testTarget(name: "InkyTreeTests", dependencies: ["InkyTree", "InkyCore"]),
         .testTarget(name: "InkyStoreTests", dependencies: ["InkyStore", "InkyCore"]),
+        .testTarget(name: "InkySyncTests", dependencies: ["InkySync", "InkyStore", "InkyVault", "InkyCore"]),
         // A real `inkyfs serve` on loopback, read by real clients (curl, unzip, 7zz, jing); the pages
         // compared with what the library core gives (InkyLibrary over a worker pool).
         .testTarget(name: "InkyServeTests", dependencies: ["InkyServe", "InkyLibrary", "InkyWorker", "InkyStore", "InkyCore", "InkyTestSupport", "inkyfs", "inkyfs-worker",

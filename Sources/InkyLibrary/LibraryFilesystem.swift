@@ -4,6 +4,7 @@ import InkyStore
 import InkyTree
 import InkyVault
 import InkyWorker
+import Synchronization
 
 /// The mounted library as a tree of nodes, independent of FUSE: the adapter asks it for
 /// lookups, attributes, listings and bytes (`MountedFilesystem`), and turns the answers into
@@ -44,6 +45,9 @@ public final class LibraryFilesystem: @unchecked Sendable {
     var comics = WeightedLRU.comicStates()
     /// The generations comics' pages are numbered with, kept past their states.
     let generations = ComicGenerations()
+    /// One KOReader digest pass at a time (`DocumentDigesting`), and when the last one started.
+    let digestPass = Mutex(())
+    let lastDigestPass = Mutex(Date.distantPast)
     var unlockedVault: UnlockedVault?
     /// How `Vault/` tells the kernel it appeared or went (set when `VaultView` is attached).
     var vaultView: ViewContext? {

@@ -5,7 +5,7 @@ import InkyLibrary
 
 /// The catalog's feeds over HTTP: `/opds` and what it links to, and the OpenSearch description.
 enum CatalogRoutes {
-    static func install(on router: Router<BasicRequestContext>, catalog: OPDSCatalog) {
+    static func install(on router: Router<ServeContext>, catalog: OPDSCatalog) {
         router.get("/opds") { _, _ in feed(await OffLoop.run { catalog.root() }) }
         router.get("/opds/folders") { request, _ in
             let query = QueryValues(request.uri.query)

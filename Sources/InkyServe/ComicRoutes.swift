@@ -12,7 +12,7 @@ enum ComicRoutes {
     /// Widths a page may be fitted to: a client asking for less or more gets these bounds.
     static let widths = 64...8_192
 
-    static func install(on router: Router<BasicRequestContext>, reader: LibraryReader) {
+    static func install(on router: Router<ServeContext>, reader: LibraryReader) {
         router.get("/opds/comic/cbz") { request, _ in try await download(request, reader) }
         router.get("/opds/comic/cover") { request, _ in try await cover(request, reader) }
         router.get("/opds/comic/thumbnail") { request, _ in try await cover(request, reader) }

@@ -14,8 +14,8 @@ public enum InkyServer {
 
     /// Every route: first what `access` installs (its checks guard all that follows), then the
     /// catalog and the comics. HEAD is answered for every GET.
-    public static func router(reader: LibraryReader, access: any ServeAccess) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+    public static func router(reader: LibraryReader, access: any ServeAccess) -> Router<ServeContext> {
+        let router = Router(context: ServeContext.self, options: .autoGenerateHeadEndpoints)
         access.install(on: router, reader: reader)
         CatalogRoutes.install(on: router, catalog: OPDSCatalog(reader: reader))
         ComicRoutes.install(on: router, reader: reader)

@@ -13,14 +13,14 @@ public protocol ServeAccess: Sendable {
     /// every route added after it (Hummingbird binds middleware as routes are added), and routes
     /// added here (a sync API) are served beside the catalog's, with the library to reach
     /// comics and their reading state by.
-    func install(on router: Router<BasicRequestContext>, reader: LibraryReader)
+    func install(on router: Router<ServeContext>, reader: LibraryReader)
 }
 
 /// No accounts: every request is served, on loopback only.
 public struct NoAccounts: ServeAccess {
     public init() {}
     public var hasAccounts: Bool { false }
-    public func install(on router: Router<BasicRequestContext>, reader: LibraryReader) {}
+    public func install(on router: Router<ServeContext>, reader: LibraryReader) {}
 }
 
 /// Where the server listens: `ADDR:PORT`, `[v6]:PORT`, or a bare port (loopback).

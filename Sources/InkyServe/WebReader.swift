@@ -8,7 +8,7 @@ import InkyLibrary
 /// page: arrow keys, a click on either half, a swipe; the next pages preloaded; reopened where
 /// the reading state says it was left (the same state the mount and OPDS clients keep).
 enum WebReader {
-    static func install(on router: Router<BasicRequestContext>, reader: LibraryReader) {
+    static func install(on router: Router<ServeContext>, reader: LibraryReader) {
         router.get("/") { _, _ in html(await OffLoop.run { home(reader) }) }
         router.get("/browse") { request, _ in
             let path = QueryValues(request.uri.query)["path"] ?? ""

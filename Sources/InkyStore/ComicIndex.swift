@@ -119,7 +119,8 @@ extension StateDatabase {
     public func removeFromIndex(_ file: LibraryFile) {
         _ = try? withDatabase { database throws(SQLiteError) in
             try database.immediateTransaction { () throws(SQLiteError) in
-                for sql in ["DELETE FROM comic_index WHERE path = ?", "DELETE FROM page_hashes WHERE path = ?"] {
+                for sql in ["DELETE FROM comic_index WHERE path = ?", "DELETE FROM page_hashes WHERE path = ?",
+                            "DELETE FROM document_digests WHERE path = ?"] {
                     let statement = try database.prepare(sql)
                     try statement.bind(file.path, at: 1)
                     try statement.step()

@@ -22,6 +22,7 @@ extension StateDatabase {
             // come back for another path), only its path is forgotten.
             let statements = ["DELETE FROM comic_index WHERE path = ?1", "DELETE FROM reading WHERE path = ?1",
                               "DELETE FROM bookmarks WHERE path = ?1", "DELETE FROM page_hashes WHERE path = ?1",
+                              "DELETE FROM document_digests WHERE path = ?1", "DELETE FROM sync_devices WHERE path = ?1",
                               "DELETE FROM comic_arcs WHERE comic IN (SELECT id FROM comic_metadata WHERE path = ?1)",
                               "DELETE FROM comic_metadata WHERE path = ?1",
                               "UPDATE node_numbers SET path = '/nonexistent/inkyfs-forgotten/' || number WHERE path = ?1"]

@@ -8,7 +8,10 @@
 /// form (older JSON rows are still read, and rewritten binary when next stored); v7 adds each
 /// comic's metadata (ComicInfo.xml or its file name) and its story arcs, for the views, and
 /// empties the index so that every comic is listed again, this time with its metadata; v9
-/// keeps the page hashes `inkyfs duplicates` computed (`PageHashes`).
+/// keeps the page hashes `inkyfs duplicates` computed (`PageHashes`); v10 adds the accounts of
+/// `inkyfs serve` (`Accounts`), each comic's KOReader document digests (`DocumentDigests`) and
+/// the device that last pushed progress through the sync protocol (`SyncDevices`), and what
+/// KOReader syncs that is no comic of the library (`sync_elsewhere`, kept as it was sent).
 enum StateSchema {
     static let migrator = Migrator([
         (1, """
@@ -82,6 +85,40 @@ enum StateSchema {
                 mtime_ns INTEGER NOT NULL,
                 inode INTEGER NOT NULL,
                 pages BLOB NOT NULL           -- each page's SHA-256 in reading order, 32 bytes apiece
+            );
+            """),
+        (10, """
+            CREATE TABLE accounts (
+                name TEXT PRIMARY KEY,
+                kdf TEXT NOT NULL,            -- 'pbkdf2-sha256' over md5hex(password): see AccountKey
+                iterations INTEGER NOT NULL,
+                salt BLOB NOT NULL,
+                hash BLOB NOT NULL,
+                created_at REAL NOT NULL
+            );
+            CREATE TABLE document_digests (
+                path TEXT PRIMARY KEY,        -- as comic_index.path
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                file_md5 TEXT,                -- KOReader's partial MD5 of the file itself
+                cbz_md5 TEXT                  -- and of the CBZ served for it; NULL until first served
+            );
+            CREATE INDEX document_digests_file ON document_digests(file_md5);
+            CREATE INDEX document_digests_cbz ON document_digests(cbz_md5);
+            CREATE TABLE sync_devices (
+                path TEXT PRIMARY KEY,        -- as reading.path
+                device TEXT NOT NULL,
+                device_id TEXT,
+                updated_at REAL NOT NULL      -- reading.updated_at it wrote: the device is the writer while they agree
+            );
+            CREATE TABLE sync_elsewhere (     -- progress of documents that are no comic of the library (an EPUB)
+                account TEXT NOT NULL,
+                document TEXT NOT NULL,       -- KOReader's digest
+                progress TEXT NOT NULL, percentage REAL NOT NULL,
+                device TEXT NOT NULL, device_id TEXT,
+                updated_at INTEGER NOT NULL,  -- seconds, as KOReader's timestamp
+                PRIMARY KEY (account, document)
             );
             """),
     ])

@@ -21,7 +21,7 @@ struct Inkyfs: ParsableCommand {
             """,
         version: InkyfsVersion.text,
         subcommands: [MountCommand.self, UnmountCommand.self, StatusCommand.self, VaultCommand.self, IndexCommand.self, ProgressCommand.self,
-                      BookmarkCommand.self, ScanCommand.self, PagesCommand.self, DoctorCommand.self, DuplicatesCommand.self, ServeCommand.self],
+                      BookmarkCommand.self, AccountCommand.self, ScanCommand.self, PagesCommand.self, DoctorCommand.self, DuplicatesCommand.self, ServeCommand.self],
         // `inkyfs SOURCE MOUNTPOINT -o OPTIONS` is how mount.fuse3 runs a fuse.inkyfs fstab line.
         defaultSubcommand: MountCommand.self
     )

@@ -47,10 +47,16 @@ enum PasswordInput {
     /// A new password for the vault at `vault`, asked twice on a terminal; a very short one is
     /// accepted with a warning (the vault is only as strong as it).
     static func readNew(file: String?, vault: String) throws -> SecureBytes {
-        let first = try read(prompt: "New password for the vault at \(vault): ", file: file)
+        try readNew(file: file, prompt: "New password for the vault at \(vault): ", exposure: "anyone who copies the vault folder")
+    }
+
+    /// A new password, asked twice on a terminal (once from a file or a pipe); one shorter than
+    /// `shortLength` is accepted with a warning naming who could guess it (`exposure`).
+    static func readNew(file: String?, prompt: String, exposure: String) throws -> SecureBytes {
+        let first = try read(prompt: prompt, file: file)
         if first.count < shortLength {
             FileHandle.standardError.write(Data(("inkyfs: warning: a password of \(first.count) characters is quick to guess for"
-                + " anyone who copies the vault folder; use \(shortLength) or more, or several words\n").utf8))
+                + " \(exposure); use \(shortLength) or more, or several words\n").utf8))
         }
         guard file == nil, isatty(STDIN_FILENO) == 1 else { return first }
         let second = try read(prompt: "Repeat it: ", file: nil)

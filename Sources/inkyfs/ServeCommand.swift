@@ -3,6 +3,7 @@ import Foundation
 import InkyCore
 import InkyLibrary
 import InkyServe
+import InkySync
 import InkyWorker
 import Logging
 import Synchronization
@@ -28,9 +29,17 @@ struct ServeCommand: ParsableCommand {
             served yet: reach the server from elsewhere through a TLS proxy or an SSH tunnel \
             (ssh -L 8190:127.0.0.1:8190 HOST).
 
+            Accounts (`inkyfs account add NAME`): with any, every request needs one, HTTP Basic for the \
+            catalog and downloads; failed logins are throttled (429 with Retry-After, per address and per \
+            account). KOReader's progress sync speaks to the same server: in KOReader, Progress sync > Custom \
+            sync server http://ADDR:PORT, then Login with an account's name and password. A comic downloaded \
+            from the catalog (or its original file) is found by KOReader's document digest, and its progress \
+            moves the same reading state as the mount's, both ways.
+
             Examples:
               inkyfs serve ~/Comics                          http://127.0.0.1:8190/opds
               inkyfs serve --listen 127.0.0.1:9000 ~/Comics
+              inkyfs account add kobo; inkyfs serve --listen 0.0.0.0:8190 ~/Comics
               systemctl --user enable --now inkyfs-serve@$(systemd-escape ~/Comics)
             """
     )
@@ -65,6 +74,10 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Do not record reading progress.")
     var noProgress = false
 
+    @Flag(help: ArgumentHelp("Let KOReader make accounts (Progress sync > Register). Anyone who reaches the server can then "
+                             + "make one and read the library: for a first setup, then serve without it."))
+    var allowRegistration = false
+
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var stateOptions: StateOptions
 
@@ -85,8 +98,9 @@ struct ServeCommand: ParsableCommand {
             throw CommandFailure(.refused, "\(library) is not a folder: serve a library folder")
         }
         let address = ListenAddress(parsing: listen)!
-        // Who may use the server: accounts plug in here (an implementation of ServeAccess).
-        let access: any ServeAccess = NoAccounts()
+        // Who may use the server: the accounts of `inkyfs account`, HTTP Basic and KOReader's sync.
+        let state = stateOptions.open()
+        let access: any ServeAccess = AccountAccess(authenticator: Authenticator(state: state), allowRegistration: allowRegistration)
         do throws(ServeRefusal) { try access.check(address) } catch {
             throw CommandFailure(.refused, "\(error)")
         }
@@ -105,7 +119,6 @@ struct ServeCommand: ParsableCommand {
         configuration.arguments.append("--images")
         let pool = WorkerPool(configuration)
         defer { pool.shutdown() }
-        let state = stateOptions.open()
         let filesystem = LibraryFilesystem(library: library, options: options, backend: pool, state: state,
                                            log: { logger.info("\($0)") })
         filesystem.startWatching()
@@ -113,10 +126,14 @@ struct ServeCommand: ParsableCommand {
         defer { filesystem.finishStateWrites() }
         defer { options.pageCache?.finishWrites() }
         defer { filesystem.stopBackgroundWork() }
+        let reader = LibraryReader(library: filesystem)
         filesystem.listLibraryAhead { count, seconds in
             if count > 0 { logger.info("listed \(count) comics ahead in \(String(format: "%.1f", seconds)) s") }
+            // KOReader names a comic by a digest of its file: made once per comic, kept in the index.
+            reader.finishStateWrites()
+            let digested = reader.digestLibraryFiles()
+            if digested > 0 { logger.info("digested \(digested) comics for KOReader's progress sync") }
         }
-        let reader = LibraryReader(library: filesystem)
         let failure = Mutex<String?>(nil)
         let finished = DispatchSemaphore(value: 0)
         Task {

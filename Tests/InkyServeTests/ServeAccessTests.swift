@@ -13,7 +13,7 @@ final class ServeAccessTests: XCTestCase {
     /// Lets through only requests that carry `X-Test-Pass: yes`; serves `/extra`.
     struct Guarded: ServeAccess {
         struct Check: RouterMiddleware {
-            typealias Context = BasicRequestContext
+            typealias Context = ServeContext
             func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
                 guard request.headers.contains(where: { $0.name.canonicalName == "x-test-pass" && $0.value == "yes" }) else { throw HTTPError(.unauthorized) }
                 return try await next(request, context)
@@ -21,7 +21,7 @@ final class ServeAccessTests: XCTestCase {
         }
 
         var hasAccounts: Bool { true }
-        func install(on router: Router<BasicRequestContext>, reader: LibraryReader) {
+        func install(on router: Router<ServeContext>, reader: LibraryReader) {
             router.add(middleware: Check())
             router.get("/extra") { _, _ in reader.libraryPath }
         }

@@ -62,6 +62,11 @@ final class ServedLibrary: @unchecked Sendable {
         return process.waitForExit()
     }
 
+    /// `stop()`, failing the test unless the server stopped cleanly (its log then shown).
+    func stopCleanly(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(stop(), 0, "SIGTERM stops the server cleanly:\n\(logText)", file: file, line: line)
+    }
+
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
     struct ServeFailure: Error, CustomStringConvertible {
@@ -78,11 +83,15 @@ final class ServedLibrary: @unchecked Sendable {
     }
 
     /// `target` is sent as it is (`--path-as-is`: no `..` folded away by the client).
-    func get(_ target: String, headers: [String] = [], method: String = "GET") throws -> Reply {
+    /// `body` goes as it is (`--data-binary`); `from` is the address curl connects from (another
+    /// loopback address is another client to the server).
+    func get(_ target: String, headers: [String] = [], method: String = "GET", body: String? = nil, from: String? = nil) throws -> Reply {
         let headerFile = ArchiveMaker.temporaryDirectory("curl").appendingPathComponent("headers")
         var arguments = ["-s", "--path-as-is", "-X", method, "-D", headerFile.path, "-o", "-"]
         if method == "HEAD" { arguments = ["-s", "--path-as-is", "-I", "-D", headerFile.path, "-o", "/dev/null"] }
         for header in headers { arguments += ["-H", header] }
+        if let body { arguments += ["--data-binary", body] }
+        if let from { arguments += ["--interface", from] }
         let (status, body, errors) = try CommandRunner.captureBytes("/usr/bin/curl", arguments + [base + target])
         guard status == 0 else { throw CurlFailure(target: target, status: status, errors: errors) }
         let head = try String(contentsOf: headerFile, encoding: .utf8)

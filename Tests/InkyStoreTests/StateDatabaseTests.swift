@@ -22,7 +22,7 @@ final class StateDatabaseTests: XCTestCase {
     func testAMissingStateFolderIsCreatedAndTheSchemaIsCurrent() {
         let state = StateDatabase.open(at: path)
         XCTAssertNil(state.recovery)
-        XCTAssertEqual(state.schemaVersion, 9)
+        XCTAssertEqual(state.schemaVersion, 10)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
@@ -55,7 +55,7 @@ final class StateDatabaseTests: XCTestCase {
         try old.execute("INSERT INTO comic_index (path, size, mtime_ns, inode, listing, error, indexed_at) VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
         try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
         let state = StateDatabase.open(at: path)
-        XCTAssertEqual(state.schemaVersion, 9)
+        XCTAssertEqual(state.schemaVersion, 10)
         XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: identity), why)
         XCTAssertEqual(state.progress().count, 1, "reading state is kept")
     }
@@ -66,7 +66,7 @@ final class StateDatabaseTests: XCTestCase {
         let state = StateDatabase.open(at: path)
         XCTAssertNotNil(state.recovery)
         XCTAssertTrue(state.recovery!.contains("moved it to"), state.recovery!)
-        XCTAssertEqual(state.schemaVersion, 9)
+        XCTAssertEqual(state.schemaVersion, 10)
         let folderContents = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         XCTAssertTrue(folderContents.contains { $0.hasPrefix("state.sqlite.damaged-") }, "\(folderContents)")
     }
