@@ -336,6 +336,7 @@ public final class WorkerPool: @unchecked Sendable {
         running -= workers.count
         workers.forEach(forget)
         condition.unlock()
+        for worker in workers { worker.killAtOnce() }
         for worker in workers { worker.terminate() }
     }
 }
