@@ -22,6 +22,7 @@ from .pdf import bench_pdf
 from .procs import become_subreaper, proc_children, proc_cmdline, stop_pid
 from .report import print_report
 from .scale import bench_library_scale
+from .serve import SERVE_DEFAULT_COMICS, bench_serve
 from .summary import issue_summary, print_summary
 from .vault import bench_vault
 from .versus_folders import bench_library_size
@@ -43,12 +44,17 @@ EPILOG = """examples:
   scripts/bench --library-scale 20000 only the extracted-tree case: 20,000 small CBZ comics listed by inkyfs beside
                                       the same tree extracted to plain folders: index, cold and warm
                                       listings, daemon RSS, exit time, each against its target
+  scripts/bench --only serve          only inkyfs serve beside nginx on 2,000 small CBZ comics: OPDS-PSE pages/s
+                                      (wrk) and time to first byte (curl), uncached and cached; OPDS feeds cold
+                                      and warm; the server's memory. Not in the full run.
+  scripts/bench --serve-scale 100000  the same on 100,000 comics (= --only serve; the library of --library-scale N)
   scripts/bench --skip-library        leave the library-scale case out (--skip-vault, --skip-pdf: those)
 
 It builds nothing: build the binary first with
   swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench
   swift build -c release --static-swift-stdlib --product inkyfs-worker --scratch-path .build-bench
-or pass --inkyfs PATH. Test data is generated once into --work (bench-out/); --library-scale N drops the
+or pass --inkyfs PATH. --only serve also needs curl, and wrk and nginx for its pages/s rows and its nginx
+column (Debian: apt-get install curl wrk nginx; a missing one is said and its rows skipped). Test data is generated once into --work (bench-out/); --library-scale N drops the
 kernel's caches for its cold rows (root). What every number means and how it is taken: docs/bench.md."""
 
 
@@ -73,10 +79,13 @@ def parse_args():
     parser.add_argument("--peer-timeout", type=float, default=120.0, help="seconds a peer's sequential run may take")
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ", ".join(TOOLS))
     parser.add_argument("--comics", default="", help="comma-separated subset of comic names, e.g. stored-40,solid-400")
-    parser.add_argument("--only", choices=["comics", "vault", "library", "pdf", "convert", "cbz"],
+    parser.add_argument("--only", choices=["comics", "vault", "library", "pdf", "convert", "cbz", "serve"],
                         help="run only the per-comic page reads (comics), the vault case (vault), the library-scale "
-                             "case (library), the PDF case (pdf), page conversion (convert) or comics as CBZ "
-                             "files and covers (cbz)")
+                             "case (library), the PDF case (pdf), page conversion (convert), comics as CBZ "
+                             "files and covers (cbz), or inkyfs serve beside nginx (serve: only this way, not in the full run)")
+    parser.add_argument("--serve-scale", type=library_size, metavar="N",
+                        help=f"comics in the serve case (default {SERVE_DEFAULT_COMICS:,}; implies --only serve): "
+                             "inkyfs serve beside nginx on N small CBZ comics and their pages extracted to folders")
     parser.add_argument("--library-scale", nargs="?", const=0, type=library_size, metavar="N",
                         help="without N: run only the library-scale case (= --only library); with N (e.g. 20000 or "
                              "100k): run only the extracted-tree case instead, N small CBZ comics through inkyfs beside the "
@@ -99,6 +108,10 @@ def parse_args():
     args = parser.parse_args()
     if args.library_scale is not None and args.only not in (None, "library"):
         parser.error("--library-scale runs only the library-scale case (= --only library)")
+    if args.serve_scale is not None:
+        if args.only not in (None, "serve") or args.library_scale is not None or args.metadata_views:
+            parser.error("--serve-scale N runs only the serve case (= --only serve)")
+        args.only = "serve"
     args.library_size = args.library_scale or None
     if args.library_size and (args.only or args.skip_library or args.library_comics is not None):
         parser.error("--library-scale N runs only the extracted-tree case, of N comics: without --only, --skip-library "
@@ -120,13 +133,14 @@ def parse_args():
     args.run_pdf = "pdf" in cases
     args.run_convert = "convert" in cases
     args.run_cbz = "cbz" in cases
+    args.run_serve = "serve" in cases
     args.work = args.work.resolve()
     args.inkyfs_args = args.inkyfs_args.split()
     args.tools = [t for t in args.tools.split(",") if t]
     unknown = set(args.tools) - set(TOOLS)
     if unknown:
         parser.error(f"unknown tools: {', '.join(sorted(unknown))}")
-    if ("inkyfs" in args.tools or args.run_vault or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(args.inkyfs, os.X_OK):
+    if ("inkyfs" in args.tools or args.run_vault or args.run_serve or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(args.inkyfs, os.X_OK):
         parser.error(f"{args.inkyfs} not found: swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench")
     # A build from before the worker executable (one binary, `inkyfs __worker`) still benches: to
     # compare before and after. A build that has the split needs its worker beside it.
@@ -175,7 +189,7 @@ def main():
                           "library_scale_comics": args.library_comics if args.run_library else None,
                           "runs": args.runs, "slow_run_s": args.slow_run,
                           "load_at_start": os.getloadavg(), "cpus": os.cpu_count()},
-               "comics": {}, "vault": None, "library_scale": None, "pdf": None, "convert": None, "cbz": None, "notes": []}
+               "comics": {}, "vault": None, "library_scale": None, "pdf": None, "convert": None, "cbz": None, "serve": None, "notes": []}
     notes = results["notes"]
     try:
         for comic in comics if args.run_comics else []:
@@ -204,6 +218,9 @@ def main():
         if args.run_library:
             results["library_scale"] = {"tools": {}}
             bench_library_scale(args, results["library_scale"], notes)
+        if args.run_serve:
+            results["serve"] = {}
+            bench_serve(args, results["serve"], notes)
         if args.run_size:
             results["config"]["library_size_comics"] = args.library_size
             results["library_size"] = {}

@@ -8,6 +8,7 @@ from .convert import print_convert_report
 from .mounts import PEERS, TOOLS, peer_binary
 from .pdf import print_pdf_report
 from .scale import print_library_report
+from .serve_report import print_serve_report
 from .tables import cell, print_table
 from .vault import print_vault_report
 from .versus_folders import print_size_report
@@ -41,6 +42,8 @@ def print_report(comics, results, think_ms):
         print_library_report(results["library_scale"])
     if results.get("library_size"):
         print_size_report(results["library_size"])
+    if results.get("serve"):
+        print_serve_report(results["serve"])
     missing = [f"{tool}: {PEERS[tool][2]}" for tool in PEERS if not peer_binary(tool)]
     if missing and results["comics"]:
         print("\nPeers not installed (this script installs nothing): " + "; ".join(missing))
