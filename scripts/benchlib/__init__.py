@@ -18,6 +18,8 @@ The cases, each with its table:
   scale          the library-scale case: whole-library listings, inkyfs and ratarmount
   rounds         --library-scale N's two ratio rows measured in interleaved rounds (folders, then inkyfs)
   versus_folders the extracted-tree case (--library-scale N): inkyfs beside the extracted folders, with targets
+  http_load      nginx, wrk and curl for the serve case; serve_process: `inkyfs serve` run and read from /proc
+  serve          --only serve: inkyfs serve beside nginx on the same pages, the OPDS feeds, the server's memory
 The run:
-  report         every case's tables; summary: the summary table; cli: options, the run, the JSON
+  report         every case's tables (serve_report: the serve case's); summary: the summary table; cli: options, the run, the JSON
 """
