@@ -14,6 +14,7 @@ index is made once under WORK/serve-state-N and kept (delete the folder to index
 
 import random
 import shutil
+import subprocess
 from dataclasses import dataclass
 import urllib.parse
 
@@ -83,15 +84,16 @@ def feeds(comics):
             ("search 'Series 0042' (comics)", "/opds/search?q=Series%200042")]
 
 
-def measure_feeds(tools, server, comics, folder):
+def measure_feeds(tools, server, comics, folder, cold=True):
+    """Each feed's first request (cold: None when cold=False), then FEED_RUNS more (warm)."""
     out = {}
     for label, path in feeds(comics):
         url = server.base + path
         (folder / "feed.xml").unlink(missing_ok=True)
-        cold = curl_times(tools.curl, [url], folder, "feed-cold", keep=folder / "feed.xml")
+        first = curl_times(tools.curl, [url], folder, "feed-cold", keep=folder / "feed.xml")
         warm = curl_times(tools.curl, [url] * FEED_RUNS, folder, "feed-warm")
         body = (folder / "feed.xml").read_text(errors="replace") if (folder / "feed.xml").exists() else ""
-        out[label] = {"path": path, "cold": cold[0] if cold else None, "warm": summarize(warm),
+        out[label] = {"path": path, "cold": first[0] if first and cold else None, "warm": summarize(warm),
                       "entries": body.count("<entry>") + body.count("<entry "), "bytes": len(body)}
     return out
 
@@ -132,19 +134,21 @@ def bench_serve(args, entry, notes):
             notes.append(f"serve: no {tool} (Debian: apt-get install {tool}): {rows} skipped")
     lib = ensure_cbz_library(args.work, comics)
     entry["library"] = lib.to_json()
-    state = args.work / f"serve-state-{lib.comics}"
-    if not (state / "indexed").exists():
-        shutil.rmtree(state, ignore_errors=True)
-        log(f"bench: inkyfs index of {lib.comics:,} comics into {state} (once: kept for the next runs)")
-        entry["index"] = time_index(args.inkyfs, lib.path, state, timeout=max(600, lib.comics / 50))
-        if "error" in entry["index"]:
-            notes.append(f"serve: inkyfs index failed: {entry['index']['error']}")
-            return
-        (state / "indexed").write_text(f"{entry['index']['summary']}\n")
+    try:
+        kept = kept_state(args, lib, entry)
+    except (ServeFailed, OSError, subprocess.SubprocessError) as error:
+        notes.append(f"serve: {error}")
+        return
     sets = page_sets(lib.comics)
     work = args.work / "serve-run"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    # A copy of the kept state for each run: no reading progress from an earlier run (the pages
+    # asked for are recorded as read, and every feed reads the progress of the comics it shows).
+    state = work / "state"
+    state.mkdir()
+    for part in kept.glob("state.sqlite*"):
+        shutil.copy2(part, state / part.name)
     server_urls = {k: [server_page(*p) for p in v] for k, v in sets.items()}
     ink = entry["inkyfs"] = run_guarded("inkyfs serve", notes, measure_server, args, tools, lib, state, work, server_urls, notes)
     if tools.nginx:
@@ -155,8 +159,34 @@ def bench_serve(args, entry, notes):
             if isinstance(result, dict) and (result.get("bad_status") or result.get("socket_errors")):
                 notes.append(f"serve: {who} {kind}: {result.get('bad_status')} answers not 200"
                              + (f", socket errors {result['socket_errors']}" if result.get("socket_errors") else ""))
+    shutil.rmtree(state, ignore_errors=True)      # a copy of the index: hundreds of MB at 100,000 comics
     if isinstance(ink, dict) and ink.get("settle_s") is None and "error" not in ink:
         notes.append("serve: the server was still busy when the feeds were asked for (its background work not done)")
+
+
+def kept_state(args, lib, entry):
+    """WORK/serve-state-N: the library indexed, then served once until its background work is done
+    (KOReader's digests of every comic are made at a server's first start, and kept in the index).
+    Made once; the times of its making are in entry["index"] and entry["first_start"]."""
+    kept = args.work / f"serve-state-{lib.comics}"
+    if (kept / "prepared").exists():
+        return kept
+    shutil.rmtree(kept, ignore_errors=True)
+    log(f"bench: inkyfs index of {lib.comics:,} comics into {kept}, then a first start (made once, kept for the next runs)")
+    entry["index"] = time_index(args.inkyfs, lib.path, kept, timeout=max(600, lib.comics / 50))
+    if "error" in entry["index"]:
+        raise ServeFailed(f"inkyfs index failed: {entry['index']['error']}")
+    with InkyServe(args.inkyfs, lib.path, kept, args.work / f"serve-state-{lib.comics}.log") as server:
+        settle = server.settle(timeout=max(300, lib.comics / 50))
+        entry["first_start"] = {"start_s": server.start_seconds, "settle_s": settle, "log_lines": background_lines(server)}
+    if settle is None:
+        raise ServeFailed("the first start on the new index was still busy after the wait: run the bench again")
+    (kept / "prepared").write_text(f"{entry['index']['summary']}\n")
+    return kept
+
+
+def background_lines(server):
+    return [line for line in server.log_text().splitlines() if "listed" in line or "digested" in line]
 
 
 def measure_server(args, tools, lib, state, work, urls, notes):
@@ -180,12 +210,24 @@ def measure_server(args, tools, lib, state, work, urls, notes):
                 return result
             out["pages"] = measure_pages(tools, server.base, urls, work, "inkyfs", with_cpu)
             out["memory_pages"] = server.memory()
-            out["log_lines"] = [line for line in server.log_text().splitlines() if "listed" in line or "digested" in line]
+            out["feeds_after_pages"] = measure_feeds(tools, server, lib.comics, work, cold=False)
+            out["reading_rows"] = reading_rows(state)
+            out["log_lines"] = background_lines(server)
         out["exit_s"] = server.exit_seconds
     except ServeFailed as error:
         out["error"] = str(error)
         notes.append(f"serve: {error}")
     return out
+
+
+def reading_rows(state):
+    """Comics with reading progress in the run's state (read with sqlite3, if installed)."""
+    sqlite = shutil.which("sqlite3")
+    if not sqlite:
+        return None
+    result = subprocess.run([sqlite, "-readonly", str(state / "state.sqlite"), "SELECT count(*) FROM reading"],
+                            capture_output=True, text=True, timeout=60)
+    return int(result.stdout) if result.returncode == 0 and result.stdout.strip().isdigit() else None
 
 
 def measure_nginx(tools, lib, work, urls, notes):

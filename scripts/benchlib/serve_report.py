@@ -42,13 +42,14 @@ def page_rows(ink, plain):
 
 def feed_rows(ink):
     rows = []
+    later = ink.get("feeds_after_pages") or {}
     for label, feed in (ink.get("feeds") or {}).items():
         cold, warm = feed.get("cold") or {}, feed.get("warm") or {}
         status = cold.get("status")
         cold_text = fmt(cold.get("total_ms"), 1) if status == 200 else f"HTTP {status}" if status else "error"
-        warm_text = (f"{warm['total_median_ms']:.1f}" if warm.get("total_median_ms") is not None else "—")
-        rows.append([f"OPDS: {label}: {feed['entries']} entries, {feed['bytes'] / 1000:,.0f} kB (ms: cold / warm)",
-                     f"{cold_text} / {warm_text}", "", ""])
+        warm_ms = lambda w: f"{w['total_median_ms']:.1f}" if w.get("total_median_ms") is not None else "—"
+        rows.append([f"OPDS: {label}: {feed['entries']} entries, {feed['bytes'] / 1000:,.0f} kB",
+                     f"{cold_text} / {warm_ms(warm)} / {warm_ms(dig(later, label, 'warm') or {})}", "", ""])
     return rows
 
 
@@ -88,10 +89,18 @@ def print_serve_report(entry, notes=()):
     if ink.get("exit_s") is not None:
         rows.append(["SIGTERM to exit (s)", f"{ink['exit_s']:.2f}", "", ""])
     print_table("", ["", "inkyfs serve", plain_head, "inkyfs/nginx"], rows)
+    print(f"  OPDS rows, ms: cold (the feed's first request) / warm (median of {FEED_RUNS}) / warm again after the "
+          f"pages ({fmt(ink.get('reading_rows')) or '?'} comics then had reading progress: a page asked for is recorded as read)")
     print("  pages/s: the ratio is inkyfs over nginx (higher is better); time to first byte: inkyfs over nginx "
           "(lower is better)")
-    index = entry.get("index")
+    index, first = entry.get("index"), entry.get("first_start") or {}
     if index:
-        print(f"  index made for this run: {index['seconds']:.1f} s ({index.get('summary') or index.get('error')})")
+        print(f"  index made for this run (kept for the next): {index['seconds']:.1f} s "
+              f"({index.get('summary') or index.get('error')})")
+    if first:
+        print(f"  first start on that index: listening after {first['start_s']:.2f} s, background work (listing ahead, "
+              f"KOReader digests) done {fmt(first.get('settle_s'), 1) or '?'} s later")
+        for line in first.get("log_lines") or []:
+            print(f"    server log: {line.strip()[:160]}")
     for line in ink.get("log_lines") or []:
         print(f"  server log: {line.strip()[:160]}")
