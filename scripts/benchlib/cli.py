@@ -74,7 +74,8 @@ def parse_args():
                         help="100-page solid comic instead of 400; 500 comics instead of 1,000 in the library-scale case")
     parser.add_argument("--json", type=Path, help="also write every number to this file")
     parser.add_argument("--inkyfs", type=Path, default=DEFAULT_INKYFS, help="the binary (default: .build-bench/release/inkyfs)")
-    parser.add_argument("--inkyfs-args", default="", help="extra `inkyfs mount` options, e.g. '--prefetch 8 --workers 2'")
+    parser.add_argument("--inkyfs-args", default="", help="extra `inkyfs mount` options, e.g. '--prefetch 8 --workers 2' (the serve case: "
+                             "extra `inkyfs serve` options, e.g. '--cache-size 16M')")
     parser.add_argument("--think", type=float, default=0.030, help="seconds between pages in the think-time run")
     parser.add_argument("--peer-timeout", type=float, default=120.0, help="seconds a peer's sequential run may take")
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ", ".join(TOOLS))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import urllib.parse
 
 from .cbz_library import comic_pages, comic_place, ensure_cbz_library, page_name
-from .common import log
+from .common import SEED, log
 from .http_load import Nginx, curl_times, find_tool, run_wrk, summarize
 from .measure import run_guarded
 from .scale import time_index
@@ -32,7 +32,7 @@ TTFB_PAGES = 200               # pages whose time to first byte is taken, uncach
 CACHED_PAGES = 64              # the pages asked for again and again
 UNCACHED_PAGES = 20_000        # at most, for wrk's uncached run (fewer when the library has fewer)
 WRK_CONNECTIONS, WRK_SECONDS = 16, 10
-SERVE_SEED = 20240917 + 33
+SERVE_SEED = SEED + 15          # the pages picked (cbz_library: SEED + 14)
 
 
 def comic_path(index):
@@ -126,6 +126,7 @@ def bench_serve(args, entry, notes):
     comics = args.serve_scale or SERVE_DEFAULT_COMICS
     tools = Tools(find_tool("curl"), find_tool("wrk"), find_tool("nginx"))
     entry["tools"] = vars(tools)
+    entry["serve_args"] = args.inkyfs_args
     if not tools.curl:
         notes.append("serve: needs curl (Debian: apt-get install curl): nothing measured")
         return
@@ -194,7 +195,7 @@ def measure_server(args, tools, lib, state, work, urls, notes):
     drop_caches(3, notes)
     log(f"bench: inkyfs serve on {lib.comics:,} comics (indexed): start, background work, feeds, pages")
     try:
-        with InkyServe(args.inkyfs, lib.path, state, work / "serve.log") as server:
+        with InkyServe(args.inkyfs, lib.path, state, work / "serve.log", args.inkyfs_args) as server:
             out["start_s"] = server.start_seconds
             out["settle_s"] = server.settle(timeout=max(120, lib.comics / 200))
             out["memory_started"] = server.memory()

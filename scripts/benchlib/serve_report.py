@@ -74,6 +74,8 @@ def print_serve_report(entry, notes=()):
           f"{lib['bytes'] / MB:,.0f} MB) beside nginx serving the same pages extracted to folders\n"
           f"   uncached = never asked for since the server started, the kernel's caches dropped before; "
           f"feeds: the first request (cold), then the median of {FEED_RUNS} (warm)")
+    if entry.get("serve_args"):
+        print(f"   inkyfs serve {' '.join(entry['serve_args'])}")
     if "error" in ink:
         print(f"   inkyfs serve: {ink['error']}")
     if not plain:
