@@ -30,7 +30,7 @@ SERVE_DEFAULT_COMICS = 2000
 FEED_RUNS = 20                 # warm requests of each feed (the median is shown)
 TTFB_PAGES = 200               # pages whose time to first byte is taken, uncached then cached
 CACHED_PAGES = 64              # the pages asked for again and again
-UNCACHED_PAGES = 20_000        # at most, for wrk's uncached run (fewer when the library has fewer)
+UNCACHED_PAGES = 20_000        # at most, for wrk's two uncached runs together (fewer when the library has fewer)
 WRK_CONNECTIONS, WRK_SECONDS = 16, 10
 SERVE_SEED = SEED + 15          # the pages picked (cbz_library: SEED + 14)
 
@@ -54,19 +54,24 @@ def nginx_page(index, number):
 
 
 def page_sets(comics):
-    """Disjoint sets of (comic, page): TTFB uncached, wrk uncached, cached; comics in a seeded shuffle."""
+    """Disjoint sets of (comic, page), comics in a seeded shuffle: TTFB uncached; two wrk uncached
+    loads, one in reading order (each comic's pages in turn, as readers turn them) and one shuffled
+    (every request another comic); cached."""
     rng = random.Random(SERVE_SEED)
     order = list(range(comics))
     rng.shuffle(order)
     ttfb = [(index, rng.randint(1, comic_pages(index)[0])) for index in order[:TTFB_PAGES]]
     cached = [(index, rng.randint(1, comic_pages(index)[0])) for index in order[TTFB_PAGES:TTFB_PAGES + CACHED_PAGES]]
-    load = []
-    for index in order[TTFB_PAGES + CACHED_PAGES:]:
-        load += [(index, number) for number in range(1, comic_pages(index)[0] + 1)]
-        if len(load) >= UNCACHED_PAGES:
-            break
-    rng.shuffle(load)
-    return {"ttfb": ttfb, "load": load[:UNCACHED_PAGES], "cached": cached}
+    loads, taken = [[], []], TTFB_PAGES + CACHED_PAGES
+    for load in loads:
+        for index in order[taken:]:
+            taken += 1
+            load += [(index, number) for number in range(1, comic_pages(index)[0] + 1)]
+            if len(load) >= UNCACHED_PAGES // 2:
+                break
+    rng.shuffle(loads[1])
+    return {"ttfb": ttfb, "in_order": loads[0][:UNCACHED_PAGES // 2], "shuffled": loads[1][:UNCACHED_PAGES // 2],
+            "cached": cached}
 
 
 def feeds(comics):
@@ -102,9 +107,9 @@ def measure_pages(tools, base, urls, work, name, with_cpu):
     """TTFB of the uncached pages, wrk over the uncached load, then the cached set: warmed, its TTFB, wrk."""
     out = {}
     out["ttfb_uncached"] = summarize(curl_times(tools.curl, [base + u for u in urls["ttfb"]], work, f"{name}-ttfb-uncached"))
-    if tools.wrk:
-        out["wrk_uncached"] = with_cpu(lambda: run_wrk(tools.wrk, base, urls["load"], work, f"{name}-uncached",
-                                                       WRK_CONNECTIONS, max(60, len(urls["load"]) // 50), repeat=False))
+    for kind in ("in_order", "shuffled") if tools.wrk else ():
+        out[f"wrk_{kind}"] = with_cpu(lambda: run_wrk(tools.wrk, base, urls[kind], work, f"{name}-{kind}",
+                                                      WRK_CONNECTIONS, max(60, len(urls[kind]) // 20), repeat=False))
     cached = [base + u for u in urls["cached"]]
     curl_times(tools.curl, cached, work, f"{name}-warm-up")
     out["ttfb_cached"] = summarize(curl_times(tools.curl, (cached * (TTFB_PAGES // len(cached) + 1))[:TTFB_PAGES], work,

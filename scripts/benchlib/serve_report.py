@@ -12,7 +12,8 @@ def ratio(inky, plain):
 def page_rows(ink, plain):
     """(label, inkyfs cell, nginx cell, ratio) of the page rows."""
     rows = []
-    for kind, label in (("wrk_uncached", "PSE pages/s, uncached: {n} pages each asked once"),
+    for kind, label in (("wrk_in_order", "PSE pages/s, uncached, reading order: {n} pages each asked once"),
+                        ("wrk_shuffled", "PSE pages/s, uncached, shuffled: {n} pages each asked once"),
                         ("wrk_cached", f"PSE pages/s, cached: {CACHED_PAGES} pages round and round, {WRK_SECONDS} s")):
         a, b = dig(ink, "pages", kind) or {}, dig(plain, "pages", kind) or {}
         if not a and not b:
