@@ -24,6 +24,14 @@ final class PageCache: Sendable {
         var oversize: (key: Key, bytes: [UInt8])?
         var wipedInPlace = 0
         var wipedShared = 0
+        /// Each comic's pages: a read that moves the window drops that comic's pages without
+        /// looking at every page cached (a cache full of small pages holds 100,000).
+        var keysByComic: [ComicRef: Set<Key>] = [:]
+        /// Pages by last use, oldest last, as of when it was made; made again once used up.
+        /// An entry whose page was used since is skipped (it is younger than the rest), and a page
+        /// stored since is younger than all of them: the first entry left standing is the least
+        /// recently used page. Finding it by a scan of every page cost one per page stored.
+        var evictionOrder: [(lastUse: UInt64, key: Key)] = []
     }
     private let state = Mutex(State())
 
@@ -88,7 +96,7 @@ final class PageCache: Sendable {
                     state.oversize = (key, bytes)
                 } else if state.pages[key] == nil {
                     state.clock += 1
-                    state.pages[key] = (bytes, state.clock)
+                    state.store(key, bytes)
                     state.totalBytes += bytes.count
                     state.evict(over: budget)
                 }
@@ -101,8 +109,8 @@ final class PageCache: Sendable {
     /// Drops a comic's pages that `shouldDrop` selects (window eviction, stale generations).
     func drop(comic: ComicRef, where shouldDrop: (Key) -> Bool) {
         state.withLock { state in
-            for key in state.pages.keys where key.comic == comic && shouldDrop(key) {
-                state.totalBytes -= state.pages.removeValue(forKey: key)!.bytes.count
+            for key in state.keysByComic[comic] ?? [] where shouldDrop(key) {
+                state.totalBytes -= state.remove(key)?.bytes.count ?? 0
             }
             if let oversize = state.oversize, oversize.key.comic == comic, shouldDrop(oversize.key) { state.oversize = nil }
         }
@@ -119,7 +127,7 @@ final class PageCache: Sendable {
             // The keys first: iterating `pages.keys` while removing would keep the dictionary's
             // old storage alive, and with it a second reference to every page's bytes.
             for key in state.pages.keys.filter(shouldDrop) {
-                var dropped = state.pages.removeValue(forKey: key)
+                var dropped = state.remove(key)
                 state.totalBytes -= dropped?.bytes.count ?? 0
                 if wiping, dropped != nil { state.wipe(&dropped!.bytes) }
             }
@@ -153,10 +161,28 @@ extension PageCache.State {
         if wiped == storage { wipedInPlace += 1 } else { wipedShared += 1 }
     }
 
+    mutating func store(_ key: PageCache.Key, _ bytes: [UInt8]) {
+        pages[key] = (bytes, clock)
+        keysByComic[key.comic, default: []].insert(key)
+    }
+
+    mutating func remove(_ key: PageCache.Key) -> (bytes: [UInt8], lastUse: UInt64)? {
+        guard let entry = pages.removeValue(forKey: key) else { return nil }
+        keysByComic[key.comic]?.remove(key)
+        if keysByComic[key.comic]?.isEmpty == true { keysByComic[key.comic] = nil }
+        return entry
+    }
+
+    /// Least recently used first, until the pages fit the budget (`evictionOrder`).
     mutating func evict(over budget: Int) {
-        while totalBytes > budget, let oldest = pages.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            totalBytes -= oldest.value.bytes.count
-            pages.removeValue(forKey: oldest.key)
+        while totalBytes > budget {
+            if evictionOrder.isEmpty {
+                evictionOrder = pages.map { (lastUse: $0.value.lastUse, key: $0.key) }.sorted { $0.lastUse > $1.lastUse }
+                if evictionOrder.isEmpty { return }
+            }
+            let (lastUse, key) = evictionOrder.removeLast()
+            guard pages[key]?.lastUse == lastUse, let entry = remove(key) else { continue }
+            totalBytes -= entry.bytes.count
         }
     }
 }

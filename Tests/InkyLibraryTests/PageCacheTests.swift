@@ -21,6 +21,22 @@ final class PageCacheTests: XCTestCase {
         XCTAssertNil(cache.page(key(1)), "the least recently used page went first")
     }
 
+    /// The order of eviction is made once and used up: a page used since it was made is younger
+    /// than it says, and one stored since younger than all of it; the least recently used goes.
+    func testEvictionStaysLeastRecentlyUsedAcrossPagesUsedAndStored() {
+        let cache = PageCache(budget: 300)
+        func store(_ index: Int) {
+            XCTAssertEqual(cache.claim([key(index)]), [key(index)])
+            cache.complete(key(index), .success([UInt8](repeating: UInt8(index), count: 100)))
+        }
+        for index in 0..<4 { store(index) }          // 0 goes
+        _ = cache.page(key(1))                        // 1 is now the youngest but 3
+        store(4)                                      // 2 goes, not 1
+        store(5)                                      // 3 goes
+        XCTAssertEqual((0..<6).filter { cache.page(key($0)) != nil }, [1, 4, 5])
+        XCTAssertEqual(cache.totalBytes, 300)
+    }
+
     func testAPageLargerThanTheBudgetIsServedButNotCounted() {
         let cache = PageCache(budget: 10)
         _ = cache.claim([key(0)])
