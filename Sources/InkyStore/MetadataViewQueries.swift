@@ -82,19 +82,22 @@ extension StateDatabase {
         let first = (try? withReader { database throws(SQLiteError) -> [String] in
             let query = try database.prepare("SELECT path FROM comic_metadata WHERE mtime_ns = ? AND path >= ? AND path < ?")
             try query.bind([threshold as (any SQLiteBindable)?] + range)
-            var best: [String] = []
+            // Each path's key made once: two per comparison made the first Recently Added/ of a
+            // library copied at one mtime take 0.9 s at 100,000 comics.
+            var best: [(path: String, key: NaturalOrder.SortKey)] = []
             while try query.step() {
                 guard let path = query.text(at: 0) else { continue }
-                if best.count == wanted, let last = best.last, !NaturalOrder.areInIncreasingOrder(path, last) { continue }
+                let key = NaturalOrder.SortKey(path)
+                if best.count == wanted, let last = best.last, NaturalOrder.compare(key, last.key) != .orderedAscending { continue }
                 var low = 0, high = best.count
                 while low < high {
                     let middle = (low + high) / 2
-                    if NaturalOrder.areInIncreasingOrder(best[middle], path) { low = middle + 1 } else { high = middle }
+                    if NaturalOrder.compare(best[middle].key, key) == .orderedAscending { low = middle + 1 } else { high = middle }
                 }
-                best.insert(path, at: low)
+                best.insert((path, key), at: low)
                 if best.count > wanted { best.removeLast() }
             }
-            return best
+            return best.map(\.path)
         }).map { $0.map { $0 as (any SQLiteBindable)? } } ?? []
         guard !first.isEmpty else { return newer }
         let marks = Array(repeating: "?", count: first.count).joined(separator: ", ")
