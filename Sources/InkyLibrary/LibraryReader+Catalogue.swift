@@ -91,11 +91,13 @@ extension LibraryReader {
     /// Where a reader is in each of these comics (finished ones included); absent: never opened.
     public func progress(of comics: [ComicRef]) -> [ComicRef: ReadingProgress] {
         guard let state = library.state, !comics.isEmpty else { return [:] }
-        let wanted = Set(comics)
+        let paths = comics.compactMap { comic -> String? in
+            if case .library(let path) = comic { return libraryPath + "/" + path }
+            return nil
+        }
         var found: [ComicRef: ReadingProgress] = [:]
-        for row in state.progress(includeFinished: true) {
-            guard let path = relative(row.path), wanted.contains(.library(path)) else { continue }
-            found[.library(path)] = row
+        for (path, row) in state.progress(of: paths) {
+            if let relative = relative(path) { found[.library(relative)] = row }
         }
         return found
     }

@@ -55,8 +55,30 @@ extension StateDatabase {
 
     /// Comics with reading state, most recent first; finished ones only with `includeFinished`.
     public func progress(includeFinished: Bool = false) -> [ReadingProgress] {
-        let rows = (try? withDatabase { database throws(SQLiteError) -> [ReadingProgress] in
-            let query = try database.prepare("SELECT path, page_count, last_page, pages_seen, updated_at FROM reading ORDER BY updated_at DESC, path")
+        let rows = readingRows(where: "", [])
+        let marks = allBookmarks()
+        return rows.filter { includeFinished || !$0.isFinished }.map { row in
+            var row = row
+            row.bookmarks = marks[row.path] ?? []
+            return row
+        }
+    }
+
+    /// The reading state of these comics only (finished ones too, no bookmarks): a feed of 50
+    /// comics asked for every row and decoded each one's pages seen (10 ms per 1,500 in progress).
+    public func progress(of paths: [String]) -> [String: ReadingProgress] {
+        var found: [String: ReadingProgress] = [:]
+        for chunk in stride(from: 0, to: paths.count, by: 500).map({ paths[$0..<min(paths.count, $0 + 500)] }) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            for row in readingRows(where: "WHERE path IN (\(marks))", chunk.map { $0 as (any SQLiteBindable)? }) { found[row.path] = row }
+        }
+        return found
+    }
+
+    private func readingRows(where condition: String, _ values: [(any SQLiteBindable)?]) -> [ReadingProgress] {
+        (try? withDatabase { database throws(SQLiteError) -> [ReadingProgress] in
+            let query = try database.prepare("SELECT path, page_count, last_page, pages_seen, updated_at FROM reading \(condition) ORDER BY updated_at DESC, path")
+            try query.bind(values)
             var rows: [ReadingProgress] = []
             while try query.step() {
                 let seen = (try? JSONDecoder().decode(Set<Int>.self, from: Data((query.text(at: 3) ?? "[]").utf8))) ?? []
@@ -66,12 +88,6 @@ extension StateDatabase {
             }
             return rows
         }) ?? []
-        let marks = allBookmarks()
-        return rows.filter { includeFinished || !$0.isFinished }.map { row in
-            var row = row
-            row.bookmarks = marks[row.path] ?? []
-            return row
-        }
     }
 
     public func addBookmark(_ path: String, page: Int) throws(SQLiteError) {
