@@ -8,6 +8,12 @@ import XCTest
 /// text "k\n", so `cat *` in a comic's directory must print 1, 2, 3, … one a line.
 final class MountReadingOrderTests: XCTestCase {
     static let counts = [9, 99, 120, 999, 1_000, 1_500, 5_000, 10_000]
+    /// The order of names is one code for every container, checked to 10,000 in the others; in
+    /// 7z, whose last pages of 10,000 cost a decode of the whole stream (110 s of a CI run), the
+    /// mapping of names to members is what is left to check, and 1,500 pages cross every width.
+    static func counts(for container: GeneratedComic.Container) -> [Int] {
+        container == .sevenZipSolid || container == .sevenZipCopy ? counts.filter { $0 <= 1_500 } : counts
+    }
 
     func testSequencesInZipStored() throws { try checkSequences(.zipStored) }
     func testSequencesInZipDeflated() throws { try checkSequences(.zipDeflated) }
@@ -81,7 +87,7 @@ final class MountReadingOrderTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: library) }
         var comics: [(name: String, sources: [String])] = []
         var jobs: [GeneratedComic.Job] = []
-        for count in Self.counts {
+        for count in Self.counts(for: container) {
             for padding in GeneratedComic.Padding.allCases {
                 let prefix = padding == .mixed ? "page_" : ""
                 let name = "\(count) \(padding.rawValue)"

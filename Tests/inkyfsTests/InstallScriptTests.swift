@@ -38,7 +38,7 @@ final class InstallScriptTests: XCTestCase {
         try install()
         try install() // again over itself: the same result, nothing doubled
 
-        let pages = ["inkyfs", "inkyfs.bookmark", "inkyfs.doctor", "inkyfs.duplicates", "inkyfs.index", "inkyfs.mount", "inkyfs.pages", "inkyfs.progress",
+        let pages = ["inkyfs", "inkyfs.account", "inkyfs.account.add", "inkyfs.account.list", "inkyfs.account.remove", "inkyfs.bookmark", "inkyfs.doctor", "inkyfs.duplicates", "inkyfs.index", "inkyfs.mount", "inkyfs.pages", "inkyfs.progress",
                      "inkyfs.scan", "inkyfs.serve", "inkyfs.status", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
                      "inkyfs.vault.lock", "inkyfs.vault.passwd", "inkyfs.vault.remove", "inkyfs.vault.status", "inkyfs.vault.unlock"]
         XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs-serve@.service", "lib/systemd/user/inkyfs@.service",
