@@ -336,7 +336,6 @@ public final class WorkerPool: @unchecked Sendable {
         running -= workers.count
         workers.forEach(forget)
         condition.unlock()
-        for worker in workers { worker.killAtOnce() }
         for worker in workers { worker.terminate() }
     }
 }

@@ -83,12 +83,6 @@ final class WorkerProcess {
         }
     }
 
-    /// SIGKILL now, reaped by `terminate` later: workers killed together tear their address
-    /// spaces down side by side, not one after the other while the daemon's exit waits.
-    func killAtOnce() {
-        if !reaped { _ = Glibc.kill(pid, SIGKILL) }
-    }
-
     func ending(grace: Double = 0) -> Ending {
         guard !reaped else { return Ending(signal: 0, status: 0, killedFromOutside: false) }
         reaped = true
