@@ -44,6 +44,9 @@ final class BoundedFileDirectory: Sendable {
         return Array(data)
     }
 
+    /// Whether the file is there (its use is not counted).
+    func contains(_ name: String) -> Bool { access(directory + "/" + name, F_OK) == 0 }
+
     /// Stores a file (atomically), then evicts down to the cap; the file just written stays.
     func write(_ name: String, _ bytes: [UInt8]) {
         guard Int64(bytes.count) <= capacity, !bytes.isEmpty else { return }

@@ -60,6 +60,7 @@ extension LibraryFilesystem {
             // holds the old pages' names. Told from another thread: this may be a request
             // about the comic's own directory, which the kernel locks until it is answered.
             if let before {
+                dropResumePages(of: comic, before)
                 DispatchQueue.global(qos: .utility).async { [weak self] in self?.forgetChildren(of: comic, before) }
             }
         }

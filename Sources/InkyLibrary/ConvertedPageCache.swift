@@ -34,7 +34,8 @@ public final class ConvertedPageCache: Sendable {
         }
     }
 
-    private let files: BoundedFileDirectory
+    /// Shared with `ResumePages`: one folder, one cap, one order of eviction for both.
+    let files: BoundedFileDirectory
     private let writes = DispatchQueue(label: "inkyfs.page-cache", qos: .utility)
 
     /// "INKYPG2\n", the key's name (65 characters: comic, "-", page), the page's length (8 bytes)
@@ -90,7 +91,7 @@ public final class ConvertedPageCache: Sendable {
     /// Waits for the stores queued so far (tests, the end of a mount).
     public func finishWrites() { writes.sync {} }
 
-    private static func wrap(_ bytes: [UInt8], name: String) -> [UInt8] {
+    static func wrap(_ bytes: [UInt8], name: String) -> [UInt8] {
         var file = magic + Array(name.utf8)
         file.reserveCapacity(headerSize + bytes.count)
         withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { file += $0 }
@@ -98,7 +99,7 @@ public final class ConvertedPageCache: Sendable {
         return file + bytes
     }
 
-    private static func unwrap(_ file: [UInt8], name: String) -> [UInt8]? {
+    static func unwrap(_ file: [UInt8], name: String) -> [UInt8]? {
         guard file.count >= headerSize, file.starts(with: magic),
               file[magic.count..<magic.count + nameLength].elementsEqual(name.utf8) else { return nil }
         let length = file.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + nameLength, as: UInt64.self)) }

@@ -42,6 +42,9 @@ public struct MountOptions: Sendable {
     public var covers: CoverCache?
     /// Where converted pages are kept between mounts (`--page-cache-size`); nil: converted anew each mount.
     public var pageCache: ConvertedPageCache?
+    /// Where pages around the last one read of solid comics are kept between mounts (`ResumePages`,
+    /// in the page cache's folder and cap); nil: a remount decodes a solid stream from its start.
+    public var resumePages: ResumePages?
 
     public init(limits: ComicLimits = .default, window: WindowPolicy = WindowPolicy(), cacheBytes: Int = 256 << 20,
                 treeTimeout: Double = 0, pageEntryTimeout: Double = 1, pageAttributeTimeout: Double = 3600) {

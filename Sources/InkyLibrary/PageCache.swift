@@ -53,6 +53,9 @@ final class PageCache: Sendable {
         state.withLock { $0.pages[key] != nil || $0.inFlight[key] != nil }
     }
 
+    /// Whether a page is being fetched and not here yet.
+    func isInFlight(_ key: Key) -> Bool { state.withLock { $0.inFlight[key] != nil } }
+
     /// Marks the keys that are neither cached nor being fetched as in flight and returns them.
     func claim(_ keys: [Key]) -> [Key] {
         state.withLock { state in

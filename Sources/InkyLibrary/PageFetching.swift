@@ -36,6 +36,7 @@ extension LibraryFilesystem {
             }
         }
         maintainWindow(state, snapshot, listing, current: index, previous: previous)
+        if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
     }
 
     /// Evicts pages outside twice the window and fetches the next pages ahead.
@@ -82,8 +83,22 @@ extension LibraryFilesystem {
         let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
         let discard = vaultPageCheck(for: state.comic, path: path)
         let onDisk = convertedPageKeys(claimed, state.comic, snapshot, listing)
-        fetches.submit(strand: strand) { [self] in
+        let resume = resumeComic(state.comic, snapshot, listing)
+        let fromResume = { @Sendable [self] (pending: inout Set<PageCache.Key>) in
+            guard let resume, let pages = self.options.resumePages else { return }
+            for key in pending {
+                let page = listing.pages[key.index]
+                guard let (bytes, first) = pages.page(resume, key.index, size: page.isSizeKnown ? page.size : nil) else { continue }
+                if first { self.logger("resumed \(path) at page \(key.index + 1) from the pages kept on disk") }
+                pending.remove(key)
+                cache.complete(key, .success(bytes))
+            }
+        }
+        let work = { @Sendable [self] (claimed: [PageCache.Key]) in
             var pending = Set(claimed)
+            // Kept pages again: one may have been written ahead while this waited for the strand.
+            fromResume(&pending)
+            if pending.isEmpty { return }
             if let locked = discard() {
                 // Locked since the claim: the object is not read at all.
                 for key in pending { cache.complete(key, .failure(locked)) }
@@ -108,9 +123,13 @@ extension LibraryFilesystem {
             let bySource = Dictionary(pending.map { (listing.pages[$0.index].source, $0) }, uniquingKeysWith: { first, _ in first })
             let requests = pending.map { EntryRequest(listing.pages[$0.index]) }.sorted { $0.source < $1.source }
             do throws(ComicError) {
+                if let resume { _ = options.resumePages?.markPositioned(resume) }
                 try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { source, result in
                     guard let key = bySource[source], pending.remove(key) != nil else { return }
                     if let diskKey = onDisk[key], case .success(let bytes) = result { options.pageCache?.store(diskKey, bytes) }
+                    if let resume, let pages = options.resumePages, pages.isInRun(resume, key.index), case .success(let bytes) = result {
+                        pages.store(resume, key.index, bytes)
+                    }
                     delivered(key, result)
                 }
                 for key in pending { cache.complete(key, .failure(.corrupted(path: path, detail: "the page was not delivered"))) }
@@ -123,6 +142,14 @@ extension LibraryFilesystem {
                 }
                 for key in pending { cache.complete(key, .failure(error)) }
             }
+        }
+        guard resume != nil else { return fetches.submit(strand: strand) { work(claimed) } }
+        // Kept pages are served off the strand: they never wait behind a decode from the start.
+        fetches.submit(strand: nil) { [fetches] in
+            var pending = Set(claimed)
+            fromResume(&pending)
+            let rest = claimed.filter(pending.contains)
+            if !rest.isEmpty { fetches.submit(strand: strand) { work(rest) } }
         }
     }
 

@@ -90,7 +90,9 @@ struct MountCommand: ParsableCommand {
     var coverCacheSize: Int64 = 500 << 20
 
     @Option(help: ArgumentHelp("Disk space for converted pages (--pages jpeg, --fit, --grayscale, --device) under "
-                               + "$XDG_CACHE_HOME/inkyfs/pages, so a page is converted once, not at every mount; oldest used "
+                               + "$XDG_CACHE_HOME/inkyfs/pages, so a page is converted once, not at every mount, and for the "
+                               + "last page read and the \(ResumePages.defaultAhead) after it of each solid comic (7z, solid RAR) in "
+                               + "progress, so it resumes at once after a remount instead of decoding from its start; oldest used "
                                + "dropped first, e.g. 4G; 0 keeps none. Vault pages are never kept. -o page_cache_size= in fstab. (default: 2G)",
                                valueName: "size"), transform: parseCacheSize)
     var pageCacheSize: Int64 = 2 << 30
@@ -222,7 +224,12 @@ struct MountCommand: ParsableCommand {
         mountOptions.readingListsDirectory = readingLists.map(absolutePath)
         mountOptions.comicsAsCBZ = comicsAs == .cbz
         mountOptions.covers = noCovers || comicsAs == .cbz ? nil : CoverCache(capacity: coverCacheSize)
-        if pageOptions.conversion.isActive, pageCacheSize > 0 { mountOptions.pageCache = ConvertedPageCache(capacity: pageCacheSize) }
+        if pageCacheSize > 0 {
+            // One folder and one cap for converted pages and the pages kept to resume solid comics.
+            let pages = ConvertedPageCache(capacity: pageCacheSize)
+            if pageOptions.conversion.isActive { mountOptions.pageCache = pages }
+            mountOptions.resumePages = noProgress ? nil : ResumePages(sharing: pages)
+        }
         var configuration = MountDaemon.Configuration(
             library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
             workers: WorkerPool.Configuration(maxWorkers: workers, timeout: workerTimeout),

@@ -21,6 +21,7 @@ from .cbz_view import bench_cbz
 from .pdf import bench_pdf
 from .procs import become_subreaper, proc_children, proc_cmdline, stop_pid
 from .report import print_report
+from .resume import bench_resume
 from .scale import bench_library_scale
 from .serve import SERVE_DEFAULT_COMICS, bench_serve
 from .summary import issue_summary, print_summary
@@ -38,6 +39,8 @@ EPILOG = """examples:
   scripts/bench --quick               the solid comic has 100 pages instead of 400, the library 500 comics
   scripts/bench --json out.json       also write every number (and every raw latency) as JSON
   scripts/bench --only comics         only the per-comic page reads (also: --only vault, library, pdf, convert, cbz)
+  scripts/bench --only resume         page M of the solid CB7 after a remount (the pages kept on disk), beside
+                                      7z decoding page M alone
   scripts/bench --only cbz            only the CBZ rows: --as cbz reads beside the folder view, stat of every
                                       CBZ of 20,000 comics, one cover on one core, ls -l of a series without covers
   scripts/bench --library-scale       only the library-scale case (= --only library)
@@ -80,10 +83,11 @@ def parse_args():
     parser.add_argument("--peer-timeout", type=float, default=120.0, help="seconds a peer's sequential run may take")
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ", ".join(TOOLS))
     parser.add_argument("--comics", default="", help="comma-separated subset of comic names, e.g. stored-40,solid-400")
-    parser.add_argument("--only", choices=["comics", "vault", "library", "pdf", "convert", "cbz", "serve"],
+    parser.add_argument("--only", choices=["comics", "vault", "library", "pdf", "convert", "cbz", "serve", "resume"],
                         help="run only the per-comic page reads (comics), the vault case (vault), the library-scale "
                              "case (library), the PDF case (pdf), page conversion (convert), comics as CBZ "
-                             "files and covers (cbz), or inkyfs serve beside nginx (serve: only this way, not in the full run)")
+                             "files and covers (cbz), resuming the solid comic after a remount (resume), or inkyfs serve beside nginx "
+                             "(serve: only this way, not in the full run)")
     parser.add_argument("--serve-scale", type=library_size, metavar="N",
                         help=f"comics in the serve case (default {SERVE_DEFAULT_COMICS:,}; implies --only serve): "
                              "inkyfs serve beside nginx on N small CBZ comics and their pages extracted to folders")
@@ -99,6 +103,7 @@ def parse_args():
     parser.add_argument("--skip-pdf", action="store_true", help="leave the PDF case out")
     parser.add_argument("--skip-convert", action="store_true", help="leave the page-conversion case out")
     parser.add_argument("--skip-cbz", action="store_true", help="leave the CBZ-files-and-covers case out")
+    parser.add_argument("--skip-resume", action="store_true", help="leave the resume-after-a-remount case out")
     parser.add_argument("--runs", type=int, default=3, help="fresh mounts per measurement (the tables show medians)")
     parser.add_argument("--slow-run", type=float, default=60.0,
                         help="a measurement run longer than this many seconds is not repeated")
@@ -119,14 +124,15 @@ def parse_args():
                      "or --library-comics")
     only = "library" if args.library_scale is not None else args.only
     skipped = {case for case, skip in (("library", args.skip_library), ("vault", args.skip_vault), ("pdf", args.skip_pdf),
-                                           ("convert", args.skip_convert), ("cbz", args.skip_cbz)) if skip}
+                                           ("convert", args.skip_convert), ("cbz", args.skip_cbz),
+                                           ("resume", args.skip_resume)) if skip}
     if only in skipped:
         parser.error(f"--only {only} and --skip-{only} leave nothing to run")
     if args.vault_runs < 1 or args.runs < 1:
         parser.error("--runs and --vault-runs must be at least 1")
     if args.library_comics is None:
         args.library_comics = 500 if args.quick else 1000
-    cases = {only} if only else {"comics", "vault", "library", "pdf", "convert", "cbz"} - skipped
+    cases = {only} if only else {"comics", "vault", "library", "pdf", "convert", "cbz", "resume"} - skipped
     if args.library_size:
         cases = {"size"}
     args.run_size = "size" in cases
@@ -135,13 +141,14 @@ def parse_args():
     args.run_convert = "convert" in cases
     args.run_cbz = "cbz" in cases
     args.run_serve = "serve" in cases
+    args.run_resume = "resume" in cases
     args.work = args.work.resolve()
     args.inkyfs_args = args.inkyfs_args.split()
     args.tools = [t for t in args.tools.split(",") if t]
     unknown = set(args.tools) - set(TOOLS)
     if unknown:
         parser.error(f"unknown tools: {', '.join(sorted(unknown))}")
-    if ("inkyfs" in args.tools or args.run_vault or args.run_serve or args.run_pdf or args.run_convert or args.run_cbz) and not os.access(args.inkyfs, os.X_OK):
+    if ("inkyfs" in args.tools or args.run_vault or args.run_serve or args.run_pdf or args.run_convert or args.run_cbz or args.run_resume) and not os.access(args.inkyfs, os.X_OK):
         parser.error(f"{args.inkyfs} not found: swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench")
     # A build from before the worker executable (one binary, `inkyfs __worker`) still benches: to
     # compare before and after. A build that has the split needs its worker beside it.
@@ -178,7 +185,7 @@ def main():
     os.environ["XDG_RUNTIME_DIR"] = str(runtime)
     (args.work / "logs").mkdir(parents=True, exist_ok=True)
     mounts.CEILING_BINARY = build_ceiling(args.work) if "ceiling" in args.tools else None
-    library, comics = ensure_library(args.work, args.quick) if args.run_comics or args.run_vault else (None, [])
+    library, comics = ensure_library(args.work, args.quick) if args.run_comics or args.run_vault or args.run_resume else (None, [])
     if args.comics:
         comics = [c for c in comics if c.stem in args.comics.split(",")]
 
@@ -190,7 +197,8 @@ def main():
                           "library_scale_comics": args.library_comics if args.run_library else None,
                           "runs": args.runs, "slow_run_s": args.slow_run,
                           "load_at_start": os.getloadavg(), "cpus": os.cpu_count()},
-               "comics": {}, "vault": None, "library_scale": None, "pdf": None, "convert": None, "cbz": None, "serve": None, "notes": []}
+               "comics": {}, "vault": None, "library_scale": None, "pdf": None, "convert": None, "cbz": None, "serve": None,
+               "resume": None, "notes": []}
     notes = results["notes"]
     try:
         for comic in comics if args.run_comics else []:
@@ -213,6 +221,9 @@ def main():
         if args.run_cbz:
             results["cbz"] = {}
             bench_cbz(args, results["cbz"], notes)
+        if args.run_resume:
+            results["resume"] = {}
+            bench_resume(args, results["resume"], comics, notes)
         if args.run_vault:
             results["vault"] = {}
             bench_vault(args, results["vault"], library, comics, notes)

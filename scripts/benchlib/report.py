@@ -7,6 +7,7 @@ from .cbz_view import print_cbz_report
 from .convert import print_convert_report
 from .mounts import PEERS, TOOLS, peer_binary
 from .pdf import print_pdf_report
+from .resume import print_resume_report
 from .scale import print_library_report
 from .serve_report import print_serve_report
 from .tables import cell, print_table
@@ -36,6 +37,8 @@ def print_report(comics, results, think_ms):
         print_convert_report(results["convert"])
     if results.get("cbz"):
         print_cbz_report(results["cbz"])
+    if results.get("resume"):
+        print_resume_report(results["resume"])
     if results.get("vault"):
         print_vault_report(comics, results["vault"])
     if results.get("library_scale"):

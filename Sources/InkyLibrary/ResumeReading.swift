@@ -1,0 +1,80 @@
+import Foundation
+import InkyCore
+import InkyWorker
+
+/// The resume run of comics in solid archives (`ResumePages`): moved at each page a reader reads,
+/// its pages written ahead on the comic's fetch strand, in stream order.
+extension LibraryFilesystem {
+    /// The comic's pages in the resume store, when it keeps any: a library comic in a solid
+    /// archive, read without conversion (converted pages have their own disk cache), in a
+    /// mount that records reading and keeps a page cache.
+    func resumeComic(_ comic: ComicRef, _ snapshot: ComicState.Snapshot, _ listing: ComicListing) -> ResumePages.Comic? {
+        guard options.resumePages != nil, options.recordProgress, listing.isSolid,
+              !(listing.rendering?.conversion.isActive ?? false) else { return nil }
+        return ResumePages.Comic(comic, identity: snapshot.identity, rendering: listing.rendering)
+    }
+
+    /// After a reader read page `current`: moves the comic's run there and, on its strand, removes
+    /// the pages that left it and decodes the ones missing. Reading the last page drops them all.
+    func keepResumeRun(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int) {
+        guard let resume = options.resumePages, let comic = resumeComic(state.comic, snapshot, listing) else { return }
+        let count = listing.pages.count
+        let run = resume.run(reading: current, of: count)
+        guard case .some(let before) = resume.move(comic, to: run) else { return }
+        fetches.submit(strand: state.comic) { [self] in
+            guard let run else {
+                resume.remove(comic, 0..<count)
+                resume.forget(comic)
+                return
+            }
+            if let before { resume.remove(comic, before.filter { !run.contains($0) }) }
+            var missing = run.filter { !resume.contains(comic, $0) }
+            // Everything kept and no decoder here yet (the first read after a remount): the first
+            // page after the run, decoded now, leaves a worker's decoder there for the reader.
+            if missing.isEmpty, !resume.isPositioned(comic),
+               let next = (run.upperBound + 1..<count).first(where: { !resume.contains(comic, $0) }) {
+                missing = [next]
+            }
+            // Pages the window cache holds are written as they are: no decoder goes back for them.
+            missing.removeAll { index in
+                guard let bytes = cache.page(PageCache.Key(comic: state.comic, generation: snapshot.generation, index: index)) else {
+                    return false
+                }
+                resume.store(comic, index, bytes)
+                return true
+            }
+            guard !missing.isEmpty else { return }
+            decodeAhead(missing, of: state, snapshot, listing, into: comic)
+        }
+    }
+
+    /// Decodes pages for the resume store alone (a reader waiting for one of them gets it too).
+    private func decodeAhead(_ indices: [Int], of state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
+                             into comic: ResumePages.Comic) {
+        guard let resume = options.resumePages else { return }
+        _ = resume.markPositioned(comic)
+        let byIndex = Dictionary(indices.map { (listing.pages[$0].source, $0) }, uniquingKeysWith: { first, _ in first })
+        let requests = indices.map { EntryRequest(listing.pages[$0]) }.sorted { $0.source < $1.source }
+        do throws(ComicError) {
+            try backend.read(state.realPath, identity: snapshot.identity, entries: requests, limits: options.limits) { source, result in
+                guard let index = byIndex[source], case .success(let bytes) = result else { return }
+                resume.store(comic, index, bytes)
+                let key = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: index)
+                if cache.isInFlight(key) { cache.complete(key, .success(bytes)) }
+            }
+        } catch {
+            // Only the store missed out: a reader's own read of these pages meets the error itself.
+            logger("cannot keep pages ahead: \(loggable(error, of: state.comic))")
+        }
+    }
+
+    /// A changed comic's kept pages go with the file they were of.
+    func dropResumePages(of comic: ComicRef, _ before: ComicState.Snapshot) {
+        guard let resume = options.resumePages, case .success(let listing) = before.listing,
+              let kept = resumeComic(comic, before, listing) else { return }
+        fetches.submit(strand: comic) {
+            resume.remove(kept, 0..<listing.pages.count)
+            resume.forget(kept)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+"""The resume case (`--only resume`): a reader stops at page M of the solid CB7 (M = half its pages),
+unmounts, and comes back. Each run: a fresh state and cache; mount, read page M (the first time: the
+stream decoded from its start), wait until the pages kept to resume (page M and the ones after it)
+are on disk, unmount; evict the archive and those pages from the host page cache; mount again and
+read page M, then the pages after it one after another with no pause. Beside it, in the same run,
+the LZMA floor: `7z x -so` of page M alone, cold (7z decodes the solid stream up to it)."""
+
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from .common import evict, files_below, log
+from .measure import read_whole, run_guarded, timed_shell
+from .mounts import InkyfsMount
+from .tables import fmt, print_table
+
+AHEAD = 24          # ResumePages.defaultAhead: the pages kept after the last one read
+AFTER = AHEAD + 3   # pages read after page M: the kept run, then the first pages past it
+
+
+def measure_resume(args, comic, target, cache, state, notes):
+    """One run: the first read of page `target` (1-based), then the same page after a remount."""
+    def new_mount():
+        m = InkyfsMount(args.inkyfs, comic.path, args.work / "mnt" / "inkyfs",
+                        [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes)
+        m.evict = [comic.path, *files_below(cache)]
+        return m
+    pages_folder = cache / "inkyfs" / "pages"
+    with new_mount() as m:
+        _, first = read_whole(m.page_path(comic, target))
+        deadline = time.monotonic() + 120
+        while len([p for p in files_below(pages_folder) if p.endswith(".page")]) < AHEAD + 1:
+            if time.monotonic() > deadline:
+                notes.append(f"resume: the kept pages were not all on disk within 120 s")
+                break
+            time.sleep(0.05)
+    kept = len([p for p in files_below(pages_folder) if p.endswith(".page")])
+    with new_mount() as m:
+        _, resumed = read_whole(m.page_path(comic, target))
+        after = [read_whole(m.page_path(comic, target + n))[1] for n in range(1, AFTER + 1)
+                 if target + n <= comic.pages]
+    return {"first_ms": first * 1000, "resume_ms": resumed * 1000, "kept_files": kept,
+            "kept_max_ms": max(after[:AHEAD]) * 1000,
+            "past_run_ms": after[AHEAD] * 1000 if len(after) > AHEAD else None,
+            "then_ms": statistics.median(after[AHEAD + 1:]) * 1000 if len(after) > AHEAD + 1 else None,
+            "remount_to_page_ms": (m.mount_seconds + resumed) * 1000}
+
+
+def bench_resume(args, out, comics, notes):
+    solid = [c for c in comics if c.kind == "solid"]
+    if not solid:
+        notes.append("resume: no solid comic")
+        return
+    comic = solid[0]
+    target = comic.pages // 2
+    member = comic.members[target - 1]
+    log(f"bench: resume {comic.stem}: {args.runs} x (page {target}, remount, page {target} and {AFTER} after), "
+        f"and 7z x -so of page {target} alone")
+    runs, floors = [], []
+    saved = os.environ.get("XDG_CACHE_HOME")
+    try:
+        for _ in range(args.runs):
+            scratch = Path(tempfile.mkdtemp(prefix="inkyfs-bench-resume-"))
+            os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")
+            runs.append(run_guarded("resume", notes, measure_resume, args, comic, target, scratch / "cache",
+                                    scratch / "state", notes))
+            evict([comic.path])
+            seconds = timed_shell(["7z", "x", "-so", str(comic.path), member])
+            floors.append(None if seconds is None else seconds * 1000)
+    finally:
+        if saved is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = saved
+    good = [r for r in runs if "error" not in r]
+    median = lambda key: statistics.median([r[key] for r in good if r.get(key) is not None] or [float("nan")])
+    out.update({"comic": comic.stem, "page": target, "ahead": AHEAD, "runs": runs, "floor_ms": floors,
+                **{key: median(key) for key in ("first_ms", "resume_ms", "remount_to_page_ms", "kept_max_ms",
+                                                "past_run_ms", "then_ms")},
+                "floor_median_ms": statistics.median([f for f in floors if f is not None] or [float("nan")])})
+
+
+def print_resume_report(entry):
+    page, ahead = entry["page"], entry["ahead"]
+    rows = [
+        [f"floor: 7z x -so of page {page} alone, cold (ms)", fmt(entry["floor_median_ms"], 0)],
+        [f"first read of page {page}, cold (ms)", fmt(entry["first_ms"], 0)],
+        [f"after a remount: page {page}, cold archive (ms)", fmt(entry["resume_ms"], 1)],
+        [f"  mount start -> page {page} read (ms)", fmt(entry["remount_to_page_ms"], 0)],
+        [f"  pages {page + 1}-{page + ahead}, slowest (ms)", fmt(entry["kept_max_ms"], 1)],
+        [f"  page {page + ahead + 1}, read at once (ms)", fmt(entry["past_run_ms"], 0)],
+        [f"  pages after it, median (ms)", fmt(entry["then_ms"], 1)],
+    ]
+    print_table(f"\n== resume after a remount: {entry['comic']}, medians of {len(entry['runs'])} runs",
+                ["", "inkyfs"], rows)
