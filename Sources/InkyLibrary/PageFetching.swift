@@ -89,7 +89,10 @@ extension LibraryFilesystem {
             for key in pending {
                 let page = listing.pages[key.index]
                 guard let (bytes, first) = pages.page(resume, key.index, size: page.isSizeKnown ? page.size : nil) else { continue }
-                if first { self.logger("resumed \(path) at page \(key.index + 1) from the pages kept on disk") }
+                // Kept by an earlier mount: no decoder went through the comic in this one yet.
+                if first, !pages.isPositioned(resume) {
+                    self.logger("resumed \(path) at page \(key.index + 1) from the pages kept on disk")
+                }
                 pending.remove(key)
                 cache.complete(key, .success(bytes))
             }
