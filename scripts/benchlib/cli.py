@@ -109,6 +109,8 @@ def parse_args():
                         help="a measurement run longer than this many seconds is not repeated")
     parser.add_argument("--library-comics", type=int,
                         help="comics in the library-scale case (default 1,000; 500 with --quick)")
+    parser.add_argument("--vault-solid", action="store_true",
+                        help="the vault case also reads the solid CB7 through Vault/ (and plain); slow: use --quick")
     parser.add_argument("--vault-runs", type=int, default=3,
                         help="fresh mounts per comic and variant in the vault case (the table shows medians)")
     args = parser.parse_args()

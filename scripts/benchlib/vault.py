@@ -104,7 +104,7 @@ def check_vault_privacy(setup, comics, log_lines, notes):
 
 
 def bench_vault(args, entry, library, comics, notes):
-    comics = [c for c in comics if c.kind in VAULT_KINDS]
+    comics = [c for c in comics if c.kind in VAULT_KINDS or (args.vault_solid and c.kind == "solid")]
     if not comics:
         entry["skipped"] = "none of the vault's comics (the stored and the deflated CBZ) was selected"
         return
