@@ -21,6 +21,9 @@ extension LibraryFilesystem {
         let key = PageCache.Key(comic: comic, generation: generation, index: index)
         let previous = state.moveTo(page: index)
         if recordsReading, index != previous || !state.recordedOnce { recordReading(page: index, of: listing.pages.count, comic: state) }
+        // Before the reply: once a reader has this page it asks for the next, and a run moved back
+        // by this read after that one moved it on would decode the page behind the decoder again.
+        if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
         if let bytes = cache.page(key) {
             completion(.success(bytes))
         } else {
@@ -36,7 +39,6 @@ extension LibraryFilesystem {
             }
         }
         maintainWindow(state, snapshot, listing, current: index, previous: previous)
-        if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
     }
 
     /// Evicts pages outside twice the window and fetches the next pages ahead.
@@ -84,15 +86,11 @@ extension LibraryFilesystem {
         let discard = vaultPageCheck(for: state.comic, path: path)
         let onDisk = convertedPageKeys(claimed, state.comic, snapshot, listing)
         let resume = resumeComic(state.comic, snapshot, listing)
-        let fromResume = { @Sendable [self] (pending: inout Set<PageCache.Key>) in
+        let fromResume = { @Sendable (pending: inout Set<PageCache.Key>) in
             guard let resume, let pages = self.options.resumePages else { return }
             for key in pending {
                 let page = listing.pages[key.index]
-                guard let (bytes, first) = pages.page(resume, key.index, size: page.isSizeKnown ? page.size : nil) else { continue }
-                // Kept by an earlier mount: no decoder went through the comic in this one yet.
-                if first, !pages.isPositioned(resume) {
-                    self.logger("resumed \(path) at page \(key.index + 1) from the pages kept on disk")
-                }
+                guard let bytes = pages.page(resume, key.index, size: page.isSizeKnown ? page.size : nil) else { continue }
                 pending.remove(key)
                 cache.complete(key, .success(bytes))
             }
@@ -126,7 +124,7 @@ extension LibraryFilesystem {
             let bySource = Dictionary(pending.map { (listing.pages[$0.index].source, $0) }, uniquingKeysWith: { first, _ in first })
             let requests = pending.map { EntryRequest(listing.pages[$0.index]) }.sorted { $0.source < $1.source }
             do throws(ComicError) {
-                if let resume { _ = options.resumePages?.markPositioned(resume) }
+                if let resume, let last = pending.map(\.index).max() { options.resumePages?.decoded(resume, through: last) }
                 try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { source, result in
                     guard let key = bySource[source], pending.remove(key) != nil else { return }
                     if let diskKey = onDisk[key], case .success(let bytes) = result { options.pageCache?.store(diskKey, bytes) }

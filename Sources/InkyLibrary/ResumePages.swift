@@ -32,18 +32,15 @@ public final class ResumePages: Sendable {
         var run: ClosedRange<Int>?
         /// A worker's decoder was moved through this comic in this mount.
         var positioned = false
-        var resumed = false
+        /// The last page a request of this mount decoded: where that decoder stands.
+        var decodedThrough = -1
     }
     private let known = Mutex<[String: Known]>([:])
-    private let served = Atomic(0)
 
     public init(sharing pages: ConvertedPageCache, ahead: Int = ResumePages.defaultAhead) {
         files = pages.files
         self.ahead = max(1, ahead)
     }
-
-    /// Pages served from disk since the mount began.
-    public var pagesServed: Int { served.load(ordering: .relaxed) }
 
     /// One comic's pages as they are now: its path, identity and the settings it is listed with.
     struct Comic: Sendable {
@@ -92,31 +89,28 @@ public final class ResumePages: Sendable {
         known.withLock { $0[comic.name]?.run?.contains(index) ?? false }
     }
 
-    /// Marks the comic's decoder as moved in this mount; returns whether it already was.
-    func markPositioned(_ comic: Comic) -> Bool {
+    func isPositioned(_ comic: Comic) -> Bool { known.withLock { $0[comic.name]?.positioned ?? false } }
+
+    /// Notes that a request decoded the comic up to page `index` (its last one).
+    func decoded(_ comic: Comic, through index: Int) {
         known.withLock { known in
-            defer { known[comic.name, default: Known()].positioned = true }
-            return known[comic.name]?.positioned ?? false
+            known[comic.name, default: Known()].positioned = true
+            known[comic.name, default: Known()].decodedThrough = index
         }
     }
 
-    func isPositioned(_ comic: Comic) -> Bool { known.withLock { $0[comic.name]?.positioned ?? false } }
+    /// The last page a request of this mount decoded (-1: none).
+    func decodedThrough(_ comic: Comic) -> Int { known.withLock { $0[comic.name]?.decodedThrough ?? -1 } }
 
     /// The kept page, when a whole, undamaged copy of `size` bytes is here; a bad copy is removed.
-    /// `first` is true for the first page of the comic served from here in this mount.
-    func page(_ comic: Comic, _ index: Int, size: Int64?) -> (bytes: [UInt8], first: Bool)? {
+    func page(_ comic: Comic, _ index: Int, size: Int64?) -> [UInt8]? {
         let key = comic.key(index)
         guard let file = files.read(key + ".page") else { return nil }
         guard let bytes = ConvertedPageCache.unwrap(file, name: key), size.map({ $0 == Int64(bytes.count) }) ?? true else {
             files.remove(key + ".page")
             return nil
         }
-        served.add(1, ordering: .relaxed)
-        let first = known.withLock { known in
-            defer { known[comic.name, default: Known()].resumed = true }
-            return !(known[comic.name]?.resumed ?? false)
-        }
-        return (bytes, first)
+        return bytes
     }
 
     func contains(_ comic: Comic, _ index: Int) -> Bool { files.contains(comic.key(index) + ".page") }

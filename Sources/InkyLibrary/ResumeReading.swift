@@ -29,6 +29,11 @@ extension LibraryFilesystem {
             }
             if let before { resume.remove(comic, before.filter { !run.contains($0) }) }
             var missing = run.filter { !resume.contains(comic, $0) }
+            // The comic's first read in this mount, before any of its pages was written here: what
+            // is on disk an earlier mount kept.
+            if before == nil, !resume.isPositioned(comic), missing.count < run.count {
+                logger("resumed \(state.realPath) at page \(current + 1): \(run.count - missing.count) of its next \(run.count) pages kept on disk")
+            }
             // Everything kept and no decoder here yet (the first read after a remount): the first
             // page after the run, decoded now, leaves a worker's decoder there for the reader.
             if missing.isEmpty, !resume.isPositioned(comic),
@@ -43,6 +48,10 @@ extension LibraryFilesystem {
                 resume.store(comic, index, bytes)
                 return true
             }
+            // Never behind the decoder: that page would cost a decode from the start, for the disk
+            // alone (a reader who goes back there pays it on its own read, as without this store).
+            let position = resume.decodedThrough(comic)
+            missing.removeAll { $0 < position }
             guard !missing.isEmpty else { return }
             decodeAhead(missing, of: state, snapshot, listing, into: comic)
         }
@@ -52,7 +61,7 @@ extension LibraryFilesystem {
     private func decodeAhead(_ indices: [Int], of state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
                              into comic: ResumePages.Comic) {
         guard let resume = options.resumePages else { return }
-        _ = resume.markPositioned(comic)
+        if let last = indices.max() { resume.decoded(comic, through: last) }
         let byIndex = Dictionary(indices.map { (listing.pages[$0].source, $0) }, uniquingKeysWith: { first, _ in first })
         let requests = indices.map { EntryRequest(listing.pages[$0]) }.sorted { $0.source < $1.source }
         do throws(ComicError) {

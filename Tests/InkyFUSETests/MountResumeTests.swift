@@ -79,8 +79,8 @@ final class MountResumeTests: XCTestCase {
         for index in stop...stop + 4 {
             XCTAssertEqual(try readFile(mounted.path(pageName(index))), page(index, edition: "first"), "page \(index + 1)")
         }
-        // Logged at the first kept page served (the one read, or one prefetched beside it).
-        XCTAssertTrue(mounted.logSays("resumed \(comic.path) at page "), mounted.logText)
+        XCTAssertTrue(mounted.logSays("resumed \(comic.path) at page \(stop + 1): \(ahead + 1) of its next \(ahead + 1) pages kept on disk"),
+                      mounted.logText)
         let log = mounted.wholeLogAfterUnmount()
         XCTAssertFalse(log.contains("read failed"), log)
 
