@@ -165,11 +165,14 @@ struct WorkerSession {
     /// Keys of vault objects this worker was given for the current request, by object path.
     var keys: [String: SecureBytes] = [:]
 
-    /// Forgets the keys and every reader opened with one (a vault reader holds its key): a solid
-    /// vault archive's next request starts its decoder again, the price of keeping no key between.
+    /// Forgets the keys and every reader opened with one (a vault reader holds its key), but a
+    /// solid archive's: dropped, its stream was decoded from the start again at every request, so
+    /// reading one whole decoded it once per page (quadratic). Kept, the key stays in this worker
+    /// no longer than the worker serves that object: the pool sends a worker given a key no other
+    /// comic (it stops it instead) and stops every keyed worker at lock.
     mutating func dropKeys() {
         guard !keys.isEmpty else { return }
-        readers.removeAll { keys[$0.path] != nil }
+        readers.removeAll { keys[$0.path] != nil && !$0.reader.listing.isSolid }
         keys.removeAll()
     }
     private static let keptReaders = 4
