@@ -21,10 +21,11 @@ extension LibraryFilesystem {
         let key = PageCache.Key(comic: comic, generation: generation, index: index)
         let previous = state.moveTo(page: index)
         if recordsReading, index != previous || !state.recordedOnce { recordReading(page: index, of: listing.pages.count, comic: state) }
-        // Before the reply: once a reader has this page it asks for the next, and a run moved back
-        // by this read after that one moved it on would decode the page behind the decoder again.
-        if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
+        // The resume run moves before the reply (once a reader has this page it asks for the next,
+        // whose move must come after), and after the page's claim when it is fetched (the run's first
+        // decode from the start, after a remount, waits for the page the reader is waiting for).
         if let bytes = cache.page(key) {
+            if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
             completion(.success(bytes))
         } else {
             let logger = self.logger
@@ -37,6 +38,7 @@ extension LibraryFilesystem {
             if !cache.wait(for: key, waiter) {
                 fetch(state, snapshot, listing, pages: [index], first: waiter)
             }
+            if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
         }
         maintainWindow(state, snapshot, listing, current: index, previous: previous)
     }

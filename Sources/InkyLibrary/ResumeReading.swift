@@ -38,7 +38,16 @@ extension LibraryFilesystem {
             // page after the run, decoded now, leaves a worker's decoder there for the reader.
             if missing.isEmpty, !resume.isPositioned(comic),
                let next = (run.upperBound + 1..<count).first(where: { !resume.contains(comic, $0) }) {
-                missing = [next]
+                // Once the page the reader waits for is served (from disk): the decode takes a core.
+                let position = { @Sendable [self] in
+                    fetches.submit(strand: state.comic) { [self] in
+                        guard !resume.isPositioned(comic), !resume.contains(comic, next) else { return }
+                        decodeAhead([next], of: state, snapshot, listing, into: comic)
+                    }
+                }
+                let here = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: current)
+                if !cache.wait(for: here, { _ in position() }) { position() }
+                return
             }
             // Pages the window cache holds are written as they are: no decoder goes back for them.
             missing.removeAll { index in
