@@ -29,7 +29,13 @@ public final class ResumePages: Sendable {
 
     /// What this mount knows of each comic it kept pages of, by the comic's name.
     private struct Known {
+        /// Where the reader is: the run to write once the reader stays (`settle`).
         var run: ClosedRange<Int>?
+        /// The run last written to disk, and whether one was in this mount.
+        var written: ClosedRange<Int>?
+        var wroteOnce = false
+        /// Moves so far: a write waiting for the reader to settle is dropped when another came.
+        var moves = 0
         /// A worker's decoder was moved through this comic in this mount.
         var positioned = false
         /// The last page a request of this mount decoded: where that decoder stands.
@@ -74,19 +80,38 @@ public final class ResumePages: Sendable {
         return index...min(count - 1, index + ahead)
     }
 
-    /// Moves the comic's run; returns the one it had (nil for none) when it moved, or `.none`
-    /// when it stands where it was (nothing to do).
-    func move(_ comic: Comic, to run: ClosedRange<Int>?) -> ClosedRange<Int>?? {
+    /// Seconds a reader stays on a page before its run is written: a reader paging through at
+    /// once (a copy, a viewer's thumbnails) writes nothing, a reader reading writes a page a turn.
+    static let settle = 0.5
+
+    /// Moves the comic's run; nil when it stands where it was (nothing to do), else this move's
+    /// number and whether no run of the comic was written in this mount yet.
+    func move(_ comic: Comic, to run: ClosedRange<Int>?) -> (number: Int, first: Bool)? {
         known.withLock { known in
-            let before = known[comic.name]
-            if let before, before.run == run { return .none }
+            if let before = known[comic.name], before.run == run { return nil }
             known[comic.name, default: Known()].run = run
-            return .some(before?.run)
+            known[comic.name]!.moves += 1
+            return (known[comic.name]!.moves, !known[comic.name]!.wroteOnce)
         }
     }
 
+    /// Whether no move came after move `number`.
+    func isLastMove(_ comic: Comic, _ number: Int) -> Bool { known.withLock { $0[comic.name]?.moves == number } }
+
+    /// The run to write now and the one written before (now replaced by it), and whether this is
+    /// the comic's first write in this mount.
+    func take(_ comic: Comic) -> (run: ClosedRange<Int>?, written: ClosedRange<Int>?, first: Bool) {
+        known.withLock { known in
+            let entry = known[comic.name, default: Known()]
+            known[comic.name, default: Known()].written = entry.run
+            known[comic.name]!.wroteOnce = true
+            return (entry.run, entry.written, !entry.wroteOnce)
+        }
+    }
+
+    /// Whether page `index` is in the run on disk: a page decoded for a reader is written too.
     func isInRun(_ comic: Comic, _ index: Int) -> Bool {
-        known.withLock { $0[comic.name]?.run?.contains(index) ?? false }
+        known.withLock { $0[comic.name]?.written?.contains(index) ?? false }
     }
 
     func isPositioned(_ comic: Comic) -> Bool { known.withLock { $0[comic.name]?.positioned ?? false } }

@@ -14,25 +14,37 @@ extension LibraryFilesystem {
         return ResumePages.Comic(comic, identity: snapshot.identity, rendering: listing.rendering)
     }
 
-    /// After a reader read page `current`: moves the comic's run there and, on its strand, removes
-    /// the pages that left it and decodes the ones missing. Reading the last page drops them all.
+    /// After a reader read page `current`: moves the comic's run there. Once the reader stays on
+    /// it (`ResumePages.settle`), or at once for the comic's first read in this mount and for its
+    /// last page, the comic's strand writes the run: removes the pages that left it and decodes
+    /// the ones missing. Reading the last page drops them all.
     func keepResumeRun(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int) {
-        guard let resume = options.resumePages, let comic = resumeComic(state.comic, snapshot, listing) else { return }
+        guard let resume = options.resumePages, let comic = resumeComic(state.comic, snapshot, listing),
+              let move = resume.move(comic, to: resume.run(reading: current, of: listing.pages.count)) else { return }
+        if move.first || current == listing.pages.count - 1 {
+            return writeRun(of: state, snapshot, listing, comic)
+        }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + ResumePages.settle) { [self] in
+            if resume.isLastMove(comic, move.number) { writeRun(of: state, snapshot, listing, comic) }
+        }
+    }
+
+    private func writeRun(of state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, _ comic: ResumePages.Comic) {
+        guard let resume = options.resumePages else { return }
         let count = listing.pages.count
-        let run = resume.run(reading: current, of: count)
-        guard case .some(let before) = resume.move(comic, to: run) else { return }
         fetches.submit(strand: state.comic) { [self] in
+            let (run, written, first) = resume.take(comic)
             guard let run else {
                 resume.remove(comic, 0..<count)
                 resume.forget(comic)
                 return
             }
-            if let before { resume.remove(comic, before.filter { !run.contains($0) }) }
+            if let written { resume.remove(comic, written.filter { !run.contains($0) }) }
             var missing = run.filter { !resume.contains(comic, $0) }
-            // The comic's first read in this mount, before any of its pages was written here: what
+            // The comic's first write in this mount, before any of its pages was written here: what
             // is on disk an earlier mount kept.
-            if before == nil, !resume.isPositioned(comic), missing.count < run.count {
-                logger("resumed \(state.realPath) at page \(current + 1): \(run.count - missing.count) of its next \(run.count) pages kept on disk")
+            if first, !resume.isPositioned(comic), missing.count < run.count {
+                logger("resumed \(state.realPath) at page \(run.lowerBound + 1): \(run.count - missing.count) of its next \(run.count) pages kept on disk")
             }
             // Everything kept and no decoder here yet (the first read after a remount): the first
             // page after the run, decoded now, leaves a worker's decoder there for the reader.
@@ -45,7 +57,7 @@ extension LibraryFilesystem {
                         decodeAhead([next], of: state, snapshot, listing, into: comic)
                     }
                 }
-                let here = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: current)
+                let here = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: run.lowerBound)
                 if !cache.wait(for: here, { _ in position() }) { position() }
                 return
             }

@@ -79,8 +79,8 @@ final class MountResumeTests: XCTestCase {
         for index in stop...stop + 4 {
             XCTAssertEqual(try readFile(mounted.path(pageName(index))), page(index, edition: "first"), "page \(index + 1)")
         }
-        XCTAssertTrue(mounted.logSays("resumed \(comic.path) at page \(stop + 1): \(ahead + 1) of its next \(ahead + 1) pages kept on disk"),
-                      mounted.logText)
+        // Said once, where the run stands when the comic's strand gets to it (the reads go on meanwhile).
+        XCTAssertTrue(mounted.logSays("resumed \(comic.path) at page "), mounted.logText)
         let log = mounted.wholeLogAfterUnmount()
         XCTAssertFalse(log.contains("read failed"), log)
 
