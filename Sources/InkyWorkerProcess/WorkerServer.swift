@@ -165,16 +165,13 @@ struct WorkerSession {
     /// Keys of vault objects this worker was given for the current request, by object path.
     var keys: [String: SecureBytes] = [:]
 
-    /// Forgets the keys and every reader opened with one (a vault reader holds its key), but a
-    /// solid archive's: dropped, its stream was decoded from the start again at every request, so
-    /// reading one whole decoded it once per page (quadratic). Kept, the key stays in this worker
-    /// no longer than the worker serves that object: the pool sends a worker given a key no other
-    /// comic (it stops it instead) and stops every keyed worker at lock.
-    mutating func dropKeys() {
-        guard !keys.isEmpty else { return }
-        readers.removeAll { keys[$0.path] != nil && !$0.reader.listing.isSolid }
-        keys.removeAll()
-    }
+    /// Forgets the keys given with the request. The readers opened with them stay (each holds its
+    /// key): dropped, a solid archive's stream was decoded from the start again at every request
+    /// (reading one whole decoded it once per page) and a ZIP's central directory parsed again for
+    /// every page. Kept, a key stays in this worker no longer than the worker serves its object: the
+    /// pool sends a worker given a key no other comic (it stops it instead) and stops every keyed
+    /// worker at lock.
+    mutating func dropKeys() { keys.removeAll() }
     private static let keptReaders = 4
     /// Where progress frames go during the current request.
     private let heartbeatTarget = HeartbeatTarget()
