@@ -3,7 +3,8 @@ import InkyTestSupport
 import XCTest
 
 /// `vault add` and a real mount: a page of the mount is refused with the library file to add, and
-/// a comic moved into the vault leaves none of its converted pages or its cover in the caches.
+/// a comic moved into the vault leaves none of its converted pages, pages kept to resume it, or its
+/// cover in the caches.
 final class MountVaultAddTests: XCTestCase {
     private var library: URL!
     private var scratch: URL!
@@ -59,5 +60,20 @@ final class MountVaultAddTests: XCTestCase {
         XCTAssertTrue(added.stdout.contains("added Series 01.cbz"), added.stdout)
         XCTAssertEqual(cached("pages", ".page"), [], "no converted page of it is left")
         XCTAssertEqual(cached("covers", ".jpg"), [], "nor its cover")
+    }
+
+    func testASolidComicAddedHalfReadLeavesNoneOfTheDecodedPagesKeptToResumeIt() throws {
+        let comic = library.appendingPathComponent("Solid.cb7")
+        try GeneratedComic.write((1...40).map { (String(format: "%02d.png", $0), GeneratedComic.page($0)) }, as: .sevenZipSolid, to: comic)
+        XCTAssertEqual(try vaultCommand(["init"]).status, 0)
+        let mount = try MountedLibrary(library: library, environment: ["XDG_CACHE_HOME": cache.path])
+        XCTAssertEqual(try readFile(mount.path("Solid/010.png")), GeneratedComic.page(10))
+        // Page 10 and the 24 after it.
+        XCTAssertTrue(waitUntil(30) { cached("pages", ".page").count == 25 }, "\(cached("pages", ".page"))")
+        XCTAssertEqual(mount.unmount(), 0)
+
+        let added = try vaultCommand(["add", comic.path])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertEqual(cached("pages", ".page"), [], "no page kept to resume it is left")
     }
 }
