@@ -33,13 +33,15 @@ final class ResumeRunTests: XCTestCase {
         func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? { nil }
     }
 
+    /// The library, and the folder of the pages kept.
+    private let folders = [ArchiveMaker.temporaryDirectory("resume-run"), ArchiveMaker.temporaryDirectory("resume-run-cache")]
+
+    override func tearDown() {
+        for folder in folders { try? FileManager.default.removeItem(at: folder) }
+    }
+
     func testReadingASolidComicInOrderNeverTakesTheDecoderBack() throws {
-        let library = ArchiveMaker.temporaryDirectory("resume-run")
-        let cache = ArchiveMaker.temporaryDirectory("resume-run-cache")
-        defer {
-            try? FileManager.default.removeItem(at: library)
-            try? FileManager.default.removeItem(at: cache)
-        }
+        let (library, cache) = (folders[0], folders[1])
         let count = 80
         let pages = (1...count).map { (String(format: "%03d.png", $0), GeneratedComic.page($0)) }
         try GeneratedComic.write(pages, as: .sevenZipSolid, to: library.appendingPathComponent("Long.cb7"))
