@@ -14,9 +14,10 @@ def bench_inkyfs(args, library, comic, notes):
         # A fresh, empty state folder per mount: every measurement starts with a cold index,
         # so "open comic" really parses the archive (the library-scale case measures warm ones).
         # The comic file itself is the library, as the peers mount one archive: its pages are the root.
+        # A fresh cache too: the pages an earlier mount kept to resume the solid comic would serve its cold reads.
         state = Path(tempfile.mkdtemp(prefix="inkyfs-bench-state-"))
         m = InkyfsMount(args.inkyfs, comic.path, args.work / "mnt" / "inkyfs",
-                        [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes)
+                        [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes, cache=state / "cache")
         m.evict = [comic.path]
         return m
     middle = comic.pages // 2

@@ -144,13 +144,17 @@ class Mount:
 
 
 class InkyfsMount(Mount):
-    def __init__(self, inkyfs, library, mountpoint, extra_args, notes):
+    def __init__(self, inkyfs, library, mountpoint, extra_args, notes, cache=None):
         super().__init__(mountpoint, notes)
         self.command = [str(inkyfs), "mount", str(library), str(self.mountpoint), *extra_args]
         self.single = Path(library).is_file()     # one comic file: the mount root is its pages
+        # The daemon's XDG_CACHE_HOME (covers, converted pages, the pages kept to resume a solid
+        # comic); None: the environment's. A cold row gets a fresh one, or an earlier mount's pages serve it.
+        self.env = None if cache is None else {**os.environ, "XDG_CACHE_HOME": str(cache)}
 
     def start(self):
-        result = subprocess.run(self.command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+        result = subprocess.run(self.command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+                                env=self.env)
         if result.returncode != 0:
             raise MountFailed(f"inkyfs mount exited {result.returncode}: {result.stderr.strip()}")
         mountpoint = str(self.mountpoint)

@@ -7,7 +7,6 @@ the kept ones wait for the decode from the start begun at page M) and, in a run 
 reader's pause between pages. Beside it, in the same run, the LZMA floor: `7z x -so` of page M alone,
 cold (7z decodes the solid stream up to it)."""
 
-import os
 import statistics
 import tempfile
 import time
@@ -27,7 +26,7 @@ def measure_resume(args, comic, target, cache, state, notes, think=0.0):
     """One run: the first read of page `target` (1-based), then the same page after a remount."""
     def new_mount():
         m = InkyfsMount(args.inkyfs, comic.path, args.work / "mnt" / "inkyfs",
-                        [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes)
+                        [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes, cache=cache)
         m.evict = [comic.path, *files_below(cache)]
         return m
     pages_folder = cache / "inkyfs" / "pages"
@@ -64,25 +63,16 @@ def bench_resume(args, out, comics, notes):
     log(f"bench: resume {comic.stem}: {args.runs} x (page {target}, remount, page {target} and {AFTER} after), "
         f"and 7z x -so of page {target} alone")
     runs, paused, floors = [], [], []
-    saved = os.environ.get("XDG_CACHE_HOME")
-    try:
-        for _ in range(args.runs):
-            scratch = Path(tempfile.mkdtemp(prefix="inkyfs-bench-resume-"))
-            os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")
-            runs.append(run_guarded("resume", notes, measure_resume, args, comic, target, scratch / "cache",
-                                    scratch / "state", notes))
-            scratch = Path(tempfile.mkdtemp(prefix="inkyfs-bench-resume-"))
-            os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")
-            paused.append(run_guarded("resume", notes, measure_resume, args, comic, target, scratch / "cache",
-                                      scratch / "state", notes, THINK))
-            evict([comic.path])
-            seconds = timed_shell(["7z", "x", "-so", str(comic.path), member])
-            floors.append(None if seconds is None else seconds * 1000)
-    finally:
-        if saved is None:
-            os.environ.pop("XDG_CACHE_HOME", None)
-        else:
-            os.environ["XDG_CACHE_HOME"] = saved
+    for _ in range(args.runs):
+        scratch = Path(tempfile.mkdtemp(prefix="inkyfs-bench-resume-"))
+        runs.append(run_guarded("resume", notes, measure_resume, args, comic, target, scratch / "cache",
+                                scratch / "state", notes))
+        scratch = Path(tempfile.mkdtemp(prefix="inkyfs-bench-resume-"))
+        paused.append(run_guarded("resume", notes, measure_resume, args, comic, target, scratch / "cache",
+                                  scratch / "state", notes, THINK))
+        evict([comic.path])
+        seconds = timed_shell(["7z", "x", "-so", str(comic.path), member])
+        floors.append(None if seconds is None else seconds * 1000)
     def median(results, key):
         values = [r[key] for r in results if "error" not in r and r.get(key) is not None]
         return statistics.median(values) if values else None

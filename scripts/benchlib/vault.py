@@ -148,7 +148,8 @@ def bench_vault(args, entry, library, comics, notes):
         made = {
             "vault": lambda: VaultInkyfsMount(args.inkyfs, setup.empty, mnt / "inkyfs-vault", extra("vault"),
                                               setup.password_file, notes, unlock_log=unlock_log),
-            "plain": lambda: InkyfsMount(args.inkyfs, library, mnt / "inkyfs-plain", extra("plain"), notes),
+            "plain": lambda: InkyfsMount(args.inkyfs, library, mnt / "inkyfs-plain", extra("plain"), notes,
+                                         cache=tempfile.mkdtemp(prefix="plain-cache-", dir=setup.states)),
             "gocryptfs": lambda: GocryptfsMount(setup.cipher, mnt / "gocryptfs", setup.password_file,
                                                 args.work / "logs" / "gocryptfs.log", notes),
         }
