@@ -98,7 +98,9 @@ extension LibraryFilesystem {
             }
         }
         let work = { @Sendable [self] (claimed: [PageCache.Key]) in
-            var pending = Set(claimed)
+            // Pages completed meanwhile (decoded ahead for the resume run) are not asked again: the
+            // decoder is past them.
+            var pending = Set(claimed.filter { resume == nil || cache.isInFlight($0) })
             // Kept pages again: one may have been written ahead while this waited for the strand.
             fromResume(&pending)
             if pending.isEmpty { return }
@@ -146,13 +148,18 @@ extension LibraryFilesystem {
                 for key in pending { cache.complete(key, .failure(error)) }
             }
         }
-        guard resume != nil else { return fetches.submit(strand: strand) { work(claimed) } }
-        // Kept pages are served off the strand: they never wait behind a decode from the start.
+        // Pages of the run on disk are served off the strand, so they never wait behind a decode from
+        // the start; the others go to the strand now, in the order claimed (a hop first would let two
+        // fetches swap places there and send the decoder back).
+        let kept = resume.map { resume in claimed.filter { options.resumePages?.isInRun(resume, $0.index) ?? false } } ?? []
+        let rest = claimed.filter { !kept.contains($0) }
+        if !rest.isEmpty { fetches.submit(strand: strand) { work(rest) } }
+        guard !kept.isEmpty else { return }
         fetches.submit(strand: nil) { [fetches] in
-            var pending = Set(claimed)
+            var pending = Set(kept)
             fromResume(&pending)
-            let rest = claimed.filter(pending.contains)
-            if !rest.isEmpty { fetches.submit(strand: strand) { work(rest) } }
+            let missing = kept.filter(pending.contains)
+            if !missing.isEmpty { fetches.submit(strand: strand) { work(missing) } }
         }
     }
 

@@ -34,6 +34,8 @@ public final class ResumePages: Sendable {
         /// The run last written to disk, and whether one was in this mount.
         var written: ClosedRange<Int>?
         var wroteOnce = false
+        /// A write was asked for in this mount (the first one is asked at once).
+        var asked = false
         /// Moves so far: a write waiting for the reader to settle is dropped when another came.
         var moves = 0
         /// A worker's decoder was moved through this comic in this mount.
@@ -85,13 +87,14 @@ public final class ResumePages: Sendable {
     static let settle = 0.5
 
     /// Moves the comic's run; nil when it stands where it was (nothing to do), else this move's
-    /// number and whether no run of the comic was written in this mount yet.
+    /// number and whether it is the comic's first in this mount (its run is written at once).
     func move(_ comic: Comic, to run: ClosedRange<Int>?) -> (number: Int, first: Bool)? {
         known.withLock { known in
             if let before = known[comic.name], before.run == run { return nil }
             known[comic.name, default: Known()].run = run
             known[comic.name]!.moves += 1
-            return (known[comic.name]!.moves, !known[comic.name]!.wroteOnce)
+            defer { known[comic.name]!.asked = true }
+            return (known[comic.name]!.moves, !known[comic.name]!.asked)
         }
     }
 
