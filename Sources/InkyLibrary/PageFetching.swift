@@ -151,7 +151,7 @@ extension LibraryFilesystem {
         // Pages of the run on disk are served off the strand, so they never wait behind a decode from
         // the start; the others go to the strand now, in the order claimed (a hop first would let two
         // fetches swap places there and send the decoder back).
-        let kept = resume.map { resume in claimed.filter { options.resumePages?.isInRun(resume, $0.index) ?? false } } ?? []
+        let kept = resume.map { resume in claimed.filter { options.resumePages?.mayKeep(resume, $0.index) ?? false } } ?? []
         let rest = claimed.filter { !kept.contains($0) }
         if !rest.isEmpty { fetches.submit(strand: strand) { work(rest) } }
         guard !kept.isEmpty else { return }

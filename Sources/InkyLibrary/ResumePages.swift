@@ -112,6 +112,15 @@ public final class ResumePages: Sendable {
         }
     }
 
+    /// Whether page `index` may be on disk, kept: in the run written in this mount, or before the
+    /// first write, in the run just asked for (after a remount, an earlier mount's).
+    func mayKeep(_ comic: Comic, _ index: Int) -> Bool {
+        known.withLock { known in
+            guard let entry = known[comic.name] else { return false }
+            return (entry.wroteOnce ? entry.written : entry.run)?.contains(index) ?? false
+        }
+    }
+
     /// Whether page `index` is in the run on disk: a page decoded for a reader is written too.
     func isInRun(_ comic: Comic, _ index: Int) -> Bool {
         known.withLock { $0[comic.name]?.written?.contains(index) ?? false }
