@@ -134,6 +134,9 @@ final class PageCache: Sendable {
                 state.totalBytes -= dropped?.bytes.count ?? 0
                 if wiping, dropped != nil { state.wipe(&dropped!.bytes) }
             }
+            // The eviction order holds keys of pages already gone too: a vault comic's name must
+            // not outlive the lock there.
+            state.evictionOrder.removeAll { shouldDrop($0.key) }
             if let key = state.oversize?.key, shouldDrop(key) {
                 var dropped = state.oversize
                 state.oversize = nil
