@@ -49,9 +49,8 @@ struct MountCommand: ParsableCommand {
 
     @Option(name: .customShort("o"), help: ArgumentHelp(
         "Mount options, comma-separated: FUSE ones (allow_other, nonempty, ...) and inkyfs settings "
-            + "(cache_size=512M, window=5, prefetch=5, workers=4, worker_timeout=15, as=cbz, pages=jpeg, fit=1264x1680, grayscale=1, "
-            + "page_cache_size=2G), "
-            + "as /etc/fstab passes them.",
+            + "(any option below by its name with _ for -: cache_size=512M, as=cbz, views=series,arcs; a flag as name=1 or "
+            + "name=0: grayscale=1, covers=0), as /etc/fstab passes them.",
         valueName: "options"))
     var fuseOptions: [String] = []
 
@@ -143,43 +142,18 @@ struct MountCommand: ParsableCommand {
     var readyFd: Int32?
 
     mutating func validate() throws {
+        // Settings given in -o (the fstab way) arrive as their flags (`MountOptionList.expanding`);
+        // one left here came past that step and would be lost.
         let list = try MountOptionList(fuseOptions)
-        // Settings given in -o (the fstab way) count like the flags.
-        if let value = list.settings["cache_size"] { cacheSize = try parseSize(value) }
-        if let value = list.settings["window"] { window = try integer(value, "window") }
-        if let value = list.settings["prefetch"] { prefetch = try integer(value, "prefetch") }
-        if let value = list.settings["workers"] { workers = try integer(value, "workers") }
-        if let value = list.settings["worker_timeout"] { workerTimeout = Double(try integer(value, "worker_timeout")) }
-        if let value = list.settings["pdf_height"] { limitOptions.pdfHeight = try integer(value, "pdf_height") }
-        if let value = list.settings["pdf_dpi"] { limitOptions.pdfDpi = try integer(value, "pdf_dpi") }
-        if let value = list.settings["tree_timeout"] { treeTimeout = Double(try integer(value, "tree_timeout")) }
-        if let value = list.settings["views"] { views = value }
+        guard list.flags.isEmpty else {
+            throw ValidationError("-o \(list.flags.joined(separator: " ")): give inkyfs settings as flags here")
+        }
         _ = try MountViews.parse(views)
-        if let value = list.settings["as"] {
-            guard let shape = ComicShape(rawValue: value) else { throw ValidationError("-o as=\(value): folders or cbz") }
-            comicsAs = shape
-        }
-        if let value = list.settings["cover_cache_size"] { coverCacheSize = try parseSize(value) }
-        if let value = list.settings["page_cache_size"] { pageCacheSize = try parseCacheSize(value) }
-        if let value = list.settings["covers"] {
-            guard value == "0" || value == "1" else { throw ValidationError("-o covers=\(value): 0 or 1") }
-            noCovers = value == "0"
-        }
-        if let value = list.settings["list_ahead"] {
-            guard value == "0" || value == "1" else { throw ValidationError("-o list_ahead=\(value): 0 or 1") }
-            noListAhead = value == "0"
-        }
-        try pageOptions.apply(list.settings)
         try pageOptions.validate()
         try limitOptions.validate()
         guard window >= 0, prefetch >= 0 else { throw ValidationError("--window and --prefetch must be 0 or more") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         guard treeTimeout >= 0 else { throw ValidationError("--tree-timeout must be 0 or more") }
-    }
-
-    private func integer(_ text: String, _ name: String) throws -> Int {
-        guard let value = Int(text) else { throw ValidationError("-o \(name)=\(text): not a whole number") }
-        return value
     }
 
     func run() throws {

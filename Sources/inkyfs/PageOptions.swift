@@ -64,27 +64,6 @@ struct PageOptions: ParsableArguments {
         var height: Int
     }
 
-    /// Settings given in -o (the fstab way) count like the flags.
-    mutating func apply(_ settings: [String: String]) throws {
-        if let value = settings["pages"] {
-            guard let format = PageConversion.Format(rawValue: value) else { throw ValidationError("-o pages=\(value): original or jpeg") }
-            pages = format
-        }
-        if let value = settings["fit"] { fit = try parseBox(value) }
-        if let value = settings["device"] { device = value }
-        if let value = try switchSetting(settings, "grayscale") { grayscale = value }
-        if let value = try switchSetting(settings, "split_spreads") { splitSpreads = value }
-        if let value = try switchSetting(settings, "rtl") { rtl = value }
-        if let value = try switchSetting(settings, "crop_margins") { cropMargins = value }
-        if let value = try switchSetting(settings, "strips") { strips = value }
-    }
-
-    private func switchSetting(_ settings: [String: String], _ key: String) throws -> Bool? {
-        guard let value = settings[key] else { return nil }
-        guard value == "0" || value == "1" else { throw ValidationError("-o \(key)=\(value): 0 or 1") }
-        return value == "1"
-    }
-
     func validate() throws {
         if let device, Self.devices[device] == nil {
             throw ValidationError("--device \(device): not a known reader; one of \(Self.devices.keys.sorted().joined(separator: ", "))")

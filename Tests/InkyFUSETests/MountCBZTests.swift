@@ -82,7 +82,7 @@ final class MountCBZTests: XCTestCase {
         // The fstab form of --as cbz; a shape it does not know is refused before mounting.
         let refused = try CommandRunner.inkyfs(["mount", "-o", "as=pdf", library.path, scratch.path])
         XCTAssertEqual(refused.status, 64, refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("as=pdf: folders or cbz"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("'pdf' is invalid for '--as <folders|cbz>'"), refused.stderr)
         let files = try MountedLibrary(library: library, arguments: ["-o", "as=cbz", "--no-list-ahead", "--no-continue"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: files.path("")).sorted(),
                        ["Broken.cbz.error.txt", "Twin.cbr.cbz", "Twin.cbz.cbz"])

@@ -47,6 +47,32 @@ final class MountStatusTests: XCTestCase {
         XCTAssertEqual(unlocked.json.vault, "unlocked")
     }
 
+    /// An fstab line sets any of mount's options by its flag's name (`_` for `-`), flags by 0 or 1:
+    /// the mount runs with exactly what the same flags give. `continue_name`, `vault_idle` and
+    /// `max_pages` were never in a hand-kept list of -o words; they work because the names come
+    /// from the flags' definitions.
+    func testEveryMountOptionIsAnFstabSettingByItsFlagsName() throws {
+        let state = ArchiveMaker.temporaryDirectory("fstab-state")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let fstab = try MountedLibrary(library: Corpus.fixtures, arguments: [
+            "--state", state.path, "-o",
+            "continue_name=Now Reading,vault_idle=5m,max_pages=900,covers=0,grayscale=1,split_spreads=0,views=series,arcs,noatime,x-systemd.automount",
+        ])
+        let line = "; not the defaults: --no-covers --continue-name Now Reading --views series,arcs --vault-idle 300 --state \(state.path) "
+            + "--grayscale --no-split-spreads --max-pages 900 -o noatime"
+        XCTAssertTrue(fstab.logSays(line), fstab.logText)
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: fstab.path("")).contains("Now Reading"))
+        _ = fstab.unmount()
+        // A flag's value is checked as the flag checks it, and named as given.
+        for (option, message) in [("grayscale=2", "-o grayscale=2: 0 or 1"), ("max_pages", "-o max_pages needs a value"),
+                                  ("cache_size=12", "'12' would be 12 bytes: give a unit"), ("window=x", "'x' is invalid for '--window")] {
+            let refused = try CommandRunner.inkyfs(["mount", "-o", option, Corpus.fixtures.path, state.path])
+            XCTAssertEqual(refused.status, 64, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains(message), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("Usage: inkyfs mount"), refused.stderr)
+        }
+    }
+
     func testAnotherUserSeesNoneOfThisUsersMounts() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to run a command as nobody") }
         let mount = try MountedLibrary(library: Corpus.fixtures)
