@@ -9,6 +9,7 @@ final class ServedLibrary: @unchecked Sendable {
     let library: URL
     let stateHome: URL
     let process = Process()
+    private let output = Pipe()
     /// `http://127.0.0.1:PORT`, without the `/opds`.
     let base: String
     private let log = LockedBox("")
@@ -23,7 +24,6 @@ final class ServedLibrary: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path,
                                                                            "XDG_CACHE_HOME": stateHome.path + "/cache"]) { $1 }
             .merging(environment) { $1 }
-        let output = Pipe()
         process.standardOutput = output
         process.standardError = output
         output.fileHandleForReading.readabilityHandler = { [log] handle in
@@ -56,10 +56,30 @@ final class ServedLibrary: @unchecked Sendable {
 
     /// SIGTERM, then the exit status (SIGKILL after 20 s: a server that does not stop is a failure).
     func stop() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
+        guard process.isRunning else {
+            closeOutput()
+            return process.terminationStatus
+        }
         kill(process.processIdentifier, SIGTERM)
         if !waitUntil(20, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
-        return process.waitForExit()
+        let status = process.waitForExit()
+        closeOutput()
+        return status
+    }
+
+    /// The log pipe's handler and descriptor go once the server has exited: XCTest keeps test
+    /// case objects, and whatever they hold, until the whole run ends.
+    private func closeOutput() {
+        guard output.fileHandleForReading.readabilityHandler != nil else { return }
+        output.fileHandleForReading.readabilityHandler = nil
+        // What is already in the pipe, without waiting: a worker the server left could hold its other end.
+        let fd = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while case let got = read(fd, &buffer, buffer.count), got > 0 || (got < 0 && errno == EINTR) {
+            if got > 0 { log.value += String(decoding: buffer[0..<got], as: UTF8.self) }
+        }
+        try? output.fileHandleForReading.close()
     }
 
     /// `stop()`, failing the test unless the server stopped cleanly (its log then shown).

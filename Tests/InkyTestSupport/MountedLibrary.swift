@@ -11,6 +11,7 @@ public final class MountedLibrary {
     public let process: Process
     public let stateHome: URL
     private let output: Pipe
+    private var outputClosed = false
     private let log = LogBuffer()
 
     /// `launcher`: a program and its arguments that run the daemon (setpriv with fewer rights, say).
@@ -101,7 +102,14 @@ public final class MountedLibrary {
         // The handler keeps the pipe's dispatch source, and with it the log, alive until cleared
         // (LeakSanitizer reported it under scripts/sanitize address).
         output.fileHandleForReading.readabilityHandler = nil
-        drainLog()
+        if !outputClosed {
+            drainLog()
+            // XCTest keeps every test case object, and with it any mount a test kept in a
+            // property, until the run ends: an open pipe per mount added up to thousands of
+            // descriptors in one run.
+            try? output.fileHandleForReading.close()
+            outputClosed = true
+        }
         try? FileManager.default.removeItem(at: mountpoint)
         try? FileManager.default.removeItem(at: stateHome)
         return status
