@@ -31,6 +31,7 @@ public enum CommandRunner {
     /// Runs any program: its exit status, its whole stdout as bytes and its stderr as text.
     public static func captureBytes(_ executable: String, _ arguments: [String], in directory: URL? = nil,
                                     environment: [String: String] = [:]) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
+        LeftoverProcesses.watching
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

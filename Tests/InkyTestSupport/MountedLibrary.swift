@@ -22,6 +22,7 @@ public final class MountedLibrary {
     public init(library: URL, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
                 covers: Bool = false, views: Bool = false) throws {
         try Self.skipUnlessFUSEOpens()
+        LeftoverProcesses.watching
         output = Pipe()
         self.library = library
         mountpoint = ArchiveMaker.temporaryDirectory("mnt")
