@@ -29,15 +29,24 @@ final class ReadingListSource: Sendable {
         var libraryChanged = true
         /// Whether the last walk found something other than the one before (the views then rebuild).
         var generation = 0
+        /// Lists as parsed, by folder and path, kept while their file's identity holds: a walk
+        /// of `--reading-lists` every 10 s parses only what changed (a 4 MB list is 0.15 s of CPU).
+        var parsed: [String: (identity: FileIdentity, list: ReadingListFile)] = [:]
     }
     /// Held through a walk, so two callers never walk at once.
     private let state = Mutex(State())
     static let walkInterval: TimeInterval = 10
+    /// Seconds between walks of `--reading-lists`: `walkInterval`, shorter in tests.
+    private let directoryInterval: TimeInterval
+    /// Lists read and parsed so far (the cache's hits are not counted).
+    let parses = Atomic(0)
     /// A blind library's walks take at most this share of one core.
     static let walkShare = 20.0
     static let maxFileBytes = 4 << 20
 
-    init(library: LibraryRoot, directory: String?, watcherSeesEverything: @escaping @Sendable () -> Bool = { false }) {
+    init(library: LibraryRoot, directory: String?, watcherSeesEverything: @escaping @Sendable () -> Bool = { false },
+         directoryInterval: TimeInterval = walkInterval) {
+        self.directoryInterval = directoryInterval
         self.library = library
         self.directory = directory.map(LibraryRoot.init(path:))
         self.watcherSeesEverything = watcherSeesEverything
@@ -49,9 +58,9 @@ final class ReadingListSource: Sendable {
         return state.withLock { state in
             let now = Date()
             var walked = false
-            if state.directoryWalk.map({ now.timeIntervalSince($0) >= Self.walkInterval }) ?? true {
+            if state.directoryWalk.map({ now.timeIntervalSince($0) >= directoryInterval }) ?? true {
                 state.directoryWalk = now
-                state.inDirectory = lists(in: directory)
+                state.inDirectory = lists(in: directory, parsed: &state.parsed)
                 walked = true
             }
             let due = state.libraryWalk.map { last in
@@ -60,7 +69,7 @@ final class ReadingListSource: Sendable {
             } ?? true
             if due {
                 state.libraryChanged = false
-                state.inLibrary = lists(in: library)
+                state.inLibrary = lists(in: library, parsed: &state.parsed)
                 state.libraryWalk = (now, Date().timeIntervalSince(now))
                 walked = true
             }
@@ -90,18 +99,31 @@ final class ReadingListSource: Sendable {
         if mayBeList { state.withLock { $0.libraryChanged = true } }
     }
 
-    private func lists(in root: LibraryRoot?) -> [(String, ReadingListFile)] {
+    private func lists(in root: LibraryRoot?, parsed: inout [String: (identity: FileIdentity, list: ReadingListFile)])
+        -> [(String, ReadingListFile)] {
         guard let root, root.isFolder else { return [] }
         var lists: [(String, ReadingListFile)] = []
+        var seen: Set<String> = []
         root.walk { folder, entries in
             for entry in entries where entry.info.st_mode & S_IFMT == S_IFREG && entry.name.lowercased().hasSuffix(".cbl")
                 && entry.info.st_size <= Self.maxFileBytes {
                 let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
+                let key = root.path + "/" + path, identity = FileIdentity(entry.info)
+                seen.insert(key)
+                if let kept = parsed[key], kept.identity == identity {
+                    lists.append((String(entry.name.dropLast(4)), kept.list))
+                    continue
+                }
+                parsed[key] = nil
+                parses.add(1, ordering: .relaxed)
                 guard let bytes = Self.contents(root, path), let list = ReadingListFile.parse(bytes) else { continue }
+                parsed[key] = (identity, list)
                 lists.append((String(entry.name.dropLast(4)), list))
             }
             return nil
         }
+        // Lists gone from this folder are forgotten; the other folder's are kept.
+        parsed = parsed.filter { !$0.key.hasPrefix(root.path + "/") || seen.contains($0.key) }
         return lists.sorted { NaturalOrder.areInIncreasingOrder($0.0, $1.0) }
     }
 
