@@ -120,7 +120,8 @@ extension LibraryFilesystem {
     }
 
     /// The children of a folder of the vault, named like the library's: a comic loses its
-    /// extension unless that collides with a sibling.
+    /// extension unless that collides with a sibling, and a control character in a name added
+    /// before they were refused shows as U+FFFD, as in the library.
     func vaultChildren(_ folder: String) -> [String: Node]? {
         guard let vault = lock.withLock({ unlockedVault }), let entries = try? vault.entries else { return nil }
         var candidates: [(name: String, display: String, node: Node)] = []
@@ -130,17 +131,18 @@ extension LibraryFilesystem {
             guard let file = parts.last else { continue }
             let parent = parts.dropLast().joined(separator: "/")
             if parent == folder {
-                candidates.append((file, ComicFiles.displayStem(file) ?? file, .comic(.vault(entry.name))))
+                let shown = ComicFiles.printable(file)
+                candidates.append((shown, ComicFiles.displayStem(shown) ?? shown, .comic(.vault(entry.name))))
             } else if parent.hasPrefix(folder.isEmpty ? "" : folder + "/") || (folder.isEmpty && !parent.isEmpty) {
                 let rest = folder.isEmpty ? parent : String(parent.dropFirst(folder.count + 1))
                 if let first = rest.split(separator: "/").first { folders.insert(String(first)) }
             }
         }
         var uses: [String: Int] = [:]
-        for name in folders { uses[name, default: 0] += 1 }
+        for name in folders { uses[ComicFiles.printable(name), default: 0] += 1 }
         for candidate in candidates { uses[candidate.display, default: 0] += 1 }
         var children: [String: Node] = [:]
-        for name in folders { children[name] = .vaultFolder(folder.isEmpty ? name : folder + "/" + name) }
+        for name in folders { children[ComicFiles.printable(name)] = .vaultFolder(folder.isEmpty ? name : folder + "/" + name) }
         for candidate in candidates {
             children[uses[candidate.display]! > 1 ? candidate.name : candidate.display] = candidate.node
         }
