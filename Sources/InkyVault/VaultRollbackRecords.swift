@@ -72,3 +72,21 @@ struct VaultRollbackRecords: Sendable {
         try DurableFiles.replace(DurableFiles.join(directory, id), with: record.encoded)
     }
 }
+
+extension Vault {
+    /// The generation of the manifest now in `directory`, told without the password: known
+    /// when it is byte for byte the manifest this user last saw (a rollback record, outside the
+    /// vault, holds its digest and generation); nil when it is not (changed elsewhere since, or
+    /// put back, or never unlocked here), which only an unlock can tell apart.
+    public static func lastSeenGeneration(at directory: String) -> UInt64? {
+        lastSeenGeneration(at: directory, records: VaultRollbackRecords.standard.directory ?? "")
+    }
+
+    static func lastSeenGeneration(at directory: String, records: String) -> UInt64? {
+        guard let image = try? DurableFiles.read(VaultPaths(root: directory).manifest, limit: VaultManifestFile.readLimit),
+              let digest = try? SHA256Hasher.hash(image),
+              let names = try? DurableFiles.names(in: records) else { return nil }
+        let store = VaultRollbackRecords(directory: records)
+        return names.lazy.compactMap { store.load(id: $0) }.first { $0.manifestSHA256 == digest }?.generation
+    }
+}

@@ -240,7 +240,8 @@ struct VaultPasswd: ParsableCommand {
 
 struct VaultStatus: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Say where the vault is and what it holds, without a password.")
-    @Flag(help: "Print JSON: { vault, exists, objects, orphans, mounts: [ { mountpoint, library, unlocked } ] }.")
+    @Flag(help: ArgumentHelp("Print JSON: { vault, exists, objects, orphans, generation, mounts: [ { mountpoint, library, unlocked } ] }; "
+                             + "generation is null unless the manifest is the one you last saw here."))
     var json = false
     @OptionGroup var options: VaultOptions
 
@@ -255,7 +256,21 @@ struct VaultStatus: ParsableCommand {
         var exists: Bool
         var objects: Int
         var orphans: Int
+        /// The manifest's generation, when it is the one this user last saw (no password needed).
+        var generation: UInt64?
         var mounts: [Mount]
+
+        enum CodingKeys: String, CodingKey { case vault, exists, objects, orphans, generation, mounts }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(vault, forKey: .vault)
+            try container.encode(exists, forKey: .exists)
+            try container.encode(objects, forKey: .objects)
+            try container.encode(orphans, forKey: .orphans)
+            try container.encode(generation, forKey: .generation) // null, not left out: the key is always there
+            try container.encode(mounts, forKey: .mounts)
+        }
     }
 
     func run() throws {
@@ -264,8 +279,10 @@ struct VaultStatus: ParsableCommand {
         let objects = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/objects"))?.count ?? 0
         let orphans = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/orphans"))?.count ?? 0
         let mounts = exists ? ControlClient.statuses() : []
+        let generation = exists ? Vault.lastSeenGeneration(at: directory) : nil
         if json {
-            try JSONOutput.print(Status(vault: directory, exists: exists, objects: objects, orphans: orphans, mounts: mounts.map {
+            try JSONOutput.print(Status(vault: directory, exists: exists, objects: objects, orphans: orphans, generation: generation,
+                                        mounts: mounts.map {
                 Status.Mount(mountpoint: $0.mountpoint, library: $0.library, unlocked: $0.vaultUnlocked == true)
             }))
             return
@@ -275,6 +292,9 @@ struct VaultStatus: ParsableCommand {
             return
         }
         print("vault at \(directory): \(objects) encrypted object\(objects == 1 ? "" : "s")\(orphans > 0 ? ", \(orphans) in orphans/" : "")")
+        // Without the password only a manifest seen here before can be named; any other is told at unlock.
+        print(generation.map { "manifest: generation \($0), the one you last saw here" }
+              ?? "manifest: not the one you last saw here (changed elsewhere, put back, or never unlocked here): unlock checks it")
         for mount in mounts { print("mount \(mount.mountpoint): \(mount.message)") }
     }
 }

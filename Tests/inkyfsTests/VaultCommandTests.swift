@@ -65,4 +65,38 @@ final class VaultCommandTests: XCTestCase {
         XCTAssertNotEqual(try vaultCommand(["init"]).status, 0, "never over an existing vault")
         XCTAssertTrue(try CommandRunner.inkyfs(["vault", "status", "--vault", vault]).stdout.contains("0 encrypted objects"))
     }
+
+    /// Without the password, `status` names the manifest's generation only when it is the very
+    /// manifest this user last saw (the rollback record kept outside the vault); an older copy put
+    /// back is not named, and says that an unlock will check it.
+    func testStatusNamesTheGenerationOnlyOfTheManifestLastSeenHere() throws {
+        let environment = ["XDG_STATE_HOME": folder.appendingPathComponent("state").path]
+        func run(_ arguments: [String]) throws -> CommandRunner.Result {
+            try CommandRunner.inkyfs(["vault"] + arguments + ["--vault", vault, "--password-file", folder.appendingPathComponent("pw").path],
+                                     environment: environment)
+        }
+        func status() throws -> (text: String, generation: Any?) {
+            let text = try CommandRunner.inkyfs(["vault", "status", "--vault", vault], environment: environment).stdout
+            let json = try CommandRunner.inkyfs(["vault", "status", "--json", "--vault", vault], environment: environment).stdout
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            XCTAssertTrue(object.keys.contains("generation"), json)
+            return (text, object["generation"] is NSNull ? nil : object["generation"])
+        }
+        XCTAssertEqual(try run(["init"]).status, 0)
+        let comic = folder.appendingPathComponent("Secret.cb7")
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Moon Tales/Moon Tales 01.cb7"), toPath: comic.path)
+        XCTAssertEqual(try run(["add", comic.path, "--keep"]).status, 0)
+        XCTAssertEqual(try run(["add", comic.path, "--keep"]).status, 0)
+        let seen = try status()
+        let generation = try XCTUnwrap(seen.generation as? Int, seen.text)
+        XCTAssertTrue(seen.text.contains("manifest: generation \(generation), the one you last saw here"), seen.text)
+
+        // The manifest before the last add, put back as someone who can write the folder could.
+        try FileManager.default.removeItem(atPath: vault + "/manifest.bin")
+        try FileManager.default.copyItem(atPath: vault + "/manifest.bin.prev", toPath: vault + "/manifest.bin")
+        let older = try status()
+        XCTAssertNil(older.generation, older.text)
+        XCTAssertTrue(older.text.contains("manifest: not the one you last saw here"), older.text)
+        XCTAssertEqual(try run(["list"]).status, 2, "and unlocking refuses it")
+    }
 }
