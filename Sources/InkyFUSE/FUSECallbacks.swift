@@ -64,7 +64,7 @@ enum FUSECallbacks {
         ops.open = { request, inode, info in
             let reply = FUSEReply(request!)
             guard inky_fi_flags(info) & O_ACCMODE == O_RDONLY else { return reply.error(.EROFS) }
-            switch FUSECallbacks.context(request).filesystem.open(NodeID(inode)) {
+            switch FUSECallbacks.context(request).filesystem.open(NodeID(inode), caller: FUSECallbacks.caller(request)) {
             case .success(let opened):
                 // fh 0 means "no descriptor"; a passthrough descriptor is stored plus one.
                 inky_fi_set_fh(info, opened.descriptor.map { UInt64($0) + 1 } ?? 0)
@@ -181,7 +181,14 @@ enum FUSECallbacks {
             case .failure(let code): reply.error(code)
             }
         }
-        context(request).filesystem.read(NodeID(inode), offset: Int64(offset), size: size, descriptor: descriptor, completion: completion)
+        context(request).filesystem.read(NodeID(inode), offset: Int64(offset), size: size, descriptor: descriptor,
+                                         caller: caller(request), completion: completion)
+    }
+
+    /// Who the kernel says made the request (the library tells a person reading by it).
+    static func caller(_ request: fuse_req_t?) -> Caller {
+        guard let context = fuse_req_ctx(request)?.pointee else { return Caller(pid: 0, uid: UInt32.max) }
+        return Caller(pid: context.pid, uid: context.uid)
     }
 }
 

@@ -113,7 +113,7 @@ extension LibraryFilesystem {
                 gathered.fill(slot, .success(bytes[...]))
             case .member(let index, let range) where index < pageCount:
                 let expected = layout.members[index].size
-                readPage(comic, generation: generation, index: index, recordsReading: false) { result in
+                readPage(comic, generation: generation, index: index, forReader: false) { result in
                     gathered.fill(slot, result.flatMap { bytes in
                         // A page that is not the size laid out would shift every offset after it.
                         Int64(bytes.count) == expected ? .success(bytes[Int(range.lowerBound)..<Int(range.upperBound)]) : .failure(.EIO)

@@ -23,7 +23,6 @@ final class ComicState: Sendable {
         var pageIndex: [String: Int]?
         var comicInfo: [UInt8]?
         var currentPage = 0
-        var recordedOnce = false
         var listedAt = Date.distantPast
         var zipLayout: (generation: Int, layout: StoredZipLayout)?
         var permissions: SourcePermissions?
@@ -43,12 +42,6 @@ final class ComicState: Sendable {
     /// An I/O error while listing is the disk's, not the archive's: such a comic is listed
     /// again at a lookup this long after, so it recovers with the disk instead of at remount.
     static let ioErrorRetrySeconds = 5.0
-
-    /// True once a read of this comic was recorded (the first read of page 0 counts too).
-    var recordedOnce: Bool {
-        get { state.withLock { s in s.recordedOnce } }
-        set { state.withLock { s in s.recordedOnce = newValue } }
-    }
 
     init(comic: ComicRef, realPath: String) {
         self.comic = comic

@@ -5,6 +5,19 @@ import InkyTree
 /// Opening and reading: pass-through files through a real descriptor, ERROR.txt and
 /// ComicInfo.xml from the comic's state, pages through the window cache (`PageFetching`).
 extension LibraryFilesystem {
+    /// Opens `id` for `caller`: a page a reader opens after someone whose reads did not count
+    /// read it is not served from what the kernel kept of that read (`wantsFreshRead`).
+    public func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> {
+        let opened = open(id)
+        guard case .success(var file) = opened, case .page(let comic, let generation, let index)? = nodes.node(id),
+              wantsFreshRead(PageCache.Key(comic: comic, generation: generation, index: index), caller: caller) else {
+            return opened
+        }
+        file.keepCache = false
+        return .success(file)
+    }
+
+    /// Opens `id` for this process (a view's file, a test).
     public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
         guard let node = nodes.node(id) else { return .failure(nodes.isVaultFile(id) ? .EIO : .ENOENT) }
         if node.isVault {
@@ -36,9 +49,10 @@ extension LibraryFilesystem {
         }
     }
 
-    /// Reads `size` bytes at `offset`. Calls `completion` at once on a cache hit (on the
-    /// caller's thread), later from the comic's fetch queue on a miss.
-    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+    /// Reads `size` bytes at `offset` for `caller` (whose page reads may count as reading:
+    /// `noteRead`). Calls `completion` at once on a cache hit (on the caller's thread), later
+    /// from the comic's fetch queue on a miss.
+    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller = .thisProcess,
                      completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
         guard let node = nodes.node(id) else { return completion(.failure(nodes.isVaultFile(id) ? .EIO : .ENOENT)) }
         touchVault(node)
@@ -55,8 +69,15 @@ extension LibraryFilesystem {
         case .comicInfo(let comic, let generation):
             completion(comicInfoBytes(comic, generation).map { Self.slice($0, offset, size) })
         case .page(let comic, let generation, let index):
-            readPage(comic, generation: generation, index: index) { result in
-                completion(result.map { Self.slice($0, offset, size) })
+            let key = PageCache.Key(comic: comic, generation: generation, index: index)
+            let byReader = options.recordProgress && !comic.isVault && readers.isReader(caller)
+            readPage(comic, generation: generation, index: index) { [self] result in
+                let slice = result.map { Self.slice($0, offset, size) }
+                // Before the reply: `Continue Reading/` listed next shows this read.
+                if case .success(let bytes) = result, case .success(let served) = slice {
+                    noteRead(key, offset: offset, served: served.count, length: bytes.count, byReader: byReader)
+                }
+                completion(slice)
             }
         case .comicFile(let comic, let generation):
             readCBZ(comic, generation: generation, offset: offset, size: size, completion: completion)

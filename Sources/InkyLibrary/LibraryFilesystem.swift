@@ -71,6 +71,12 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// Reading-state writes happen here, off the FUSE threads.
     let stateQueue = DispatchQueue(label: "inkyfs.state")
     let pendingReads = PendingReads()
+    /// What counts as reading (`ReadingRule`): whose reads, which pages read through, which
+    /// comics being read, and which pages the kernel holds from reads that did not count.
+    let readers = ReaderProcesses()
+    let pagesReadThrough = PagesReadThrough()
+    let readingSessions = ReadingSessions()
+    let uncountedPages = UncountedPages()
     /// Listings stored and removed in the index, batched on the state queue.
     let indexWriter: IndexWriter?
     let isFolderLibrary: Bool

@@ -74,16 +74,17 @@ extension LibraryReader {
         }
     }
 
-    /// Records that a reader stands on page `page` (0-based) of the comic, as a page read in the
-    /// mount is recorded (`Continue Reading/`, `inkyfs progress` and `pse:lastRead` follow): for
-    /// progress a client reports without fetching the page (a sync protocol). ERANGE past the end.
+    /// Records that a reader stands on page `page` (0-based) of the comic (`Continue Reading/`,
+    /// `inkyfs progress` and `pse:lastRead` follow): for progress a client reports without
+    /// fetching the page (a sync protocol). A reader's own word, so recorded at once, not
+    /// weighed as reads are (`ReadingRule`). ERANGE past the end.
     public func recordReading(_ comic: ComicRef, page: Int) -> Result<Void, Errno> {
         guard !comic.isVault else { return .failure(.ENOENT) }
         return library.currentComic(comic).flatMap { state, snapshot in
             guard case .success(let listing) = snapshot.listing, !listing.pages.isEmpty else { return .failure(.ENOENT) }
             guard page >= 0, page < listing.pages.count else { return .failure(.ERANGE) }
             _ = state.moveTo(page: page)
-            library.recordReading(page: page, of: listing.pages.count, comic: state)
+            library.record(pages: [page], of: listing.pages.count, comic: state)
             return .success(())
         }
     }

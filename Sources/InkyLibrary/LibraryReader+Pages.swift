@@ -17,8 +17,9 @@ extension LibraryReader {
         public var fileExtension: String
     }
 
-    /// Page `index` (0-based, in reading order) of a library comic, recorded as reading the way
-    /// the mount records a page read: a page moved to counts, re-reading the same one does not.
+    /// Page `index` (0-based, in reading order) of a library comic. Served whole to a reader that
+    /// asked for it, it is a page read through, and the mount's rule takes it from there
+    /// (`ReadingRule`: recorded once two different pages of the comic were, within minutes).
     /// `fitWidth`: shrunk (never enlarged) to at most that many pixels wide and re-encoded by a
     /// worker, spreads kept whole; `streamable`: a page outside `streamableExtensions` becomes a
     /// JPEG. `recordsReading`: false for a page fetched ahead of the reader (a browser's preload).
@@ -39,22 +40,23 @@ extension LibraryReader {
         let ext = EntryPath.lowercasedExtension(of: name)
         var conversion = PageConversion(format: .jpeg, fitWidth: fitWidth.map { max(1, $0) })
         if fitWidth == nil && (!streamable || Self.streamableExtensions.contains(ext)) { conversion = .none }
+        let library = self.library, pageCount = listing.pages.count
+        // Before the reply: a catalog asked for next already shows the page read.
+        let served: @Sendable (Result<[UInt8], Errno>, String) -> Void = { result, fileExtension in
+            if recordsReading, case .success = result { library.pageReadThrough(index, of: pageCount, comic: state) }
+            completion(result.map { PageImage(bytes: $0, fileExtension: fileExtension) })
+        }
         guard let converted = conversion.convertedExtension(of: name) else {
-            library.readPage(comic, generation: snapshot.generation, index: index, recordsReading: recordsReading) { result in
-                completion(result.map { PageImage(bytes: $0, fileExtension: ext) })
-            }
+            library.readPage(comic, generation: snapshot.generation, index: index, forReader: recordsReading) { served($0, ext) }
             return
         }
-        if recordsReading {
-            let previous = state.moveTo(page: index)
-            if index != previous || !state.recordedOnce { library.recordReading(page: index, of: listing.pages.count, comic: state) }
-        }
+        if recordsReading { _ = state.moveTo(page: index) }
         var limits = library.options.limits
         limits.rendering = listing.rendering ?? limits.rendering
         limits.rendering.conversion = conversion
         let key = ConvertedPageCache.Key(comic, identity: snapshot.identity, index: index, rendering: limits.rendering)
         if let key, let bytes = library.options.pageCache?.page(key, size: nil) {
-            return completion(.success(PageImage(bytes: bytes, fileExtension: converted)))
+            return served(.success(bytes), converted)
         }
         let request = EntryRequest(source: page.source, size: Page.sizeAfterRendering, name: page.sourcePath)
         let converting = limits
@@ -73,7 +75,7 @@ extension LibraryReader {
             let result = outcome.withLock { $0 } ?? .failure(.corrupted(path: path, detail: "the page was not delivered"))
             if case .success(let bytes) = result, let key { pages?.store(key, bytes) }
             if case .failure(let error) = result { logger("converted page failed: \(error.message)") }
-            completion(result.map { PageImage(bytes: $0, fileExtension: converted) }.mapError(\.errno))
+            served(result.mapError(\.errno), converted)
         }
     }
 

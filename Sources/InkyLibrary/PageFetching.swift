@@ -7,8 +7,10 @@ import InkyWorker
 /// next `--prefetch` pages and fetches them from the backend (a worker, or the daemon's own
 /// reader for stored ZIP pages) on the comic's serial queue (solid archives) or in parallel.
 extension LibraryFilesystem {
-    /// `recordsReading`: false for reads that are not a person reading (a CBZ copied whole).
-    func readPage(_ comic: ComicRef, generation: Int, index: Int, recordsReading: Bool = true,
+    /// `forReader`: false for reads no reader stands at (a CBZ copied whole, a page fetched ahead
+    /// of a browser's reader): the resume run does not follow them. Whether a read counts as
+    /// reading is the caller's to say (`noteRead`, `pageReadThrough`).
+    func readPage(_ comic: ComicRef, generation: Int, index: Int, forReader: Bool = true,
                   completion: @escaping @Sendable (Result<[UInt8], Errno>) -> Void) {
         // The state in memory, else the comic again (from the index): states are dropped when
         // many comics are in use, while the kernel may keep a page open much longer.
@@ -20,12 +22,11 @@ extension LibraryFilesystem {
         }
         let key = PageCache.Key(comic: comic, generation: generation, index: index)
         let previous = state.moveTo(page: index)
-        if recordsReading, index != previous || !state.recordedOnce { recordReading(page: index, of: listing.pages.count, comic: state) }
         // The resume run moves before the reply (once a reader has this page it asks for the next,
         // whose move must come after), and after the page's claim when it is fetched (the run's first
         // decode from the start, after a remount, waits for the page the reader is waiting for).
         if let bytes = cache.page(key) {
-            if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
+            if forReader { keepResumeRun(state, snapshot, listing, current: index) }
             completion(.success(bytes))
         } else {
             let logger = self.logger
@@ -38,7 +39,7 @@ extension LibraryFilesystem {
             if !cache.wait(for: key, waiter) {
                 fetch(state, snapshot, listing, pages: [index], first: waiter)
             }
-            if recordsReading { keepResumeRun(state, snapshot, listing, current: index) }
+            if forReader { keepResumeRun(state, snapshot, listing, current: index) }
         }
         maintainWindow(state, snapshot, listing, current: index, previous: previous)
     }

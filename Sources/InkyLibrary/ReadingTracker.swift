@@ -1,26 +1,59 @@
 import Foundation
 import InkyCore
 import InkyStore
+import InkyTree
 import Synchronization
 
-/// Reading state and the `Continue Reading/` folder. Only reads that come from the kernel for
-/// a page file count: the window cache's prefetch never passes through `read`, and the
-/// kernel's readahead stays inside the file being read.
+/// Reading state and the `Continue Reading/` folder. What counts as reading is `ReadingRule`'s:
+/// the mount's reads come in through `noteRead`, the server's pages through `pageReadThrough`;
+/// the window cache's prefetch never passes through either.
 extension LibraryFilesystem {
     struct ContinueLink {
         var name: String
         var comic: String
     }
 
-    /// Reads wait for the state queue coalesced per comic, written at most every
-    /// `PendingReads.interval`: each write decodes and re-encodes every page seen so far, so one
-    /// write per page made reading a 10,000-page comic whole quadratic (61% of the daemon's time).
-    /// A read after a quiet spell is written at once; `Continue Reading/` and the daemon's exit
-    /// write what is pending first.
-    func recordReading(page: Int, of pageCount: Int, comic: ComicState) {
-        comic.recordedOnce = true
+    /// A read of page `key` the kernel asked for on behalf of `caller`, `served` bytes at
+    /// `offset` of a page of `length`: recorded once the rule says a person is reading. A read
+    /// that does not count leaves the page marked, so a reader's next open of it is not served
+    /// from what the kernel kept of it (`wantsFreshRead`).
+    func noteRead(_ key: PageCache.Key, offset: Int64, served: Int, length: Int, byReader: Bool) {
+        guard options.recordProgress, state != nil, !key.comic.isVault else { return }
+        guard byReader else { return uncountedPages.insert(key) }
+        guard pagesReadThrough.add(key, offset: offset, served: served, length: length),
+              let comic = comicState(key.comic), let snapshot = comic.snapshot(), snapshot.generation == key.generation,
+              case .success(let listing) = snapshot.listing else { return }
+        pageReadThrough(key.index, of: listing.pages.count, comic: comic)
+    }
+
+    /// Whether a page opened by `caller` must skip what the kernel cached of it: a reader opens
+    /// it, and someone whose reads did not count read it since.
+    func wantsFreshRead(_ key: PageCache.Key, caller: Caller) -> Bool {
+        options.recordProgress && !key.comic.isVault && readers.isReader(caller) && uncountedPages.take(key)
+    }
+
+    /// Page `page` was read through (the mount's rule, or a page streamed whole to a reader):
+    /// recorded once the comic is being read (`ReadingSessions`).
+    func pageReadThrough(_ page: Int, of pageCount: Int, comic: ComicState) {
         guard options.recordProgress, state != nil, let file = libraryFile(comic.comic) else { return }
-        guard let delay = pendingReads.add(file, page: page, pageCount: pageCount) else { return }
+        let pages = readingSessions.readThrough(file, page: page)
+        if !pages.isEmpty { record(pages: pages, of: pageCount, file: file) }
+    }
+
+    /// Records pages as read, the last one where the reader stands. Reads wait for the state
+    /// queue coalesced per comic, written at most every `PendingReads.interval`: each write
+    /// decodes and re-encodes every page seen so far, so one write per page made reading a
+    /// 10,000-page comic whole quadratic (61% of the daemon's time). A read after a quiet spell
+    /// is written at once; `Continue Reading/` and the daemon's exit write what is pending first.
+    func record(pages: [Int], of pageCount: Int, comic: ComicState) {
+        guard options.recordProgress, state != nil, let file = libraryFile(comic.comic) else { return }
+        record(pages: pages, of: pageCount, file: file)
+    }
+
+    private func record(pages: [Int], of pageCount: Int, file: LibraryFile) {
+        var delay: TimeInterval?
+        for page in pages { delay = pendingReads.add(file, page: page, pageCount: pageCount) ?? delay }
+        guard let delay else { return }
         stateQueue.asyncAfter(deadline: .now() + delay) { [self] in writePendingReads() }
     }
 

@@ -11,8 +11,13 @@ public struct ReadingProgress: Sendable, Equatable, Codable {
     public var updatedAt: Date
     public var bookmarks: [Int]
 
-    /// A comic whose last page was read is finished.
-    public var isFinished: Bool { pageCount > 0 && pagesSeen.contains(pageCount - 1) }
+    /// A comic read through is finished: its last page seen, and at least three quarters of its
+    /// pages (a reader may skip ads and letters pages; touching the last page is not reading
+    /// the comic). `inkyfs progress set` to the last page sees every page before it.
+    public var isFinished: Bool {
+        guard pageCount > 0, pagesSeen.contains(pageCount - 1) else { return false }
+        return pagesSeen.count(where: { $0 >= 0 && $0 < pageCount }) * 4 >= pageCount * 3
+    }
     public var percent: Int { pageCount == 0 ? 0 : (lastPage + 1) * 100 / pageCount }
 
     public init(path: String, pageCount: Int, lastPage: Int, pagesSeen: Set<Int>, updatedAt: Date, bookmarks: [Int] = []) {

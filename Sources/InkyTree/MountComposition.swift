@@ -108,15 +108,16 @@ public final class MountComposition: MountedFilesystem, Sendable {
         base.directoryListed(id)
     }
 
-    public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
+    /// Views are the mounting user's own and record nothing: only the base tree hears who asked.
+    public func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> {
         if let view = view(for: id) { return view.open(id) }
-        return base.open(id)
+        return base.open(id, caller: caller)
     }
 
-    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller,
                      completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
         if let view = view(for: id) { return view.read(id, offset: offset, size: size, descriptor: descriptor, completion: completion) }
-        base.read(id, offset: offset, size: size, descriptor: descriptor, completion: completion)
+        base.read(id, offset: offset, size: size, descriptor: descriptor, caller: caller, completion: completion)
     }
 
     public func release(_ id: NodeID) {

@@ -34,9 +34,10 @@ public protocol MountedFilesystem: AnyObject, Sendable {
     /// checks a listing makes; nil for a directory whose replies are not made ahead.
     func listingStamp(of id: NodeID) -> ListingStamp?
 
-    func open(_ id: NodeID) -> Result<OpenedFile, Errno>
-    /// Reads `size` bytes at `offset`; `completion` runs at once or later, on any thread.
-    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+    /// Opens `id` for `caller` (the kernel's request context).
+    func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno>
+    /// Reads `size` bytes at `offset` for `caller`; `completion` runs at once or later, on any thread.
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller,
               completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void)
     func release(_ id: NodeID)
     func readLink(_ id: NodeID) -> Result<String, Errno>

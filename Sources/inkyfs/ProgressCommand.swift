@@ -7,8 +7,10 @@ struct ProgressCommand: ParsableCommand {
         commandName: "progress",
         abstract: "Show the comics you are reading, most recent first: page k of n, percent, bookmarks.",
         discussion: """
-            Pages read through a mount are recorded (not prefetched ones). A comic whose last page was read is \
-            finished; --all shows those too. Correct it by hand:
+            What you read through a mount is recorded: a page counts once read to its end, a comic once two \
+            of its pages were read within 5 minutes of each other. Thumbnailers, file managers, file, cp and \
+            other users' reads never count. A comic is finished once its last page and three quarters of its \
+            pages were seen; --all shows those too. Correct it by hand:
               inkyfs progress forget ~/Comics/Issue\\ 001.cbz       (no longer in progress; bookmarks stay)
               inkyfs progress set ~/Comics/Issue\\ 001.cbz 12       (at page 12, pages count from 1)
             """

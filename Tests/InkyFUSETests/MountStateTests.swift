@@ -83,6 +83,7 @@ final class MountStateTests: XCTestCase {
         let mount = try MountedLibrary(library: library, arguments: ["--state", state.path])
         _ = try readFile(mount.path("Series/Two/001.jpg"))
         _ = try readFile(mount.path("Series/Two/002.jpg"))
+        _ = try readFile(mount.path("Series/One/004.jpg"))
         _ = try readFile(mount.path("Series/One/005.jpg"))
         let links = try FileManager.default.contentsOfDirectory(atPath: mount.path("Continue Reading")).sorted()
         XCTAssertEqual(links, ["01 - One", "02 - Two"], "most recent first")
@@ -178,6 +179,7 @@ final class MountStateTests: XCTestCase {
         let disk = try Tmpfs(size: 1 << 20)
         let first = try backgroundMount(stateHome: disk.path)
         XCTAssertEqual(first.result.status, 0, first.result.stderr)
+        _ = try readFile(first.mountpoint.appendingPathComponent("Series/Two/001.jpg").path)
         _ = try readFile(first.mountpoint.appendingPathComponent("Series/Two/002.jpg").path)
         XCTAssertEqual(try CommandRunner.inkyfs(["unmount", first.mountpoint.path]).status, 0)
         let progress = { try CommandRunner.inkyfs(["progress", "--state", disk.path + "/inkyfs"]).stdout }

@@ -44,8 +44,9 @@ final class MountViewCompositionTests: XCTestCase {
         XCTAssertEqual(try inode("Vault") >> 56, 0, "a library folder: the base tree's slot")
         XCTAssertEqual(try inode("Space Patrol/Space Patrol 001/001.jpg") >> 56, 0)
 
-        // Reading a page puts its comic in Continue Reading/, as a link in the view's slot
+        // Reading pages puts their comic in Continue Reading/, as a link in the view's slot
         // that leads back into the library.
+        _ = try readFile(mounted.path("Space Patrol/Space Patrol 001/001.jpg"))
         _ = try readFile(mounted.path("Space Patrol/Space Patrol 001/002.jpg"))
         let deadline = Date().addingTimeInterval(10)
         var links: [String] = []

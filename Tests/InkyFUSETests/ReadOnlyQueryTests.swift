@@ -74,6 +74,7 @@ final class ReadOnlyQueryTests: XCTestCase {
         let page = fixture.path("Space Patrol/Space Patrol 001/001.jpg")
         let comic = fixture.path("Space Patrol/Space Patrol 001")
         let pageBytes = try readFile(page)
+        _ = try readFile(fixture.path("Space Patrol/Space Patrol 001/002.jpg")) // two pages: a comic in progress
 
         // readlink: EINVAL on anything but a link; a Continue Reading link names its comic.
         var target = [CChar](repeating: 0, count: 4096)

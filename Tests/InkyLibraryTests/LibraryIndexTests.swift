@@ -68,17 +68,23 @@ final class LibraryIndexTests: XCTestCase {
         let fs = filesystem(Corpus.fixtures.path, state)
         let series = try fs.lookup(parent: 1, name: "Moon Tales").get().id
         let comic = try fs.lookup(parent: series, name: "Moon Tales 01").get().id
-        let page = try fs.lookup(parent: comic, name: "003.jpg").get().id
-        let done = DispatchSemaphore(value: 0)
-        fs.read(page, offset: 0, size: 1 << 20, descriptor: nil) { _ in done.signal() }
-        done.wait()
+        func read(_ name: String) throws {
+            let page = try fs.lookup(parent: comic, name: name).get().id
+            let done = DispatchSemaphore(value: 0)
+            fs.read(page, offset: 0, size: 1 << 20, descriptor: nil) { _ in done.signal() }
+            done.wait()
+        }
+        try read("003.jpg")
         // The prefetch of 004…008 has come back once they are in the cache beside 003: had it
         // counted as reading, the reads would be recorded by now (the links below flush them).
         XCTAssertTrue(waitUntil(20) { fs.cache.count == 6 }, "prefetched 004…008")
+        XCTAssertEqual(fs.continueReadingLinks().map(\.name), [], "one page read is no reading yet")
+        XCTAssertNil(state.progress().first)
+        try read("006.jpg")
         let links = fs.continueReadingLinks()
         let row = try XCTUnwrap(state.progress().first)
-        XCTAssertEqual(row.pagesSeen, [2], "prefetched pages are not read pages")
-        XCTAssertEqual(row.lastPage, 2)
+        XCTAssertEqual(row.pagesSeen, [2, 5], "prefetched pages are not read pages")
+        XCTAssertEqual(row.lastPage, 5)
         XCTAssertEqual(links.map(\.name), ["01 - Moon Tales 01"])
         XCTAssertEqual(fs.linkTarget(links[0].comic), "../Moon Tales/Moon Tales 01")
     }

@@ -18,8 +18,10 @@ final class BrowserReaderTests: XCTestCase {
         defer { XCTAssertEqual(server.stop(), 0, server.logText) }
         let shots = ArchiveMaker.temporaryDirectory("reader-screenshots")
         let comic = "Moon%20Tales/Moon%20Tales%2001.cb7"
-        // Opened once at page 4 (0-based 3): the reading state then stands there.
+        // Read at pages 3 and 4 (0-based 2, 3; one page alone is no reading yet): the reading
+        // state then stands at 4.
         XCTAssertEqual(try server.get("/read?path=\(comic)&page=3").status, 200)
+        XCTAssertEqual(try server.get("/opds/comic/page?path=\(comic)&page=2").status, 200)
         XCTAssertEqual(try server.get("/opds/comic/page?path=\(comic)&page=3").status, 200)
         let result = try CommandRunner.capture("/usr/bin/python3", ["-c", Self.driver, chromium, server.base, comic, shots.path])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -147,7 +147,8 @@ final class KOSyncServerTests: XCTestCase {
                        "the running mount shows what KOReader pushed")
         let feed = try server.get("/opds/folders", headers: ["Authorization: Basic " + Data("reader:secret words".utf8).base64EncodedString()])
         XCTAssertTrue(feed.text.contains("pse:lastRead=\"1\""), "and so does the catalog (PSE counts from 0): \(feed.text)")
-        // Read on through the mount: page 5. KOReader's next pull finds it there, from no device of its own.
+        // Read on through the mount: pages 4 and 5. KOReader's next pull finds it at 5, from no device of its own.
+        _ = try readFile(mount.path("Moon Tales 02/004.jpg"))
         _ = try readFile(mount.path("Moon Tales 02/005.jpg"))
         let pulled = try XCTUnwrap(waitUntil(5) {
             ((try? self.object(self.server.get("/syncs/progress/\(document)", headers: self.koreader)))?["progress"] as? String) == "5"

@@ -13,13 +13,19 @@ final class ServeBesideMountTests: XCTestCase {
         defer { XCTAssertEqual(server.stop(), 0, server.logText) }
         let continuing = mount.mountpoint.appendingPathComponent("Continue Reading").path
 
-        // Page 3 streamed by the server: the mount's Continue Reading/ leads to the comic.
-        XCTAssertEqual(try server.get("/opds/comic/page?path=Moon%20Tales/Moon%20Tales%2001.cb7&page=2&width=200").status, 200)
+        // Page 3 streamed by the server, alone: a one-off, as a page read alone in the mount is.
+        let moonTales = "/opds/comic/page?path=Moon%20Tales/Moon%20Tales%2001.cb7"
+        XCTAssertEqual(try server.get(moonTales + "&page=2&width=200").status, 200)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: continuing), [])
+        XCTAssertEqual(try XCTUnwrap(FeedReader(try server.get("/opds/continue").body)).entries.count, 0)
+        // Page 2 too: being read, and the mount's Continue Reading/ leads to the comic.
+        XCTAssertEqual(try server.get(moonTales + "&page=1&width=200").status, 200)
         XCTAssertTrue(waitUntil(10) {
             (try? FileManager.default.contentsOfDirectory(atPath: continuing))?.contains("01 - Moon Tales 01") ?? false
         }, "\(String(describing: try? FileManager.default.contentsOfDirectory(atPath: continuing)))")
 
-        // A page read through the mount: the server's Continue Reading has that comic first, at that page.
+        // Pages read through the mount: the server's Continue Reading has that comic first, at the last one.
+        _ = try readFile(mount.mountpoint.appendingPathComponent("Space Patrol/Space Patrol 001/001.jpg").path)
         _ = try readFile(mount.mountpoint.appendingPathComponent("Space Patrol/Space Patrol 001/002.jpg").path)
         var titles: [String] = []
         XCTAssertTrue(waitUntil(10) {

@@ -116,9 +116,15 @@ final class StateDatabaseTests: XCTestCase {
         let start = Date(timeIntervalSince1970: 1_000_000)
         state.recordRead(LibraryFile(path: "/lib/a.cbz"), page: 2, pageCount: 10, at: start)
         state.recordRead(LibraryFile(path: "/lib/b.cbz"), page: 0, pageCount: 3, at: start.addingTimeInterval(10))
-        state.recordRead(LibraryFile(path: "/lib/c.cbz"), page: 4, pageCount: 5, at: start.addingTimeInterval(20))
+        state.recordReads(LibraryFile(path: "/lib/c.cbz"), pages: [0, 1, 2, 4], pageCount: 5, at: start.addingTimeInterval(20))
         XCTAssertEqual(state.progress().map(\.path), ["/lib/b.cbz", "/lib/a.cbz"], "most recent first, finished left out")
         XCTAssertEqual(state.progress(includeFinished: true).map(\.path), ["/lib/c.cbz", "/lib/b.cbz", "/lib/a.cbz"])
+        // Its last page touched, a quarter of it skipped: read through. The last page alone is not.
+        XCTAssertTrue(try XCTUnwrap(state.progress(includeFinished: true).first).isFinished)
+        XCTAssertFalse(ReadingProgress(path: "x", pageCount: 5, lastPage: 4, pagesSeen: [4], updatedAt: start).isFinished)
+        XCTAssertFalse(ReadingProgress(path: "x", pageCount: 8, lastPage: 7, pagesSeen: [0, 1, 2, 3, 7], updatedAt: start).isFinished,
+                       "5 of 8 pages: fewer than three quarters")
+        XCTAssertTrue(ReadingProgress(path: "x", pageCount: 8, lastPage: 7, pagesSeen: [0, 1, 2, 3, 4, 7], updatedAt: start).isFinished)
         state.recordRead(LibraryFile(path: "/lib/a.cbz"), page: 3, pageCount: 10, at: start.addingTimeInterval(30))
         let a = try XCTUnwrap(state.progress().first)
         XCTAssertEqual(a.path, "/lib/a.cbz")

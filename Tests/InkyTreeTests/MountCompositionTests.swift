@@ -60,8 +60,8 @@ private final class FolderTree: MountedFilesystem, @unchecked Sendable {
     func remember(_ entry: DirectoryEntry) {}
     func parent(of id: NodeID) -> NodeID { 1 }
     func directoryListed(_ id: NodeID) {}
-    func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }
-    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+    func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller,
               completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) { completion(.failure(.EISDIR)) }
     func release(_ id: NodeID) {}
     func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
