@@ -102,23 +102,26 @@ public final class UnlockedVault: Sendable {
     /// 4. return. Deleting the source is the caller's job, and safe only now.
     /// A crash before 3 leaves an orphan object (swept to orphans/ at the next unlock) and
     /// the source untouched.
+    /// `keepsOrigin`: the manifest records the folder of `path` (absolute), where `remove` puts
+    /// the comic back.
     @discardableResult
-    public func add(file path: String, displayPath: String) throws(VaultError) -> VaultEntry {
-        try addReturningSource(file: path, displayPath: displayPath).entry
+    public func add(file path: String, displayPath: String, keepsOrigin: Bool = false) throws(VaultError) -> VaultEntry {
+        try addReturningSource(file: path, displayPath: displayPath, keepsOrigin: keepsOrigin).entry
     }
 
     /// `add`, and the `fstat` of the source as it was opened (what `moveIn` checks before deleting).
-    func addReturningSource(file path: String, displayPath: String) throws(VaultError) -> (entry: VaultEntry, source: stat) {
+    func addReturningSource(file path: String, displayPath: String, keepsOrigin: Bool) throws(VaultError) -> (entry: VaultEntry, source: stat) {
         try changes.run { () throws(VaultError) -> (entry: VaultEntry, source: stat) in
             let keys = try self.keys()
             let requested = try DisplayPath.validateNew(displayPath)
             // Refuse an unusable path before writing anything, rather than leave an orphan.
             // (Checked again at the end: only that check's answer is recorded.)
             _ = try Self.uniqueDisplayPath(requested, among: entries)
-            let originalName = DurableFiles.split(path).name
+            let (folder, originalName) = DurableFiles.split(path)
             guard DisplayPath.isValidFileName(originalName), !DisplayPath.hasControlCharacter(originalName) else {
                 throw .invalidDisplayPath(DisplayPath.escaped(originalName), reason: "source file name is not usable")
             }
+            let origin = keepsOrigin && VaultEntry.isValidOrigin(folder) ? folder : nil
             let randomness = environment.randomness
             let (name, fileID, objectKey, objectPath) = try newObject(keys: keys)
             let (size, sourceDigest, source) = try Self.encrypt(path, to: objectPath, key: objectKey, fileID: fileID,
@@ -140,7 +143,8 @@ public final class UnlockedVault: Sendable {
                 guard let keys = state.keys else { throw .locked }
                 let displayPath = try Self.uniqueDisplayPath(requested, among: state.entries)
                 let entry = VaultEntry(name: name, fileID: fileID, size: size, sha256: HexEncoding.encode(sourceDigest),
-                                       displayPath: displayPath, originalFileName: originalName, dateAdded: dateAdded)
+                                       displayPath: displayPath, originalFileName: originalName, dateAdded: dateAdded,
+                                       originFolder: origin)
                 try save(entries: state.entries + [entry], state: &state, keys: keys)
                 CrashPoint.reach("add.manifest-saved")
                 return entry

@@ -18,9 +18,12 @@ public struct VaultEntry: Codable, Sendable, Hashable {
     public let originalFileName: String
     /// Whole seconds (the manifest stores ISO 8601 without fractions).
     public let dateAdded: Date
+    /// The absolute folder the comic was added from: where `vault remove` puts it back. Absent
+    /// (nil, and not in the JSON) in entries added before the vault kept it.
+    public let originFolder: String?
 
     public init(name: String, fileID: VaultFileID, size: UInt64, sha256: String,
-                displayPath: String, originalFileName: String, dateAdded: Date) {
+                displayPath: String, originalFileName: String, dateAdded: Date, originFolder: String? = nil) {
         self.name = name
         self.fileID = fileID
         self.size = size
@@ -28,6 +31,12 @@ public struct VaultEntry: Codable, Sendable, Hashable {
         self.displayPath = displayPath
         self.originalFileName = originalFileName
         self.dateAdded = dateAdded
+        self.originFolder = originFolder
+    }
+
+    /// An origin the manifest may hold: an absolute path without NUL, at most 4,096 bytes.
+    static func isValidOrigin(_ folder: String) -> Bool {
+        folder.hasPrefix("/") && !folder.utf8.contains(0) && folder.utf8.count <= 4096
     }
 
     static let nameLength = 16

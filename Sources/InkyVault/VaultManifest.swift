@@ -41,6 +41,7 @@ struct VaultManifest: Codable, Equatable {
             guard DisplayPath.isValidFileName(entry.originalFileName) else {
                 return "bad original file name for \(entry.name)"
             }
+            if let origin = entry.originFolder, !VaultEntry.isValidOrigin(origin) { return "bad origin folder for \(entry.name)" }
             guard names.insert(entry.name).inserted, paths.insert(entry.displayPath).inserted,
                   ids.insert(entry.fileID).inserted else {
                 return "duplicate entry \(entry.name)"

@@ -53,6 +53,6 @@ extension UnlockedVault {
             throw error
         }
         return VaultEntry(name: name, fileID: fileID, size: entry.size, sha256: entry.sha256, displayPath: entry.displayPath,
-                          originalFileName: entry.originalFileName, dateAdded: entry.dateAdded)
+                          originalFileName: entry.originalFileName, dateAdded: entry.dateAdded, originFolder: entry.originFolder)
     }
 }

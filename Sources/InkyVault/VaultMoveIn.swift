@@ -20,9 +20,10 @@ extension UnlockedVault {
     /// The original is opened without following a symlink, and deleted with `unlinkat` in its
     /// folder only if it is still the file that was encrypted (device, inode, size, modification
     /// time): a file swapped in or changed meanwhile is kept. A delete that fails throws
-    /// `.originalNotDeleted`; the comic is in the vault all the same.
+    /// `.originalNotDeleted`; the comic is in the vault all the same. The manifest keeps the folder
+    /// it came from (`VaultEntry.originFolder`, for an absolute `path`): `vault remove` puts it back there.
     public func moveIn(file path: String, displayPath: String, keepOriginal: Bool) throws(VaultError) -> MovedIn {
-        let (entry, source) = try addReturningSource(file: path, displayPath: displayPath)
+        let (entry, source) = try addReturningSource(file: path, displayPath: displayPath, keepsOrigin: true)
         let moved = MovedIn(entry: entry, original: FileIdentity(source))
         guard !keepOriginal else { return moved }
         try Self.deleteOriginal(path, encrypted: source, as: entry.displayPath)

@@ -137,6 +137,12 @@ final class VaultManifestTests: XCTestCase {
         let sealed = try VaultManifestFile.seal(VaultManifest(entries: [good]), generation: 5, key: key,
                                                 randomness: .system)
         XCTAssertEqual(try VaultManifestFile.open(sealed, key: key, path: "m").manifest.entries, [good])
+        // The folder it came from, kept by `moveIn`, round-trips; an entry without one (older) has no key for it.
+        let placed = VaultEntry(name: good.name, fileID: good.fileID, size: 1, sha256: good.sha256, displayPath: "a.cbz",
+                                originalFileName: "a.cbz", dateAdded: good.dateAdded, originFolder: "/home/me/Comics/Series")
+        let withOrigin = try VaultManifestFile.seal(VaultManifest(entries: [placed]), generation: 5, key: key, randomness: .system)
+        XCTAssertEqual(try VaultManifestFile.open(withOrigin, key: key, path: "m").manifest.entries.first?.originFolder, "/home/me/Comics/Series")
+        XCTAssertFalse(String(decoding: try VaultManifest.encoder().encode(VaultManifest(entries: [good])), as: UTF8.self).contains("originFolder"))
         let hostile: [(VaultEntry, String)] = [
             (VaultEntry(name: "../../etc/passwd", fileID: good.fileID, size: 1, sha256: good.sha256,
                         displayPath: "a.cbz", originalFileName: "a.cbz", dateAdded: good.dateAdded), "name"),
@@ -146,6 +152,8 @@ final class VaultManifestTests: XCTestCase {
                         displayPath: "a.cbz", originalFileName: "x/y", dateAdded: good.dateAdded), "file name"),
             (VaultEntry(name: good.name, fileID: good.fileID, size: 1, sha256: "zz",
                         displayPath: "a.cbz", originalFileName: "a.cbz", dateAdded: good.dateAdded), "hash"),
+            (VaultEntry(name: good.name, fileID: good.fileID, size: 1, sha256: good.sha256, displayPath: "a.cbz",
+                        originalFileName: "a.cbz", dateAdded: good.dateAdded, originFolder: "Comics/Series"), "relative origin"),
         ]
         for (entry, what) in hostile {
             let sealed = try VaultManifestFile.seal(VaultManifest(entries: [entry]), generation: 5, key: key,

@@ -99,4 +99,26 @@ final class VaultCommandTests: XCTestCase {
         XCTAssertTrue(older.text.contains("manifest: not the one you last saw here"), older.text)
         XCTAssertEqual(try run(["list"]).status, 2, "and unlocking refuses it")
     }
+
+    /// A vault whose manifest predates the folder a comic came from (Fixtures/Vault): `remove`
+    /// opens it as it is and puts the comic where it did before (no mount: the current folder),
+    /// saying why.
+    func testRemoveOfAComicAddedBeforeTheVaultKeptItsFolderSaysWhereItGoes() throws {
+        try ArchiveMaker.run("/bin/cp", ["-R", Corpus.packageRoot.appendingPathComponent("Fixtures/Vault").path, vault])
+        XCTAssertEqual(chmod(vault, 0o700), 0)
+        try "inkyfs-test-vault\n".write(to: folder.appendingPathComponent("fixture"), atomically: true, encoding: .utf8)
+        let here = folder.appendingPathComponent("here")
+        let runtime = folder.appendingPathComponent("run")
+        for made in [here, runtime] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
+        // A state and a runtime folder of its own: no record of the fixture's generation is moved, no running mount is found.
+        let removed = try CommandRunner.capture(CommandRunner.binary.path, ["vault", "remove", "Tiny/Ten Bytes.cbz", "--vault", vault,
+                                                                           "--password-file", folder.appendingPathComponent("fixture").path],
+                                                in: here, environment: ["XDG_STATE_HOME": folder.appendingPathComponent("state").path,
+                                                                        "XDG_RUNTIME_DIR": runtime.path])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertTrue(removed.stderr.hasSuffix("inkyfs: Tiny/Ten Bytes.cbz: added before the vault kept where comics came from; restoring it into \(here.path) (--to DIR puts it elsewhere)\n"),
+                      removed.stderr)
+        XCTAssertEqual(removed.stdout, "restored \(here.path)/Ten Bytes.cbz\n")
+        XCTAssertEqual(try String(contentsOf: here.appendingPathComponent("Ten Bytes.cbz"), encoding: .utf8), "0123456789")
+    }
 }
