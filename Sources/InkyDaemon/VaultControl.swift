@@ -14,6 +14,7 @@ enum VaultControl {
             reply.vaultUnlocked = filesystem.vaultIsUnlocked
             reply.pid = getpid()
             reply.settings = settings
+            reply.vaultDirectory = vaultDirectory
             if idleLockSeconds > 0, let idle = filesystem.vaultIdleSeconds { reply.vaultLocksIn = max(0, idleLockSeconds - idle) }
             return reply
         }
@@ -34,7 +35,7 @@ enum VaultControl {
             if wasUnlocked { log("vault locked") }
             return reply(.ok, wasUnlocked ? "vault locked" : "the vault was already locked")
         case .unlock, .unlockAcceptingRollback:
-            if filesystem.vaultIsUnlocked { return reply(.ok, "the vault is already unlocked") }
+            if filesystem.vaultIsUnlocked { return reply(.ok, "the vault is already unlocked" + shown(filesystem, mountpoint)) }
             guard let password else { return reply(.failed, "no password") }
             // Before any vault byte passes through the heap: freed buffers are overwritten.
             ProcessHardening.wipeFreedMemory()
@@ -52,13 +53,28 @@ enum VaultControl {
                 // Counts and random object names only: the log never learns a comic's name.
                 let report = vault.unlockReport.lines
                 for line in report { log("vault: \(line)") }
-                return reply(.ok, (["vault unlocked: \(count) comic\(count == 1 ? "" : "s")"] + report).joined(separator: "\n"))
+                return reply(.ok, (["vault unlocked: \(count) comic\(count == 1 ? "" : "s")" + shown(filesystem, mountpoint)] + report
+                                   + [locking(after: idleLockSeconds)]).joined(separator: "\n"))
             } catch .wrongPassword {
                 return reply(.wrongPassword, "wrong password")
             } catch {
                 return reply(.failed, "\(error)")
             }
         }
+    }
+
+    /// ", shown in MOUNTPOINT/Vault/": where the unlocked vault is.
+    private static func shown(_ filesystem: LibraryFilesystem, _ mountpoint: String) -> String {
+        filesystem.vaultFolderName.map { ", shown in \(mountpoint)/\($0)/" } ?? ""
+    }
+
+    /// When the vault locks itself (`--vault-idle`), and how to lock it before.
+    static func locking(after seconds: Double) -> String {
+        guard seconds > 0 else { return "it stays unlocked until: inkyfs vault lock (or unmount; --vault-idle 0)" }
+        let minutes = Int(seconds.rounded()) / 60
+        let idle = Int(seconds.rounded()) % 60 != 0 ? "\(Int(seconds.rounded())) seconds"
+            : minutes % 60 == 0 ? "\(minutes / 60) hour\(minutes == 60 ? "" : "s")" : "\(minutes) minute\(minutes == 1 ? "" : "s")"
+        return "it locks itself after \(idle) without use; lock it now with: inkyfs vault lock"
     }
 
     /// Hides the vault, stops every worker (none keeps a key, reader or decrypted chunk) and

@@ -66,6 +66,10 @@ extension LibraryFilesystem {
 
     public var vaultIsUnlocked: Bool { lock.withLock { unlockedVault != nil } }
 
+    /// The name of the folder the unlocked vault shows as under the mount root (`--vault-name`);
+    /// nil when it is shown nowhere.
+    public var vaultFolderName: String? { options.vaultName }
+
     /// Decrypted vault pages in the window cache right now.
     public var cachedVaultPages: Int { cache.count(where: { $0.comic.isVault }) }
 

@@ -42,6 +42,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var pid: Int32?
     public var settings: [String]?
     public var vaultLocksIn: Double?
+    /// The vault folder the mount shows (`--vault DIR`), so a vault command can tell whether the
+    /// vault it is about to unlock itself is the one this mount holds unlocked.
+    public var vaultDirectory: String?
 
     public init(outcome: Outcome, message: String, mountpoint: String, library: String? = nil, retryAfter: Double? = nil) {
         self.outcome = outcome

@@ -44,7 +44,23 @@ struct VaultOptions: ParsableArguments {
 
     /// Unlocks with one password prompt; a wrong password exits 2 after one derivation.
     func unlock() throws -> UnlockedVault {
-        try unlock(with: PasswordInput.read(prompt: "Password for the vault at \(directory): ", file: passwordFile))
+        try refuseWhileAMountHoldsIt()
+        return try unlock(with: PasswordInput.read(prompt: "Password for the vault at \(directory): ", file: passwordFile))
+    }
+
+    /// Before any password is asked for: a running mount that holds this vault unlocked (one
+    /// holder at a time) is said at once, with what to do.
+    func refuseWhileAMountHoldsIt() throws {
+        let here = Self.resolved(directory)
+        let holders = ControlClient.statuses().filter { $0.vaultUnlocked == true && $0.vaultDirectory.map(Self.resolved) == here }
+        if !holders.isEmpty { throw Self.heldBy(holders.map(\.mountpoint)) }
+    }
+
+    private static func resolved(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+
+    private static func heldBy(_ mountpoints: [String]) -> CommandFailure {
+        CommandFailure(.refused, "the vault is unlocked by " + (mountpoints.isEmpty ? "another process" : "the mount at \(mountpoints.joined(separator: ", "))")
+                       + "; lock it first: inkyfs vault lock")
     }
 
     /// Unlocks with a password already read; wrong password: one line, exit 2.
@@ -58,9 +74,7 @@ struct VaultOptions: ParsableArguments {
             FileHandle.standardError.write(Data("inkyfs: wrong password\n".utf8))
             throw ExitCode(ExitStatus.refused.rawValue)
         } catch .vaultBusy {
-            let holders = ControlClient.statuses().filter { $0.vaultUnlocked == true }.map(\.mountpoint)
-            throw CommandFailure(.refused, "the vault is unlocked by " + (holders.isEmpty ? "another process" : "the mount at \(holders.joined(separator: ", "))")
-                                  + "; lock it first: inkyfs vault lock")
+            throw Self.heldBy(ControlClient.statuses().filter { $0.vaultUnlocked == true }.map(\.mountpoint))
         } catch {
             throw CommandFailure(.refused, "\(error)")
         }
@@ -182,6 +196,7 @@ struct VaultPasswd: ParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() throws {
+        try options.refuseWhileAMountHoldsIt()
         // With a file: its first line is the current password, its second the new one.
         let fromFile = try options.passwordFile.map { try PasswordInput.lines(of: $0, count: 2) }
         let old = try fromFile?[0] ?? PasswordInput.read(prompt: "Current password for the vault at \(options.directory): ", file: nil)

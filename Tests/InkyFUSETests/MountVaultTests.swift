@@ -20,11 +20,17 @@ final class MountVaultTests: XCTestCase {
         try "sesame\n".write(to: folder.appendingPathComponent("pw"), atomically: true, encoding: .utf8)
         try "guess\n".write(to: folder.appendingPathComponent("bad"), atomically: true, encoding: .utf8)
         XCTAssertEqual(try vaultCommand(["init"]).status, 0)
+        // Moved in from a folder of their own, where `vault remove` puts them back.
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         for comic in ["Moon Tales/Moon Tales 01.cb7", "Real/Captain Science 001.cbr"] {
-            let added = try vaultCommand(["add", Corpus.fixture(comic), "--keep", "--into", "Secret Series"])
+            let copy = incoming.appendingPathComponent((comic as NSString).lastPathComponent).path
+            try FileManager.default.copyItem(atPath: Corpus.fixture(comic), toPath: copy)
+            let added = try vaultCommand(["add", copy, "--into", "Secret Series"])
             XCTAssertEqual(added.status, 0, added.stderr)
         }
     }
+
+    private var incoming: URL { folder.appendingPathComponent("incoming") }
 
     override func tearDown() { try? FileManager.default.removeItem(at: folder) }
 
@@ -50,6 +56,10 @@ final class MountVaultTests: XCTestCase {
 
         let unlocked = try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path])
         XCTAssertEqual(unlocked.status, 0, unlocked.stderr)
+        // Where the vault is now shown, and when it locks itself (a line about the unlock may come between).
+        let said = unlocked.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(said.first, "vault unlocked: 2 comics, shown in \(mount.mountpoint.path)/Vault/", unlocked.stdout)
+        XCTAssertEqual(said.last, "it locks itself after 15 minutes without use; lock it now with: inkyfs vault lock", unlocked.stdout)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Vault/Secret Series")).sorted(),
                        ["Captain Science 001", "Moon Tales 01"])
         for (comic, directory) in [("Moon Tales/Moon Tales 01.cb7", "Moon Tales 01"), ("Real/Captain Science 001.cbr", "Captain Science 001")] {
@@ -132,7 +142,14 @@ final class MountVaultTests: XCTestCase {
         XCTAssertTrue(try control(["unlock", "--password-file", folder.appendingPathComponent("pw").path]).stdout.contains("vault unlocked"))
     }
 
-    func testStatusShowsTheMountAndRemoveRestoresIntoItsLibrary() throws {
+    /// `inkyfs vault COMMAND ARGUMENTS --vault VAULT` with nothing to read a password from (stdin
+    /// empty, no file): what it says before it would ask for one.
+    private func withoutPassword(_ arguments: [String]) throws -> CommandRunner.Result {
+        try CommandRunner.capture("/bin/sh", ["-c", "exec \"$0\" \"$@\" </dev/null", CommandRunner.binary.path, "vault"] + arguments + ["--vault", vault],
+                                  environment: environment)
+    }
+
+    func testStatusShowsTheMountAndRemovePutsComicsBackWhereTheyCameFrom() throws {
         let library = folder.appendingPathComponent("library")
         let mount = try MountedLibrary(library: library, arguments: ["--vault", vault, "--state", folder.appendingPathComponent("state").path],
                                        environment: environment)
@@ -144,12 +161,35 @@ final class MountVaultTests: XCTestCase {
         XCTAssertEqual(mounts.map { $0["mountpoint"] as? String }, [mount.mountpoint.path])
         XCTAssertEqual(mounts.map { $0["library"] as? String }, [library.path])
         XCTAssertEqual(mounts.map { $0["unlocked"] as? Bool }, [true])
-        let busy = try vaultCommand(["remove", "Secret Series/Captain Science 001.cbr"])
-        XCTAssertNotEqual(busy.status, 0, "the mount holds the unlocked vault")
-        XCTAssertTrue(busy.stderr.contains("inkyfs vault lock"), busy.stderr)
+        // The mount holds the vault unlocked: each command says so before it asks for a password.
+        let another = folder.appendingPathComponent("Another.cbz")
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Space Patrol/Space Patrol 002.cbz"), toPath: another.path)
+        for arguments in [["add", another.path], ["remove", "Secret Series/Captain Science 001.cbr"], ["list"], ["passwd"]] {
+            let held = try withoutPassword(arguments)
+            XCTAssertEqual(held.status, 2, "\(arguments)")
+            XCTAssertEqual(held.stderr, "inkyfs: the vault is unlocked by the mount at \(mount.mountpoint.path); lock it first: inkyfs vault lock\n",
+                           "\(arguments)")
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: another.path))
         XCTAssertEqual(try control(["lock"]).status, 0)
-        let removed = try vaultCommand(["remove", "Secret Series/Captain Science 001.cbr"])
+
+        // A --to folder that is not there: said before the password too.
+        let nowhere = folder.appendingPathComponent("nowhere").path
+        let missing = try withoutPassword(["remove", "Secret Series/Moon Tales 01.cb7", "--to", nowhere])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertEqual(missing.stderr, "inkyfs: --to \(nowhere): no such folder (make it first: mkdir -p \(nowhere))\n")
+
+        // Back into the folder it was added from, not the mounted library.
+        let removed = try vaultCommand(["remove", "Secret Series/Moon Tales 01.cb7"])
         XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(removed.stdout, "restored \(incoming.path)/Moon Tales 01.cb7\n")
+        XCTAssertEqual(try readFile(incoming.appendingPathComponent("Moon Tales 01.cb7").path), try readFile(Corpus.fixture("Moon Tales/Moon Tales 01.cb7")))
+        // That folder gone: into the running mount's library, saying why.
+        try FileManager.default.removeItem(at: incoming)
+        let fallback = try vaultCommand(["remove", "Secret Series/Captain Science 001.cbr"])
+        XCTAssertEqual(fallback.status, 0, fallback.stderr)
+        XCTAssertEqual(fallback.stderr, "inkyfs: Secret Series/Captain Science 001.cbr: the folder it was added from, \(incoming.path), is gone; "
+                       + "restoring it into \(library.path) (--to DIR puts it elsewhere)\n")
         XCTAssertEqual(try readFile(library.appendingPathComponent("Captain Science 001.cbr").path),
                        try readFile(Corpus.fixture("Real/Captain Science 001.cbr")), "restored into the mounted library")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Captain Science 001")).count, 5, "and shown there")
