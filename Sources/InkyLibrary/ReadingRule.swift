@@ -42,7 +42,12 @@ final class PagesReadThrough: Sendable {
     /// makes the page read through.
     func add(_ key: PageCache.Key, offset: Int64, served: Int, length: Int, now: Date = Date()) -> Bool {
         pages.withLock { pages in
-            if pages.count > ReadingRule.tracked { pages = pages.filter { now.timeIntervalSince($0.value.last) < ReadingRule.gap } }
+            if pages.count > ReadingRule.tracked {
+                // Pages counted have done their part (counted again, a page is recorded again: harmless):
+                // a comic of 10,000 pages read whole keeps this small, not filtered at every read.
+                pages = pages.filter { !$0.value.counted && now.timeIntervalSince($0.value.last) < ReadingRule.gap }
+                if pages.count > ReadingRule.tracked / 2 { pages = [:] }
+            }
             var reads = pages[key].flatMap { now.timeIntervalSince($0.last) < ReadingRule.gap ? $0 : nil } ?? Reads()
             reads.last = now
             if served > 0, reads.offsets.insert(offset).inserted { reads.bytes += served }
@@ -69,7 +74,10 @@ final class ReadingSessions: Sendable {
     /// Page `page` of `file` was read through: the pages to record now, in the order read.
     func readThrough(_ file: LibraryFile, page: Int, now: Date = Date()) -> [Int] {
         sessions.withLock { sessions in
-            if sessions.count > ReadingRule.tracked { sessions = sessions.filter { now.timeIntervalSince($0.value.last) < ReadingRule.gap } }
+            if sessions.count > ReadingRule.tracked {
+                sessions = sessions.filter { now.timeIntervalSince($0.value.last) < ReadingRule.gap }
+                if sessions.count > ReadingRule.tracked / 2 { sessions = [:] } // never filtered at every read
+            }
             var session = sessions[file].flatMap { now.timeIntervalSince($0.last) < ReadingRule.gap ? $0 : nil } ?? Session()
             session.last = now
             defer { sessions[file] = session }
