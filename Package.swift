@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `inkyfs serve`: HTTP/1.1 on SwiftNIO. No traits: swift-configuration and full Foundation unused.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Hummingbird's own SwiftNIO, named for NIOCore alone: the TLS handler is a channel handler.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // C shims: module maps over the Debian -dev packages.
@@ -35,6 +37,9 @@ let package = Package(
         .systemLibrary(name: "CFuse3", path: "Sources/Shims/CFuse3", pkgConfig: "fuse3",
                        providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/Shims/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        // HTTPS for `inkyfs serve`: the system's OpenSSL, the same as libcrypto's (libssl3 ships both).
+        .systemLibrary(name: "CSSL", path: "Sources/Shims/CSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/Shims/CLinux"),
         // Header only (no library): ZIP's CRC-32 folded with PCLMULQDQ, for stored pages the daemon reads itself.
@@ -77,17 +82,24 @@ let package = Package(
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
         // Accounts, login throttling and KOReader's sync protocol, over typed requests: no HTTP.
         .target(name: "InkySync", dependencies: ["InkyCore", "InkyStore", "InkyVault"]),
+        // HTTPS: libssl over memory buffers, as a SwiftNIO channel handler first in each connection.
+        .target(name: "InkyTLS", dependencies: [
+            "InkyCore", "CSSL",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The HTTP front end (`inkyfs serve`): OPDS, page streaming. Reaches comics through the library
         // core by ComicRef and page index (`LibraryReader`), never a node number or a mount.
         .target(name: "InkyServe", dependencies: [
-            "InkyCore", "InkyLibrary", "InkyStore", "InkySync",
+            "InkyCore", "InkyLibrary", "InkyStore", "InkySync", "InkyTLS",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // What users run: CLI and daemon. No parser or image library (ExecutableLinkTests).
         .executableTarget(name: "inkyfs", dependencies: [
-            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyServe", "InkySync",
+            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyServe", "InkySync", "InkyTLS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
