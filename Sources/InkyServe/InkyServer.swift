@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import InkyLibrary
+import InkyTLS
 import Logging
 
 /// `inkyfs serve`: the library over HTTP, the second front end of the library core beside the
@@ -24,22 +25,32 @@ public enum InkyServer {
     }
 
     /// Serves until SIGINT or SIGTERM, then stops accepting, lets requests in flight end and
-    /// returns. `ready` gets the server's URL once it listens (with the port the system chose
-    /// for port 0). Throws `ServeRefusal` for an address `access` does not allow, or the
-    /// binding's error (an address in use).
-    public static func run(reader: LibraryReader, address: ListenAddress, access: any ServeAccess,
+    /// returns. With `tls`, every connection is HTTPS (a failed handshake is logged and costs
+    /// that connection only). `ready` gets the server's URL once it listens (with the port the
+    /// system chose for port 0). Throws `ServeRefusal` for an address `access` does not allow,
+    /// or the binding's error (an address in use).
+    public static func run(reader: LibraryReader, address: ListenAddress, access: any ServeAccess, tls: TLSServerContext? = nil,
                            ready: @escaping @Sendable (String) -> Void) async throws {
         try access.check(address)
         var logger = Logger(label: "inkyfs.serve")
         logger.logLevel = .error
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(120), httpDecoderConfiguration: decoder)
+        var server = HTTPServerBuilder.http1(configuration: http1)
+        if let tls {
+            // A connection whose handshake stalls is closed by HTTP/1.1's idle timeout, as an idle one is.
+            let tlsLogger = Logger(label: "inkyfs.tls")
+            server = HTTPServerBuilder { responder in
+                TLSServerChannel(HTTP1Channel(responder: responder, configuration: http1), context: tls, logger: tlsLogger)
+            }
+        }
+        let scheme = tls == nil ? "http" : "https"
         let app = Application(router: router(reader: reader, access: access),
-                              server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: .seconds(120),
-                                                                                       httpDecoderConfiguration: decoder)),
+                              server: server,
                               configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port),
                                                                       serverName: "inkyfs"),
                               onServerRunning: { channel in
                                   let port = channel.localAddress?.port ?? address.port
-                                  ready("http://\(address.urlHost):\(port)/opds")
+                                  ready("\(scheme)://\(address.urlHost):\(port)/opds")
                               },
                               logger: logger)
         try await app.runService()

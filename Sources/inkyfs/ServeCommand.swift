@@ -4,6 +4,7 @@ import InkyCore
 import InkyLibrary
 import InkyServe
 import InkySync
+import InkyTLS
 import InkyWorker
 import Logging
 import Synchronization
@@ -11,7 +12,7 @@ import Synchronization
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve a comic library over HTTP: an OPDS catalog, page streaming, CBZ downloads.",
+        abstract: "Serve a comic library over HTTP or HTTPS: an OPDS catalog, page streaming, CBZ downloads.",
         discussion: """
             For e-readers, tablets and phones, which cannot mount: KOReader, Panels, Chunky, Librera, \
             Thorium and other OPDS readers browse the catalog at http://ADDR:PORT/opds. Every comic, whatever \
@@ -25,9 +26,15 @@ struct ServeCommand: ParsableCommand {
             shows in Continue Reading/ and `inkyfs progress`. The vault is never served.
 
             Listens on 127.0.0.1:8190 unless told otherwise. Any other address than loopback is refused while \
-            no account exists: without one, anyone who reaches the port reads the library. HTTPS is not \
-            served yet: reach the server from elsewhere through a TLS proxy or an SSH tunnel \
-            (ssh -L 8190:127.0.0.1:8190 HOST).
+            no account exists: without one, anyone who reaches the port reads the library.
+
+            HTTPS: --tls-cert and --tls-key give a certificate (chain) and its private key, PEM files \
+            (from Let's Encrypt: fullchain.pem and privkey.pem), read once at start; the URL is then \
+            https://ADDR:PORT/opds, and plain HTTP on that port is answered 400. Over a network, serve \
+            HTTPS: accounts log in with HTTP Basic, which plain HTTP carries readable. The key must not \
+            be encrypted with a passphrase (there is no one to type it); it should be readable by you \
+            alone (chmod 600). Without a certificate, an SSH tunnel also does: \
+            ssh -L 8190:127.0.0.1:8190 HOST.
 
             Accounts (`inkyfs account add NAME`): with any, every request needs one, HTTP Basic for the \
             catalog and downloads; failed logins are throttled (429 with Retry-After, per address and per \
@@ -40,6 +47,8 @@ struct ServeCommand: ParsableCommand {
               inkyfs serve ~/Comics                          http://127.0.0.1:8190/opds
               inkyfs serve --listen 127.0.0.1:9000 ~/Comics
               inkyfs account add kobo; inkyfs serve --listen 0.0.0.0:8190 ~/Comics
+              inkyfs serve --listen 0.0.0.0:8443 --tls-cert fullchain.pem \\
+                           --tls-key privkey.pem ~/Comics    https://HOST:8443/opds
               systemctl --user enable --now inkyfs-serve@$(systemd-escape ~/Comics)
             """
     )
@@ -51,10 +60,12 @@ struct ServeCommand: ParsableCommand {
                                + "Port 0 takes a free one (the log line tells which).", valueName: "addr:port"))
     var listen = ListenAddress.standard.description
 
-    @Option(help: ArgumentHelp("Not supported yet: HTTPS needs a TLS library this build does not carry.", valueName: "file"))
+    @Option(help: ArgumentHelp("Serve HTTPS with this certificate: a PEM file, the server's certificate first, then "
+                               + "its intermediates (fullchain.pem). Needs --tls-key.", valueName: "file"))
     var tlsCert: String?
 
-    @Option(help: ArgumentHelp("Not supported yet (see --tls-cert).", valueName: "file"))
+    @Option(help: ArgumentHelp("The certificate's private key: a PEM file, not encrypted, readable by you alone. "
+                               + "Needs --tls-cert.", valueName: "file"))
     var tlsKey: String?
 
     @Option(help: "Archive-parsing worker processes.")
@@ -85,8 +96,9 @@ struct ServeCommand: ParsableCommand {
         guard ListenAddress(parsing: listen) != nil else {
             throw ValidationError("--listen \(listen): give ADDR:PORT with a numeric address (127.0.0.1:8190, [::1]:8190) or a port")
         }
-        if tlsCert != nil || tlsKey != nil {
-            throw ValidationError("--tls-cert/--tls-key: HTTPS is not supported yet; put a TLS proxy in front, or use an SSH tunnel")
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError(tlsCert == nil ? "--tls-key needs --tls-cert: HTTPS takes a certificate and its key"
+                                                 : "--tls-cert needs --tls-key: HTTPS takes a certificate and its key")
         }
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be between 1 and 64") }
     }
@@ -98,6 +110,7 @@ struct ServeCommand: ParsableCommand {
             throw CommandFailure(.refused, "\(library) is not a folder: serve a library folder")
         }
         let address = ListenAddress(parsing: listen)!
+        let tls = try tlsContext(Logger(label: "inkyfs"))
         // Who may use the server: the accounts of `inkyfs account`, HTTP Basic and KOReader's sync.
         let state = stateOptions.open()
         let access: any ServeAccess = AccountAccess(authenticator: Authenticator(state: state), allowRegistration: allowRegistration)
@@ -138,7 +151,7 @@ struct ServeCommand: ParsableCommand {
         let finished = DispatchSemaphore(value: 0)
         Task {
             do {
-                try await InkyServer.run(reader: reader, address: address, access: access) { url in
+                try await InkyServer.run(reader: reader, address: address, access: access, tls: tls) { url in
                     logger.notice("serving \(library) at \(url)")
                     // A `Type=notify` unit (contrib/systemd/inkyfs-serve@.service) counts it started only now.
                     SystemdNotify.send("READY=1\nMAINPID=\(getpid())\nSTATUS=serving \(library) at \(url)")
@@ -154,5 +167,17 @@ struct ServeCommand: ParsableCommand {
             throw CommandFailure(.refused, "cannot serve on \(address): \(message)")
         }
         logger.notice("stopped serving \(library)")
+    }
+
+    /// The certificate and key, read before anything starts: a mistake in them is said at once.
+    private func tlsContext(_ logger: Logger) throws -> TLSServerContext? {
+        guard let tlsCert, let tlsKey else { return nil }
+        do throws(TLSError) {
+            let context = try TLSServerContext(certificateChainFile: absolutePath(tlsCert), privateKeyFile: absolutePath(tlsKey))
+            for warning in context.warnings { logger.warning("\(warning)") }
+            return context
+        } catch {
+            throw CommandFailure(.refused, "cannot serve HTTPS: \(error)")
+        }
     }
 }

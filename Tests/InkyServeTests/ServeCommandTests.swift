@@ -13,16 +13,70 @@ final class ServeCommandTests: XCTestCase {
         }
     }
 
-    func testTLSAndBadAddressesAreUsageErrors() throws {
-        let tls = try CommandRunner.inkyfs(["serve", "--tls-cert", "/tmp/cert.pem", "--tls-key", "/tmp/key.pem", Corpus.fixtures.path])
-        XCTAssertEqual(tls.status, 64)
-        XCTAssertTrue(tls.stderr.contains("HTTPS is not supported yet"), tls.stderr)
+    func testHalfATLSOptionAndBadAddressesAreUsageErrors() throws {
+        let certificateAlone = try CommandRunner.inkyfs(["serve", "--tls-cert", "/tmp/cert.pem", Corpus.fixtures.path])
+        XCTAssertEqual(certificateAlone.status, 64)
+        XCTAssertTrue(certificateAlone.stderr.contains("--tls-cert needs --tls-key"), certificateAlone.stderr)
+        let keyAlone = try CommandRunner.inkyfs(["serve", "--tls-key", "/tmp/key.pem", Corpus.fixtures.path])
+        XCTAssertEqual(keyAlone.status, 64)
+        XCTAssertTrue(keyAlone.stderr.contains("--tls-key needs --tls-cert"), keyAlone.stderr)
         let name = try CommandRunner.inkyfs(["serve", "--listen", "example.org:80", Corpus.fixtures.path])
         XCTAssertEqual(name.status, 64)
         XCTAssertTrue(name.stderr.contains("numeric address"), name.stderr)
         let file = try CommandRunner.inkyfs(["serve", Corpus.fixture("Moon Tales/Moon Tales 01.cb7")])
         XCTAssertEqual(file.status, 2)
         XCTAssertTrue(file.stderr.contains("is not a folder"), file.stderr)
+    }
+
+    /// A certificate and key that cannot serve are refused before the server listens, each
+    /// saying which file and what to do; the key is never asked for a passphrase.
+    func testCertificatesAndKeysThatCannotServeAreRefusedSayingWhy() throws {
+        let tls = try TLSMaterial()
+        let state = ArchiveMaker.temporaryDirectory("serve-tls-state").path
+        func serve(_ certificate: String, _ key: String) throws -> CommandRunner.Result {
+            try CommandRunner.inkyfs(["serve", "--listen", "127.0.0.1:0", "--state", state, "--tls-cert", certificate, "--tls-key", key,
+                                      Corpus.fixtures.path])
+        }
+        let missing = tls.path("nothing.pem")
+        let directory = tls.folder.path
+        let refusals: [(String, String, String)] = [
+            (missing, tls.key, "certificate \(missing): no such file"),
+            (tls.chain, missing, "private key \(missing): no such file"),
+            (directory, tls.key, "certificate \(directory): not a file"),
+            (tls.chain, tls.otherKey, "private key \(tls.otherKey) is not the key of certificate \(tls.chain)"),
+            (tls.chain, tls.otherTypeKey, "private key \(tls.otherTypeKey) is not the key of certificate \(tls.chain)"),
+            (tls.key, tls.chain, "certificate \(tls.key): holds a private key, not a certificate: are the certificate and the key given the other way round?"),
+            (tls.chain, tls.encryptedKey, "private key \(tls.encryptedKey): it is encrypted with a passphrase"),
+            (tls.authority, tls.key, "private key \(tls.key) is not the key of certificate \(tls.authority)"),
+        ]
+        for (certificate, key, message) in refusals {
+            let result = try serve(certificate, key)
+            XCTAssertEqual(result.status, 2, "\(certificate) \(key): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("inkyfs: cannot serve HTTPS: \(message)"), result.stderr)
+            XCTAssertFalse(result.stderr.contains("serving"), result.stderr)
+        }
+        // A key the user cannot read (root reads every file: then run as another user).
+        let unreadable = tls.path("unreadable.key")
+        try FileManager.default.copyItem(atPath: tls.key, toPath: unreadable)
+        chmod(unreadable, 0)
+        let user = try TestUser.make()
+        defer { user?.remove() }
+        let arguments = ["serve", "--listen", "127.0.0.1:0", "--tls-cert", tls.chain, "--tls-key", unreadable, Corpus.fixtures.path]
+        let result = try user.map { try $0.run(CommandRunner.binary.path, arguments) } ?? CommandRunner.inkyfs(arguments)
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("private key \(unreadable): cannot read it: Permission denied"), result.stderr)
+    }
+
+    /// An expired certificate is served (the clock may be what is wrong), with a warning.
+    func testAnExpiredCertificateIsServedWithAWarning() throws {
+        let tls = try TLSMaterial()
+        let (certificate, key) = try tls.expired()
+        let server = try ServedLibrary(library: Corpus.fixtures, arguments: ["--tls-cert", certificate, "--tls-key", key],
+                                       clientOptions: ["--cacert", certificate])
+        XCTAssertTrue(server.logText.contains("certificate \(certificate) has expired: clients will refuse it"), server.logText)
+        XCTAssertFalse(server.logText.contains("chmod 600"), server.logText)
+        XCTAssertThrowsError(try server.get("/opds"), "curl refuses an expired certificate")
+        server.stopCleanly()
     }
 
     /// As systemd runs it (contrib/systemd/inkyfs-serve@.service, `Type=notify`): READY=1 once it

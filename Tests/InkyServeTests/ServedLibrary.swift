@@ -10,13 +10,17 @@ final class ServedLibrary: @unchecked Sendable {
     let stateHome: URL
     let process = Process()
     private let output = Pipe()
-    /// `http://127.0.0.1:PORT`, without the `/opds`.
+    /// `http://127.0.0.1:PORT` (`https://` when served with a certificate), without the `/opds`.
     let base: String
+    /// Given to curl before every request of `get` (`--cacert` for HTTPS).
+    let clientOptions: [String]
     private let log = LockedBox("")
 
     /// `state`: the state folder (`--state`), one of the test's own unless given (a mount's, to share it).
-    init(library: URL, state: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    init(library: URL, state: URL? = nil, arguments: [String] = [], environment: [String: String] = [:],
+         clientOptions: [String] = []) throws {
         self.library = library
+        self.clientOptions = clientOptions
         stateHome = ArchiveMaker.temporaryDirectory("serve-state")
         process.executableURL = CommandRunner.binary
         let folder = state?.path ?? stateHome.path + "/state"
@@ -46,11 +50,14 @@ final class ServedLibrary: @unchecked Sendable {
 
     /// The URL of the log line `serving LIBRARY at URL`.
     private static func url(in text: String) -> String? {
-        guard let range = text.range(of: " at http://") else { return nil }
-        let rest = text[range.upperBound...]
+        guard let range = text.range(of: " at http://") ?? text.range(of: " at https://") else { return nil }
+        let rest = text[text.index(range.lowerBound, offsetBy: 4)...]
         guard let end = rest.firstIndex(of: "\n") else { return nil }
-        return "http://" + rest[..<end]
+        return String(rest[..<end])
     }
+
+    /// The port the server listens on.
+    var port: Int { Int(base.split(separator: ":").last!)! }
 
     var logText: String { log.value }
 
@@ -107,8 +114,8 @@ final class ServedLibrary: @unchecked Sendable {
     /// loopback address is another client to the server).
     func get(_ target: String, headers: [String] = [], method: String = "GET", body: String? = nil, from: String? = nil) throws -> Reply {
         let headerFile = ArchiveMaker.temporaryDirectory("curl").appendingPathComponent("headers")
-        var arguments = ["-s", "--path-as-is", "-X", method, "-D", headerFile.path, "-o", "-"]
-        if method == "HEAD" { arguments = ["-s", "--path-as-is", "-I", "-D", headerFile.path, "-o", "/dev/null"] }
+        var arguments = clientOptions + ["-s", "--path-as-is", "-X", method, "-D", headerFile.path, "-o", "-"]
+        if method == "HEAD" { arguments = clientOptions + ["-s", "--path-as-is", "-I", "-D", headerFile.path, "-o", "/dev/null"] }
         for header in headers { arguments += ["-H", header] }
         if let body { arguments += ["--data-binary", body] }
         if let from { arguments += ["--interface", from] }
