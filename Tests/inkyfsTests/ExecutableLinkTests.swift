@@ -3,7 +3,7 @@ import InkyTestSupport
 import XCTest
 
 /// What users run maps no parser: `inkyfs` (CLI and daemon, the vault's master key) needs only
-/// libfuse, SQLite, libcrypto and the C runtime; every parser and image library is the
+/// libfuse, SQLite, OpenSSL (libcrypto, and libssl for serve's HTTPS) and the C runtime; every parser and image library is the
 /// worker executable's. Each library a process maps costs its start, and a parser in the daemon
 /// would run hostile input beside the key.
 final class ExecutableLinkTests: XCTestCase {
