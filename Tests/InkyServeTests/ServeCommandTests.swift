@@ -55,6 +55,11 @@ final class ServeCommandTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("inkyfs: cannot serve HTTPS: \(message)"), result.stderr)
             XCTAssertFalse(result.stderr.contains("serving"), result.stderr)
         }
+        // HTTPS does not stand in for an account: beyond loopback, one is still needed.
+        let open = try CommandRunner.inkyfs(["serve", "--listen", "0.0.0.0:0", "--state", state, "--tls-cert", tls.chain, "--tls-key", tls.key,
+                                             Corpus.fixtures.path])
+        XCTAssertEqual(open.status, 2, open.stderr)
+        XCTAssertTrue(open.stderr.contains("refusing to listen on") && open.stderr.contains("no account"), open.stderr)
         // A key the user cannot read (root reads every file: then run as another user).
         let unreadable = tls.path("unreadable.key")
         try FileManager.default.copyItem(atPath: tls.key, toPath: unreadable)
