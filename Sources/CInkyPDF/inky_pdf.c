@@ -1,4 +1,5 @@
 #include "inky_pdf.h"
+#include "source_stream.h"
 
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
@@ -19,9 +20,11 @@ static void inky_pdf_set_error(fz_context *ctx, char *err, size_t err_len) {
     snprintf(err, err_len, "%s", fz_caught_message(ctx));
 }
 
-/// Opens a PDF. `store_bytes` bounds MuPDF's resource cache. On INKY_PDF_NEEDS_PASSWORD the
-/// document is closed: an empty user password (owner-only restrictions) opens normally.
-int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf **out, char *err, size_t err_len) {
+/// Opens a PDF from a file (`path`) or else from a source stream (`source`, `read`, `size`).
+/// `store_bytes` bounds MuPDF's resource cache. On INKY_PDF_NEEDS_PASSWORD the document is
+/// closed: an empty user password (owner-only restrictions) opens normally.
+static int inky_pdf_open_any(const char *path, void *source, inky_pdf_read_fn read, int64_t size, size_t store_bytes,
+                             inky_pdf **out, char *err, size_t err_len) {
     *out = NULL;
     fz_context *ctx = fz_new_context(NULL, NULL, store_bytes);
     if (!ctx) {
@@ -31,13 +34,22 @@ int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf **out, char *er
     fz_set_warning_callback(ctx, inky_pdf_quiet, NULL);
     fz_set_error_callback(ctx, inky_pdf_quiet, NULL);
     pdf_document *doc = NULL;
+    fz_stream *stream = NULL;
     int code = INKY_PDF_OK;
     fz_var(doc);
+    fz_var(stream);
     fz_var(code);
     fz_try(ctx) {
-        doc = pdf_open_document(ctx, path);
+        if (path) {
+            doc = pdf_open_document(ctx, path);
+        } else {
+            stream = inky_source_stream_new(ctx, source, read, size);
+            doc = pdf_open_document_with_stream(ctx, stream);
+        }
         if (pdf_needs_password(ctx, doc)) code = INKY_PDF_NEEDS_PASSWORD;
     }
+    // The document keeps its own reference to the stream.
+    fz_always(ctx) { fz_drop_stream(ctx, stream); }
     fz_catch(ctx) {
         inky_pdf_set_error(ctx, err, err_len);
         code = INKY_PDF_ERROR;
@@ -56,6 +68,15 @@ int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf **out, char *er
     pdf_drop_document(ctx, doc);
     fz_drop_context(ctx);
     return code;
+}
+
+int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf **out, char *err, size_t err_len) {
+    return inky_pdf_open_any(path, NULL, NULL, 0, store_bytes, out, err, err_len);
+}
+
+int inky_pdf_open_source(void *source, inky_pdf_read_fn read, int64_t size, size_t store_bytes,
+                         inky_pdf **out, char *err, size_t err_len) {
+    return inky_pdf_open_any(NULL, source, read, size, store_bytes, out, err, err_len);
 }
 
 void inky_pdf_close(inky_pdf *pdf) {

@@ -37,6 +37,17 @@ typedef struct {
    document is closed: an empty user password (owner-only restrictions) opens normally. */
 int inky_pdf_open(const char *path, size_t store_bytes, inky_pdf **out, char *err, size_t err_len);
 
+/* Reads up to `count` bytes at `offset` of a document that is no plain file into `buffer`:
+   returns how many (0 only at the end), or -1 when they cannot be read. MuPDF takes a failed
+   read for the end of the data and carries on, so the caller must keep its own record of a
+   failure and check it after every call below. */
+typedef int64_t (*inky_pdf_read_fn)(void *source, int64_t offset, unsigned char *buffer, size_t count);
+
+/* Opens a PDF of `size` bytes read through `read(source, ...)` (a vault object decrypted chunk
+   by chunk), as inky_pdf_open does a file. `source` must outlive the document. */
+int inky_pdf_open_source(void *source, inky_pdf_read_fn read, int64_t size, size_t store_bytes,
+                         inky_pdf **out, char *err, size_t err_len);
+
 void inky_pdf_close(inky_pdf *pdf);
 
 int inky_pdf_page_count(inky_pdf *pdf, int *count, char *err, size_t err_len);
