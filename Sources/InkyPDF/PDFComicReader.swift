@@ -10,13 +10,28 @@ public final class PDFComicReader: ComicReader {
     public var onProgress: (() -> Void)?
     public private(set) var stats = ReaderStats()
     private let limits: ComicLimits
-    private let document: MuPDFDocument
+    private var document: MuPDFDocument
+    /// Opens the document again, after a read of its bytes failed (`MuPDFDocument.isDamaged`):
+    /// the pages after a damaged one still read, from a document that never saw the damage.
+    private let reopen: () throws(ComicError) -> MuPDFDocument
     private let contents: [PDFPageContent]
 
-    public init(path: String, limits: ComicLimits) throws(ComicError) {
+    public convenience init(path: String, limits: ComicLimits) throws(ComicError) {
+        try self.init(path: path, limits: limits) { () throws(ComicError) in try MuPDFDocument(path: path) }
+    }
+
+    /// A PDF that is no plain file (a vault object, its chunks decrypted and authenticated as
+    /// MuPDF reads them), named `label` in messages. A read that fails (a chunk not authentic)
+    /// fails the listing or the page that needed it, never serves what MuPDF made of the rest.
+    public convenience init(bytes: any RandomAccessBytes, label: String, limits: ComicLimits) throws(ComicError) {
+        try self.init(path: label, limits: limits) { () throws(ComicError) in try MuPDFDocument(bytes: bytes, label: label) }
+    }
+
+    private init(path: String, limits: ComicLimits, open: @escaping () throws(ComicError) -> MuPDFDocument) throws(ComicError) {
         self.path = path
         self.limits = limits
-        document = try MuPDFDocument(path: path)
+        reopen = open
+        document = try open()
         let count = try document.pageCount()
         // Every real PDF has a page; MuPDF repairs a damaged file into one with none.
         if count == 0 { throw .corrupted(path: path, detail: "no page could be found: the PDF is damaged or truncated") }
@@ -26,8 +41,14 @@ public final class PDFComicReader: ComicReader {
         var contents: [PDFPageContent] = []
         var pages: [Page] = []
         for number in 0..<count {
-            // A page MuPDF cannot even interpret is left to the renderer, which reports it on read.
-            var content = (try? document.probe(page: number)) ?? .rendered
+            // A page MuPDF cannot even interpret is left to the renderer, which reports it on read;
+            // one whose bytes cannot be read fails the listing.
+            var content = PDFPageContent.rendered
+            do throws(ComicError) {
+                content = try document.probe(page: number)
+            } catch {
+                if document.isDamaged { throw error }
+            }
             var ext = "png"
             if case .image(let image) = content {
                 if image.fileSize > limits.maxPageBytes {
@@ -79,6 +100,7 @@ public final class PDFComicReader: ComicReader {
     }
 
     private func bytes(of number: Int) throws(ComicError) -> [UInt8] {
+        if document.isDamaged { document = try reopen() }
         switch contents[number] {
         case .rendered:
             return try document.renderPNG(page: number, limits.rendering)
