@@ -24,10 +24,13 @@ public enum ComicOpener {
     }
 
     /// Opens a comic from bytes that are not a plain file (a vault object decrypted on demand).
-    /// `label` names it in messages. Folders cannot come this way; PDF, ACE and RAR 1.4 are refused.
+    /// `label` names it in messages. Folders cannot come this way; ACE and RAR 1.4 are refused.
+    /// MuPDF reads a PDF through the same bytes, at random, as it reads a file: never a copy.
     public static func open(bytes: any RandomAccessBytes, label: String, limits: ComicLimits = .default) throws(ComicError) -> any ComicReader {
         let source = FileSource(bytes: bytes, label: label)
-        return try reader(for: detectFormat(source), label: label, limits: limits,
+        let format = try detectFormat(source)
+        if format == .pdf { return try PDFComicReader(bytes: bytes, label: label, limits: limits) }
+        return try reader(for: format, label: label, limits: limits,
                           rar4: { () throws(ComicError) in try UnarrComicReader(bytes: source, limits: limits) },
                           source: { FileSource(bytes: bytes, label: label) })
     }
@@ -47,10 +50,8 @@ public enum ComicOpener {
             return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
         case .zip, .rar5, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
             return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
-        case .pdf:
-            // MuPDF reads files; a PDF in the vault would need its stream decrypted on demand.
-            throw .unsupportedFormat(path: label, format: "PDF inside the vault (PDF comics are read from the library)")
-        case .ace, .oldRAR, .folder:
+        case .pdf, .ace, .oldRAR, .folder:
+            // A PDF never comes here: each `open` hands it to MuPDF, by name or through its bytes.
             throw .unsupportedFormat(path: label, format: format.displayName)
         }
     }

@@ -3,7 +3,7 @@
 public enum ComicError: Error, Equatable, Sendable, Codable {
     /// The bytes are not any archive format we know (a text file named `.cbr`, say).
     case notAComicArchive(path: String)
-    /// A real archive or document format that inkyfs does not read (ACE, RAR 1.4; PDF inside a vault).
+    /// A real archive or document format that inkyfs does not read (ACE, RAR 1.4).
     case unsupportedFormat(path: String, format: String)
     /// The archive's structure is broken: truncated, bit-flipped, or the decoder gave up.
     case corrupted(path: String, detail: String)
