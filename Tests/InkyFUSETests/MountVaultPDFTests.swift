@@ -136,13 +136,7 @@ final class MountVaultPDFTests: XCTestCase {
         let start = try XCTUnwrap(Data(secretPDF).range(of: Data(scan))?.lowerBound, "the scan is embedded unchanged")
         let chunk = (start + 65_535) / 65_536
         XCTAssertLessThanOrEqual((chunk + 1) * 65_536, start + scan.count, "a chunk lies inside the scan (\(scan.count) bytes)")
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: try objectPath(of: "Secret/Nightshade.pdf")))
-        let damaged = UInt64(56 + chunk * (65_536 + 28) + 12 + 30_000)
-        try handle.seek(toOffset: damaged)
-        let byte = try XCTUnwrap(handle.read(upToCount: 1)).first!
-        try handle.seek(toOffset: damaged)
-        handle.write(Data([byte ^ 0x20]))
-        try handle.close()
+        try VaultObjectTamper.flipCiphertextByte(ofObject: try objectPath(of: "Secret/Nightshade.pdf"), chunk: chunk)
 
         XCTAssertEqual(try control(["unlock", "--password-file", password]).status, 0)
         XCTAssertEqual(statSize(mount.path("Vault/Secret/Nightshade/001.jpg")), Int64(scan.count), "the listing reads no scan")

@@ -98,13 +98,7 @@ final class MountVaultStoredPagesTests: XCTestCase {
         // One ciphertext byte of the stored comic's object flipped, in the middle of a chunk.
         // Padded, both objects may be the same size: the manifest says which is the stored one.
         let object = try objectPath(of: "Private/stored.cbz")
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: object))
-        let damaged: UInt64 = 56 + 12 * (65_536 + 28) + 12 + 30_000   // chunk 12's ciphertext
-        try handle.seek(toOffset: damaged)
-        let byte = try XCTUnwrap(handle.read(upToCount: 1)).first!
-        try handle.seek(toOffset: damaged)
-        handle.write(Data([byte ^ 0x20]))
-        try handle.close()
+        try VaultObjectTamper.flipCiphertextByte(ofObject: object, chunk: 12)
 
         XCTAssertEqual(try control(["unlock", "--password-file", password]).status, 0)
         var failed: [String] = []
