@@ -80,13 +80,17 @@ public enum FUSEHealth {
         }
     }
 
-    /// Every fuse.inkyfs mount of this user in this namespace; those whose daemon died answer ENOTCONN.
+    /// Every fuse.inkyfs mount of this user in this namespace; those whose daemon died answer
+    /// ENOTCONN, those whose daemon stopped answering are given up on after 2 s each.
     static func mounts(_ environment: Environment) -> HealthCheck {
         let ours = ownInkyfsLines(environment).map { FilesystemKind.unescape(String($0[1])) }
-        let stale = ours.filter(MountPreflight.isDeadMount)
-        if !stale.isEmpty {
-            return HealthCheck("mounts", .failed, "stale mount\(stale.count == 1 ? "" : "s") (daemon gone): \(stale.joined(separator: ", "))",
-                               fix: stale.map { "fusermount3 -u -z '\($0)'" }.joined(separator: "; "))
+        let answers = ours.map { ($0, MountAnswer.of($0)) }
+        let stale = answers.filter { $0.1 == .gone }.map(\.0), silent = answers.filter { $0.1 == .notAnswering }.map(\.0)
+        if !stale.isEmpty || !silent.isEmpty {
+            let said = (stale.isEmpty ? [] : ["stale mount\(stale.count == 1 ? "" : "s") (daemon gone): \(stale.joined(separator: ", "))"])
+                + (silent.isEmpty ? [] : ["not answering (daemon stopped or stuck): \(silent.joined(separator: ", "))"])
+            return HealthCheck("mounts", .failed, said.joined(separator: "; "),
+                               fix: (stale.map { "fusermount3 -u -z '\($0)'" } + silent.map(MountAnswer.fix)).joined(separator: "; "))
         }
         return HealthCheck("mounts", .ok, ours.isEmpty ? "no inkyfs mounts" : "\(ours.count) live: \(ours.joined(separator: ", "))")
     }
@@ -96,7 +100,7 @@ public enum FUSEHealth {
     static func watching(_ environment: Environment) -> [HealthCheck] {
         ownInkyfsLines(environment).compactMap { fields -> HealthCheck? in
             let library = FilesystemKind.unescape(String(fields[0])), mountpoint = FilesystemKind.unescape(String(fields[1]))
-            guard !MountPreflight.isDeadMount(mountpoint) else { return nil }
+            guard MountAnswer.of(mountpoint) == .answering else { return nil }
             guard let kind = FilesystemKind.of(library) else {
                 return HealthCheck("watching", .warning, "\(mountpoint): its library \(library) cannot be reached")
             }

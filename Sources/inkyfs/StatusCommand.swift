@@ -55,7 +55,7 @@ struct StatusCommand: ParsableCommand {
         }
         let known = Set(found.map { MountPreflight.resolved($0.mountpoint) })
         for mount in InkyfsMount.current() where mount.userID == getuid() && !known.contains(mount.mountpoint) {
-            let alive = !MountPreflight.isDeadMount(mount.mountpoint)
+            let alive = MountAnswer.of(mount.mountpoint) == .answering
             found.append(Mount(mountpoint: mount.mountpoint, library: mount.library, pid: nil, settings: [], vault: "unknown",
                                vaultLocksIn: nil, alive: alive))
         }
@@ -64,7 +64,7 @@ struct StatusCommand: ParsableCommand {
 
     static func line(_ mount: Mount) -> String {
         guard mount.alive else {
-            return "\(mount.mountpoint)  \(mount.library)  daemon gone: clear it with fusermount3 -u -z '\(mount.mountpoint)'"
+            return "\(mount.mountpoint)  \(mount.library)  daemon gone or not answering: clear it with \(MountAnswer.fix(for: mount.mountpoint))"
         }
         var parts = [mount.mountpoint, mount.library, mount.pid.map { "pid \($0)" } ?? "pid unknown (no control socket)"]
         switch mount.vault {

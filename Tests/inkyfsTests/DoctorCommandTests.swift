@@ -146,4 +146,40 @@ final class DoctorCommandTests: XCTestCase {
         let after = try XCTUnwrap(try doctor(["--json"]).1).check("mounts")
         XCTAssertFalse(after.detail.contains(mount.mountpoint.path), after.detail)
     }
+
+    /// A daemon that stops answering (here SIGSTOP; in life a stuck daemon, or one killed before
+    /// it took its connection) leaves every request on its mount waiting for ever: doctor and
+    /// status used to hang with them. They now give up on that mount after 2 s, name it, and say
+    /// what clears it, down to the connection's abort file.
+    func testAMountWhoseDaemonStoppedAnsweringIsNamedNotWaitedFor() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures)
+        let daemon = mount.process.processIdentifier
+        XCTAssertEqual(kill(daemon, SIGSTOP), 0)
+        defer { kill(daemon, SIGCONT) }
+        // The connection's number as the kernel's mount table gives it (the minor of the mount's device).
+        let mountinfo = try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)
+        let line = try XCTUnwrap(mountinfo.split(separator: "\n").first { $0.split(separator: " ")[4] == mount.mountpoint.path })
+        let connection = try XCTUnwrap(line.split(separator: " ")[2].split(separator: ":").last)
+        // Without the bound, the commands wait for ever: the watchdog lets the daemon go on after
+        // 60 s (which ends the wait), and the test fails saying so.
+        let finished = DispatchSemaphore(value: 0), rescued = LockedBox(false)
+        Thread.detachNewThread {
+            guard finished.wait(timeout: .now() + 60) == .timedOut else { return }
+            rescued.value = true
+            kill(daemon, SIGCONT)
+        }
+        let (result, report) = try doctor(["--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let mounts = try XCTUnwrap(report).check("mounts")
+        XCTAssertEqual(mounts.status, .failed)
+        XCTAssertTrue(mounts.detail.contains("not answering (daemon stopped or stuck): \(mount.mountpoint.path)"), mounts.detail)
+        XCTAssertTrue(mounts.fix?.contains("fusermount3 -u -z '\(mount.mountpoint.path)'; if that hangs too: "
+                                           + "echo 1 | sudo tee /sys/fs/fuse/connections/\(connection)/abort") == true, mounts.fix ?? "")
+        let status = try CommandRunner.inkyfs(["status"])
+        XCTAssertTrue(status.stdout.contains("\(mount.mountpoint.path)  \(Corpus.fixtures.path)  daemon gone or not answering"), status.stdout)
+        finished.signal()
+        XCTAssertFalse(rescued.value, "doctor and status waited on the stopped daemon until the watchdog let it go on")
+        kill(daemon, SIGCONT)
+        XCTAssertEqual(try doctor(["--json"]).1?.check("mounts").status, .ok)
+    }
 }
