@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import InkyCore
 import InkyLibrary
 import InkyTLS
 import Logging

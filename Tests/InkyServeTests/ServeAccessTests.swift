@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InkyCore
 import InkyLibrary
 import InkyServe
 import InkyTestSupport
