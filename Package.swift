@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "inkyfs", targets: ["inkyfs"]),
         // Every parser and image library lives here alone (docs/architecture.md, "Processes").
         .executable(name: "inkyfs-worker", targets: ["inkyfs-worker"]),
+        // The HTTP server `inkyfs serve` becomes: Hummingbird and SwiftNIO live here alone.
+        .executable(name: "inkyfs-serve", targets: ["inkyfs-serve"]),
         // For the libFuzzer package under Fuzz/, which depends on this one by path (packages
         // see each other's products only). Nothing else links them.
         .library(name: "InkyFuzzable", targets: ["InkyCore", "InkyArchive", "InkyWorker", "InkyWorkerProcess", "InkyVault"]),
@@ -97,9 +99,20 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // What users run: CLI and daemon. No parser or image library (ExecutableLinkTests).
+        // What both executables that read a command line share: the options of `inkyfs serve`, limits,
+        // state folder, exit statuses. No HTTP: `inkyfs` checks serve's options with it.
+        .target(name: "InkyCommandLine", dependencies: [
+            "InkyCore", "InkyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // What users run: CLI and daemon. No parser, image library or HTTP server (ExecutableLinkTests).
         .executableTarget(name: "inkyfs", dependencies: [
-            "InkyCore", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkyServe", "InkySync", "InkyTLS",
+            "InkyCore", "InkyCommandLine", "InkyWorker", "InkyLibrary", "InkyFUSE", "InkyDaemon", "InkyVault", "InkyStore", "InkySync",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // `inkyfs serve`, once its options are checked: the HTTP(S) server over the library core.
+        .executableTarget(name: "inkyfs-serve", dependencies: [
+            "InkyCore", "InkyCommandLine", "InkyLibrary", "InkyServe", "InkySync", "InkyTLS", "InkyWorker",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -122,11 +135,11 @@ let package = Package(
         .testTarget(name: "InkySyncTests", dependencies: ["InkySync", "InkyStore", "InkyVault", "InkyCore"]),
         // A real `inkyfs serve` on loopback, read by real clients (curl, unzip, 7zz, jing); the pages
         // compared with what the library core gives (InkyLibrary over a worker pool).
-        .testTarget(name: "InkyServeTests", dependencies: ["InkyServe", "InkyLibrary", "InkyWorker", "InkyStore", "InkyCore", "InkyTestSupport", "inkyfs", "inkyfs-worker",
+        .testTarget(name: "InkyServeTests", dependencies: ["InkyServe", "InkyLibrary", "InkyWorker", "InkyStore", "InkyCore", "InkyTestSupport", "inkyfs", "inkyfs-worker", "inkyfs-serve",
                                                          .product(name: "Hummingbird", package: "hummingbird")],
                     exclude: ["Schemas"]),
         // Reads docs/architecture.md and Sources/: the module rules hold (no module dependency).
         .testTarget(name: "ArchitectureTests"),
-        .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "inkyfs-worker", "InkyCore", "InkyTestSupport"]),
+        .testTarget(name: "inkyfsTests", dependencies: ["inkyfs", "inkyfs-worker", "inkyfs-serve", "InkyCore", "InkyTestSupport"]),
     ]
 )

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 
 /// How every inkyfs command ends: the one list of exit statuses, shown in `inkyfs --help` and so
-/// in the man page. A script tells "nothing was done, fix the setup" from "some comic failed".
-enum ExitStatus: Int32, CaseIterable {
+/// in the man page. Shared with `inkyfs-serve`, which ends `inkyfs serve` by the same list. A script tells "nothing was done, fix the setup" from "some comic failed".
+public enum ExitStatus: Int32, CaseIterable, Sendable {
     case ok = 0
     case failed = 1
     case refused = 2
@@ -12,7 +12,7 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 5
     case usage = 64
 
-    var meaning: String {
+    public var meaning: String {
         switch self {
         case .ok: "done"
         case .failed: "done, but a doctor check, a comic or a file named failed"
@@ -25,7 +25,7 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     /// The table in `inkyfs --help`: each line fits 80 columns, which is where ArgumentParser wraps.
-    static var help: String {
+    public static var help: String {
         "Exit status:\n" + allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }
             .joined(separator: "\n")
     }
@@ -33,14 +33,14 @@ enum ExitStatus: Int32, CaseIterable {
 
 /// A runtime error (not a mistake on the command line): said on one line after "inkyfs: ",
 /// without the usage, and ending the command with its own status.
-struct CommandFailure: Error, CustomStringConvertible {
-    let status: ExitStatus
-    let message: String
+public struct CommandFailure: Error, CustomStringConvertible {
+    public let status: ExitStatus
+    public let message: String
 
-    init(_ status: ExitStatus, _ message: String) {
+    public init(_ status: ExitStatus, _ message: String) {
         self.status = status
         self.message = message
     }
 
-    var description: String { message }
+    public var description: String { message }
 }

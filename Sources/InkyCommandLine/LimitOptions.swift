@@ -2,35 +2,37 @@ import ArgumentParser
 import InkyCore
 
 /// The limits every command that opens comics accepts.
-struct LimitOptions: ParsableArguments {
+public struct LimitOptions: ParsableArguments {
     @Option(help: "Most pages a comic may have.")
-    var maxPages: Int = ComicLimits.default.maxPages
+    public var maxPages: Int = ComicLimits.default.maxPages
 
     @Option(help: ArgumentHelp("Largest page, e.g. 256M. (default: 128M)", valueName: "size"), transform: parseSize)
-    var maxPageSize: Int64 = ComicLimits.default.maxPageBytes
+    public var maxPageSize: Int64 = ComicLimits.default.maxPageBytes
 
     @Option(help: ArgumentHelp("Largest comic (sum of its pages), e.g. 8G. (default: 4G)", valueName: "size"), transform: parseSize)
-    var maxComicSize: Int64 = ComicLimits.default.maxComicBytes
+    public var maxComicSize: Int64 = ComicLimits.default.maxComicBytes
 
     @Option(help: ArgumentHelp("Height in pixels of PDF pages that are rendered (pages that are not one stored image).",
                                valueName: "pixels"))
-    var pdfHeight: Int = PageRendering.default.height
+    public var pdfHeight: Int = PageRendering.default.height
 
     @Option(help: ArgumentHelp("Render such PDF pages at this resolution instead of --pdf-height.", valueName: "dpi"))
-    var pdfDpi: Int?
+    public var pdfDpi: Int?
 
-    mutating func validate() throws {
+    public init() {}
+
+    public mutating func validate() throws {
         guard (100...20_000).contains(pdfHeight) else { throw ValidationError("--pdf-height must be between 100 and 20000 pixels") }
         if let pdfDpi, !(20...1_200).contains(pdfDpi) { throw ValidationError("--pdf-dpi must be between 20 and 1200") }
     }
 
-    var limits: ComicLimits {
+    public var limits: ComicLimits {
         ComicLimits(maxPages: maxPages, maxPageBytes: maxPageSize, maxComicBytes: maxComicSize,
                     rendering: PageRendering(height: pdfHeight, dpi: pdfDpi))
     }
 }
 
-func parseSize(_ text: String) throws -> Int64 {
+public func parseSize(_ text: String) throws -> Int64 {
     guard let bytes = ByteCountText.parse(text), bytes > 0 else {
         throw ValidationError("'\(text)' is not a size: use a number with a K, M or G suffix, like 256M")
     }
@@ -42,6 +44,6 @@ func parseSize(_ text: String) throws -> Int64 {
 }
 
 /// A disk cache's size: like `parseSize`, or 0 for none.
-func parseCacheSize(_ text: String) throws -> Int64 {
+public func parseCacheSize(_ text: String) throws -> Int64 {
     text.trimmingCharacters(in: .whitespaces) == "0" ? 0 : try parseSize(text)
 }

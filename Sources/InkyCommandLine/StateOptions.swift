@@ -3,14 +3,16 @@ import Foundation
 import InkyStore
 
 /// `--state DIR`: where the index and reading state live.
-struct StateOptions: ParsableArguments {
+public struct StateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Folder of the state database (index, reading progress). Default: $XDG_STATE_HOME/inkyfs.",
                                valueName: "dir"))
-    var state: String?
+    public var state: String?
 
-    var databasePath: String { StateDatabase.defaultPath(stateDirectory: state.map(absolutePath)) }
+    public init() {}
 
-    func open() -> StateDatabase {
+    public var databasePath: String { StateDatabase.defaultPath(stateDirectory: state.map(absolutePath)) }
+
+    public func open() -> StateDatabase {
         let database = StateDatabase.open(at: databasePath)
         if let note = database.recovery { FileHandle.standardError.write(Data("inkyfs: \(note)\n".utf8)) }
         return database
@@ -18,6 +20,6 @@ struct StateOptions: ParsableArguments {
 }
 
 /// A path made absolute and tidy, as the daemon and the index key comics by it.
-func absolutePath(_ path: String) -> String {
+public func absolutePath(_ path: String) -> String {
     URL(fileURLWithPath: path).standardizedFileURL.path
 }

@@ -16,9 +16,7 @@ public enum ProcessSpawner {
     }
 
     /// The running executable, for re-executing ourselves.
-    public static var ownExecutable: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
+    public static var ownExecutable: String { HelperExecutable.running }
 
     /// Starts `executable` with `arguments` (argv[0] is the executable). Signal dispositions and
     /// mask are reset, so the child does not inherit the daemon's signal handling, and it may

@@ -29,7 +29,7 @@ public final class WorkerPool: @unchecked Sendable {
         /// The worker's command line: `arguments`, and the library (and what else it reads) when there is one.
         var spawnArguments: [String] { arguments + (libraryRoot.map { ["--library", $0] + alsoReadable.flatMap { ["--also-read", $0] } } ?? []) }
 
-        public init(executable: String = WorkerExecutable.path, arguments: [String] = [], maxWorkers: Int = 4, timeout: Double = 15,
+        public init(executable: String = HelperExecutable.worker.path, arguments: [String] = [], maxWorkers: Int = 4, timeout: Double = 15,
                     discardWorkerOutput: Bool = false) {
             self.executable = executable
             self.arguments = arguments

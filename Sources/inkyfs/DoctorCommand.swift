@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkyCommandLine
 import InkyCore
 import InkyFUSE
 import InkyStore
@@ -13,7 +14,7 @@ struct DoctorCommand: ParsableCommand {
         discussion: """
             Checks /dev/fuse, fusermount3 and its setuid bit, user_allow_other in /etc/fuse.conf (when \
             -o allow_other is given), the worker executable (inkyfs-worker) and the libarchive, libunarr and MuPDF \
-            it runs, the libfuse, OpenSSL and SQLite in use, the \
+            it runs, the server executable `inkyfs serve` starts (inkyfs-serve), the libfuse, OpenSSL and SQLite in use, the \
             state and vault folders, and inkyfs mounts whose daemon died. Exits 1 when a check failed.
             """
     )
@@ -62,31 +63,48 @@ struct DoctorCommand: ParsableCommand {
     }
 
     private func libraryChecks() -> [HealthCheck] {
-        workerChecks() + [HealthCheck("openssl", .ok, OpenSSLVersion.version), HealthCheck("sqlite", .ok, SQLiteVersion.version)]
+        workerChecks() + [serveCheck(), HealthCheck("openssl", .ok, OpenSSLVersion.version), HealthCheck("sqlite", .ok, SQLiteVersion.version)]
     }
 
     /// The worker executable runs and names its parsers' versions (it alone maps them).
     private func workerChecks() -> [HealthCheck] {
-        let path = WorkerExecutable.path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["versions"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        var versions: [String: String]?
-        if (try? process.run()) != nil {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            if process.terminationStatus == 0 { versions = try? JSONDecoder().decode([String: String].self, from: data) }
-        }
-        guard let versions else {
-            let fix = "reinstall inkyfs: it needs \(WorkerExecutable.name) at \(WorkerExecutable.candidates.joined(separator: " or "))"
+        let worker = HelperExecutable.worker
+        let path = worker.path
+        guard let data = Self.output(of: path, ["versions"]), let versions = try? JSONDecoder().decode([String: String].self, from: data) else {
+            let fix = "reinstall inkyfs: it needs \(worker.name) at \(worker.candidates.joined(separator: " or "))"
             return [HealthCheck("worker", .failed, "\(path) does not run", fix: fix)]
                 + ["libarchive", "libunarr", "mupdf"].map { HealthCheck($0, .failed, "unknown: the worker does not run") }
         }
         return [HealthCheck("worker", .ok, path)]
             + ["libarchive", "libunarr", "mupdf"].map { HealthCheck($0, .ok, versions[$0] ?? "unknown") }
+    }
+
+    /// The server executable runs and is of this release: `inkyfs serve` becomes it with the
+    /// options checked here, which another release's could read otherwise.
+    private func serveCheck() -> HealthCheck {
+        let server = HelperExecutable.serve
+        let path = server.path
+        let fix = "reinstall inkyfs: `inkyfs serve` needs \(server.name) at \(server.candidates.joined(separator: " or "))"
+        guard let data = Self.output(of: path, ["--version"]) else { return HealthCheck("serve", .failed, "\(path) does not run", fix: fix) }
+        let version = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard version == "\(server.name) \(InkyfsRelease.number)" else {
+            return HealthCheck("serve", .failed, "\(path) is \(version), not of inkyfs \(InkyfsRelease.number)", fix: fix)
+        }
+        return HealthCheck("serve", .ok, path)
+    }
+
+    /// What `executable` prints on stdout, when it runs and exits 0.
+    private static func output(of executable: String, _ arguments: [String]) -> Data? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? data : nil
     }
 
     /// Test hooks, in debug builds only: a test simulates a machine without /dev/fuse or with

@@ -1,3 +1,4 @@
+import InkyCommandLine
 import InkyFUSE
 import InkyStore
 import InkyVault
@@ -5,9 +6,8 @@ import InkyVault
 /// `inkyfs --version`: ours and the C libraries this executable runs against. The parsers'
 /// versions are the worker's (`inkyfs doctor` asks it): starting it would cost every `--version`.
 enum InkyfsVersion {
-    static let number = "0.1.0"
     static var text: String {
         let libraries = ["libfuse": FUSELibrary.version, "openssl": OpenSSLVersion.version, "sqlite": SQLiteVersion.version]
-        return "inkyfs \(number) (" + libraries.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+        return "inkyfs \(InkyfsRelease.number) (" + libraries.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
     }
 }

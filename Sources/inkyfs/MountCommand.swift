@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkyCommandLine
 import InkyCore
 import InkyDaemon
 import InkyFUSE

@@ -1,4 +1,5 @@
 import ArgumentParser
+import InkyCommandLine
 import InkyCore
 import InkyWorker
 

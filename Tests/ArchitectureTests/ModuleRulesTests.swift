@@ -66,8 +66,9 @@ final class ModuleRulesTests: XCTestCase {
     }
 
     /// The process split the page's "Processes" table states: what `inkyfs` may reach through
-    /// the module rules holds no parser or image module, and the worker's holds them all.
-    func testTheUserFacingExecutableReachesNoParserModule() throws {
+    /// the module rules holds no parser, image or HTTP module; the worker's holds the parsers, the
+    /// server's the HTTP modules.
+    func testTheUserFacingExecutableReachesNoParserOrServerModule() throws {
         let rules = try rules()
         func reach(_ module: String) -> Set<String> {
             var seen: Set<String> = [module]
@@ -83,6 +84,11 @@ final class ModuleRulesTests: XCTestCase {
         let parsers: Set<String> = ["InkyArchive", "InkyPDF", "InkyImage", "InkyWorkerProcess", "CArchive", "CUnarr", "CLZMA", "CInkyPDF", "CVips", "CJxl", "CInkyScaledJPEG"]
         XCTAssertEqual(reach("inkyfs").intersection(parsers), [], "inkyfs reaches parser modules")
         XCTAssertEqual(reach("inkyfs-worker").intersection(parsers), parsers, "inkyfs-worker reaches every parser module")
+        // The HTTP server is `inkyfs-serve`'s alone: every mount and its daemon start without it.
+        let server: Set<String> = ["InkyServe", "Hummingbird", "HummingbirdCore"]
+        XCTAssertEqual(reach("inkyfs").intersection(server), [], "inkyfs reaches the HTTP server's modules")
+        XCTAssertEqual(reach("inkyfs-serve").intersection(server), server, "inkyfs-serve reaches the HTTP server's modules")
+        XCTAssertEqual(reach("inkyfs-serve").intersection(parsers), [], "inkyfs-serve reaches parser modules")
     }
 
     func testEveryImportIsOneTheArchitecturePageAllows() throws {

@@ -84,8 +84,27 @@ final class ServeCommandTests: XCTestCase {
         server.stopCleanly()
     }
 
-    /// As systemd runs it (contrib/systemd/inkyfs-serve@.service, `Type=notify`): READY=1 once it
-    /// listens; SIGTERM then ends it with STOPPING=1, status 0 and its last word in the log.
+    /// `inkyfs serve` checks its options itself, before it looks for the server: a bad one is a
+    /// usage error even where the server executable is missing, and a missing one is an error
+    /// that says where it was looked for and how to fix it.
+    func testOptionsAreCheckedBeforeTheServerExecutableAndAMissingOneSaysWhereItLooked() throws {
+        let missing = ArchiveMaker.temporaryDirectory("no-serve").appendingPathComponent("inkyfs-serve").path
+        let environment = ["INKYFS_SERVE": missing]
+        let address = try CommandRunner.inkyfs(["serve", "--listen", "example.org:80", Corpus.fixtures.path], environment: environment)
+        XCTAssertEqual(address.status, 64, address.stderr)
+        XCTAssertTrue(address.stderr.contains("numeric address"), address.stderr)
+        let limit = try CommandRunner.inkyfs(["serve", "--pdf-height", "5", Corpus.fixtures.path], environment: environment)
+        XCTAssertEqual(limit.status, 64, limit.stderr)
+        XCTAssertTrue(limit.stderr.contains("--pdf-height must be between 100 and 20000 pixels"), limit.stderr)
+        let server = try CommandRunner.inkyfs(["serve", "--listen", "127.0.0.1:0", Corpus.fixtures.path], environment: environment)
+        XCTAssertEqual(server.status, 2, server.stderr)
+        XCTAssertEqual(server.stderr, "inkyfs: cannot start the server: no inkyfs-serve at \(missing) (INKYFS_SERVE); reinstall inkyfs "
+                       + "(scripts/install puts it in PREFIX/libexec/inkyfs/), or set INKYFS_SERVE to its path\n")
+    }
+
+    /// As systemd runs it (contrib/systemd/inkyfs-serve@.service, `Type=notify`, `NotifyAccess=main`):
+    /// READY=1 from the pid it started (`inkyfs serve` becomes the server by execv) once it listens;
+    /// SIGTERM then ends it with STOPPING=1, status 0 and its last word in the log.
     func testReadyOnceListeningAndSIGTERMStopsTheServerCleanly() throws {
         let notify = try NotifySocket()
         let server = try ServedLibrary(library: Corpus.fixtures, environment: ["NOTIFY_SOCKET": notify.name])

@@ -17,6 +17,11 @@ public enum CommandRunner {
         binary.deletingLastPathComponent().appendingPathComponent("inkyfs-worker")
     }
 
+    /// The built server executable `inkyfs serve` becomes, beside `inkyfs` too.
+    public static var serveBinary: URL {
+        binary.deletingLastPathComponent().appendingPathComponent("inkyfs-serve")
+    }
+
     public static func inkyfs(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         try capture(binary.path, arguments, environment: environment)
     }

@@ -36,7 +36,8 @@ final class DoctorCommandTests: XCTestCase {
         // One "watching" line per inkyfs mount alive on the machine (another test's, another
         // user's): not this test's to count.
         XCTAssertEqual(json.checks.map(\.name).filter { $0 != "watching" },
-                       ["dev-fuse", "fusermount3", "fuse-conf", "libfuse", "mounts", "worker", "libarchive", "libunarr", "mupdf", "openssl", "sqlite", "state", "vault"])
+                       ["dev-fuse", "fusermount3", "fuse-conf", "libfuse", "mounts", "worker", "libarchive", "libunarr", "mupdf", "serve", "openssl",
+                        "sqlite", "state", "vault"])
         for check in json.checks where check.status != .ok { XCTAssertNotNil(check.fix, "\(check.name) is not ok and says no fix") }
 
         // The real /dev/fuse of this machine (the suite mounts through it) passes.
@@ -78,11 +79,35 @@ final class DoctorCommandTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(broken).check("libarchive").status, .failed)
     }
 
+    /// `inkyfs serve` becomes the server executable: doctor finds it where `inkyfs serve` looks,
+    /// and a missing one, or one of another release (which could read the options otherwise), is
+    /// a failure that says where it was looked for.
+    func testTheServeExecutableIsFoundAndAMissingOrForeignOneIsAFailureWithItsFix() throws {
+        let report = try XCTUnwrap(try doctor(["--json"]).1)
+        XCTAssertEqual(try report.check("serve").status, .ok)
+        XCTAssertEqual(try report.check("serve").detail, CommandRunner.serveBinary.path)
+        let missing = folder.appendingPathComponent("no-serve").path
+        let (result, broken) = try doctor(["--json"], ["INKYFS_SERVE": missing])
+        XCTAssertEqual(result.status, 1, "a missing server fails doctor")
+        let serve = try XCTUnwrap(broken).check("serve")
+        XCTAssertEqual(serve.status, .failed)
+        XCTAssertEqual(serve.detail, "\(missing) does not run")
+        XCTAssertTrue(serve.fix?.hasPrefix("reinstall inkyfs: `inkyfs serve` needs inkyfs-serve at ") == true, serve.fix ?? "no fix")
+        XCTAssertEqual(try XCTUnwrap(broken).check("worker").status, .ok, "the mount's checks do not depend on the server")
+
+        let foreign = folder.appendingPathComponent("old-serve")
+        try "#!/bin/sh\necho inkyfs-serve 0.0.1\n".write(to: foreign, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: foreign.path)
+        let old = try XCTUnwrap(try doctor(["--json"], ["INKYFS_SERVE": foreign.path]).1).check("serve")
+        XCTAssertEqual(old.status, .failed)
+        XCTAssertTrue(old.detail.hasPrefix("\(foreign.path) is inkyfs-serve 0.0.1, not of inkyfs "), old.detail)
+    }
+
     func testTextIsOneLinePerCheckAndEachFailureEndsWithItsFix() throws {
         let (result, _) = try doctor([], ["INKYFS_DOCTOR_DEV_FUSE": folder.appendingPathComponent("no-fuse").path])
         XCTAssertEqual(result.status, 1)
         let lines = result.stdout.split(separator: "\n").filter { !$0.contains(" watching ") }
-        XCTAssertEqual(lines.count, 13, result.stdout)
+        XCTAssertEqual(lines.count, 14, result.stdout)
         let device = try XCTUnwrap(lines.first { $0.contains("dev-fuse") })
         XCTAssertTrue(device.hasPrefix("FAILED") && device.hasSuffix("fix: sudo modprobe fuse   (in a container: run it with --device /dev/fuse)"),
                       String(device))

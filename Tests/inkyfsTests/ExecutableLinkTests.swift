@@ -3,8 +3,8 @@ import InkyTestSupport
 import XCTest
 
 /// What users run maps no parser: `inkyfs` (CLI and daemon, the vault's master key) needs only
-/// libfuse, SQLite, OpenSSL (libcrypto, and libssl for serve's HTTPS) and the C runtime; every parser and image library is the
-/// worker executable's. Each library a process maps costs its start, and a parser in the daemon
+/// libfuse, SQLite, libcrypto and the C runtime; every parser and image library is the worker
+/// executable's, the HTTP server and libssl the server executable's. Each library a process maps costs its start, and a parser in the daemon
 /// would run hostile input beside the key.
 final class ExecutableLinkTests: XCTestCase {
     /// Parser and image libraries, and what MuPDF (linked statically) and libvips bring.
@@ -32,6 +32,30 @@ final class ExecutableLinkTests: XCTestCase {
         for symbol in ["fz_new_context_imp", "archive_read_new", "ar_open_archive", "vips_init", "JxlDecoderCreate", "lzma_code"] {
             XCTAssertFalse(symbols.contains(" \(symbol)\n"), "\(symbol) is linked into inkyfs")
         }
+    }
+
+    /// Swift modules of the HTTP server, as their names appear in mangled symbols (`$s7NIOCore…`).
+    private static let serverModules = ["9InkyServe", "7InkyTLS", "11Hummingbird", "15HummingbirdCore", "7NIOCore", "8NIOPosix", "8NIOHTTP1"]
+
+    private func serverModules(in binary: URL) throws -> [String] {
+        let symbols = try ArchiveMaker.run("/usr/bin/nm", ["--defined-only", binary.path])
+        return Self.serverModules.filter { symbols.contains("$s\($0)") }
+    }
+
+    /// The HTTP server (Hummingbird on SwiftNIO) is `inkyfs-serve`'s: linked into `inkyfs` it made
+    /// the binary three times larger and every mount slower to start. Swift packages are linked in
+    /// statically, so their symbols, not a NEEDED line, would show them.
+    func testTheUserFacingExecutableHoldsNoHTTPServer() throws {
+        XCTAssertEqual(try serverModules(in: CommandRunner.binary), [], "the HTTP server is linked into inkyfs")
+        XCTAssertEqual(try needed(CommandRunner.binary).filter { $0.hasPrefix("libssl") }, [], "HTTPS is the server's")
+    }
+
+    /// The positive control: the same reading finds the server where it belongs, with no parser.
+    func testTheServeExecutableHoldsTheServerAndNoParser() throws {
+        XCTAssertEqual(try serverModules(in: CommandRunner.serveBinary), Self.serverModules, "inkyfs-serve holds the HTTP server")
+        let libraries = try needed(CommandRunner.serveBinary)
+        XCTAssertTrue(libraries.contains { $0.hasPrefix("libssl") }, "inkyfs-serve serves HTTPS: \(libraries)")
+        XCTAssertEqual(parsers(in: libraries), [], "inkyfs-serve must not need a parser or image library")
     }
 
     /// The positive control: the same reading finds the parsers where they belong.
