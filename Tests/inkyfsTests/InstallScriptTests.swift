@@ -41,7 +41,7 @@ final class InstallScriptTests: XCTestCase {
         let pages = ["inkyfs", "inkyfs.account", "inkyfs.account.add", "inkyfs.account.list", "inkyfs.account.remove", "inkyfs.bookmark", "inkyfs.doctor", "inkyfs.duplicates", "inkyfs.index", "inkyfs.mount", "inkyfs.pages", "inkyfs.progress",
                      "inkyfs.scan", "inkyfs.serve", "inkyfs.status", "inkyfs.unmount", "inkyfs.vault", "inkyfs.vault.add", "inkyfs.vault.init", "inkyfs.vault.list",
                      "inkyfs.vault.lock", "inkyfs.vault.passwd", "inkyfs.vault.remove", "inkyfs.vault.status", "inkyfs.vault.unlock"]
-        XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs-serve@.service", "lib/systemd/user/inkyfs@.service",
+        XCTAssertEqual(installedFiles(), (["bin/inkyfs", "libexec/inkyfs/inkyfs-serve", "libexec/inkyfs/inkyfs-worker", "lib/systemd/user/inkyfs-serve@.service", "lib/systemd/user/inkyfs@.service",
                                            "share/bash-completion/completions/inkyfs",
                                            "share/fish/vendor_completions.d/inkyfs.fish", "share/inkyfs/install-manifest",
                                            "share/man/man1/other.1", "share/zsh/site-functions/_inkyfs"]
@@ -51,11 +51,14 @@ final class InstallScriptTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: prefix.appendingPathComponent("bin/inkyfs")), try Data(contentsOf: CommandRunner.binary))
         let version = try CommandRunner.capture(prefix.appendingPathComponent("bin/inkyfs").path, ["--version"])
         XCTAssertTrue(version.stdout.hasPrefix("inkyfs "), version.stdout)
-        // The installed inkyfs finds the installed worker (libexec beside bin), not the build's.
+        // The installed inkyfs finds the installed worker and server (libexec beside bin), not the build's.
         XCTAssertEqual(try Data(contentsOf: prefix.appendingPathComponent("libexec/inkyfs/inkyfs-worker")), try Data(contentsOf: CommandRunner.workerBinary))
+        XCTAssertEqual(try Data(contentsOf: prefix.appendingPathComponent("libexec/inkyfs/inkyfs-serve")), try Data(contentsOf: CommandRunner.serveBinary))
         let doctor = try CommandRunner.capture(prefix.appendingPathComponent("bin/inkyfs").path, ["doctor"])
-        let workerLine = doctor.stdout.split(separator: "\n").first { $0.contains(" worker ") }.map(String.init) ?? doctor.stdout
-        XCTAssertTrue(workerLine.hasPrefix("ok") && workerLine.hasSuffix(prefix.appendingPathComponent("libexec/inkyfs/inkyfs-worker").path), workerLine)
+        for (check, executable) in [("worker", "inkyfs-worker"), ("serve", "inkyfs-serve")] {
+            let line = doctor.stdout.split(separator: "\n").first { $0.contains(" \(check) ") }.map(String.init) ?? doctor.stdout
+            XCTAssertTrue(line.hasPrefix("ok") && line.hasSuffix(prefix.appendingPathComponent("libexec/inkyfs/\(executable)").path), line)
+        }
 
         // man renders every page, with groff's warnings on, and each page is about its command.
         for page in pages {

@@ -56,6 +56,7 @@ EPILOG = """examples:
 It builds nothing: build the binary first with
   swift build -c release --static-swift-stdlib --product inkyfs --scratch-path .build-bench
   swift build -c release --static-swift-stdlib --product inkyfs-worker --scratch-path .build-bench
+  swift build -c release --static-swift-stdlib --product inkyfs-serve --scratch-path .build-bench   (--only serve)
 or pass --inkyfs PATH. --only serve also needs curl, and wrk and nginx for its pages/s rows and its nginx
 column (Debian: apt-get install curl wrk nginx; a missing one is said and its rows skipped). Test data is generated once into --work (bench-out/); --library-scale N drops the
 kernel's caches for its cold rows (root). What every number means and how it is taken: docs/bench.md."""
@@ -158,6 +159,10 @@ def parse_args():
     split = os.access(args.inkyfs, os.X_OK) and subprocess.run([str(args.inkyfs), "__worker", "--help"], capture_output=True).returncode != 0
     if split and not os.access(worker, os.X_OK):
         parser.error(f"{worker} not found: swift build -c release --static-swift-stdlib --product inkyfs-worker --scratch-path .build-bench")
+    # Likewise the server: a build that has its own (`inkyfs serve` becomes inkyfs-serve) needs it beside.
+    server = args.inkyfs.parent / "inkyfs-serve"
+    if args.run_serve and not os.access(server, os.X_OK) and b"INKYFS_SERVE" in args.inkyfs.read_bytes():
+        parser.error(f"{server} not found: swift build -c release --static-swift-stdlib --product inkyfs-serve --scratch-path .build-bench")
     for tool in ("fusermount3", "7z"):
         if not shutil.which(tool):
             parser.error(f"needs {tool} (Debian: apt-get install fuse3 p7zip-full)")
