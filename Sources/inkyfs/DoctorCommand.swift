@@ -14,7 +14,7 @@ struct DoctorCommand: ParsableCommand {
         discussion: """
             Checks /dev/fuse, fusermount3 and its setuid bit, user_allow_other in /etc/fuse.conf (when \
             -o allow_other is given), the worker executable (inkyfs-worker) and the libarchive, libunarr and MuPDF \
-            it runs, the server executable `inkyfs serve` starts (inkyfs-serve), the libfuse, OpenSSL and SQLite in use, the \
+            it runs, the executable `inkyfs serve` becomes (inkyfs-serve), the libfuse, OpenSSL and SQLite in use, the \
             state and vault folders, and inkyfs mounts whose daemon died. Exits 1 when a check failed.
             """
     )
