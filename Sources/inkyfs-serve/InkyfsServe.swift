@@ -11,7 +11,7 @@ import Logging
 import Synchronization
 
 /// `inkyfs-serve`: the HTTP server `inkyfs serve` becomes (execv, same arguments, same pid). Its
-/// own executable so that only it maps Hummingbird and SwiftNIO; installed beside the worker in
+/// own executable so that only it maps Hummingbird, SwiftNIO and libssl; installed beside the worker in
 /// PREFIX/libexec/inkyfs/. People type `inkyfs serve`, which shows the help and checks the options.
 @main
 struct InkyfsServe: ParsableCommand {

@@ -66,8 +66,8 @@ final class ModuleRulesTests: XCTestCase {
     }
 
     /// The process split the page's "Processes" table states: what `inkyfs` may reach through
-    /// the module rules holds no parser, image or HTTP module; the worker's holds the parsers, the
-    /// server's the HTTP modules.
+    /// the module rules holds no parser, image, HTTP or TLS module; the worker's holds the parsers,
+    /// the server's the HTTP and TLS modules.
     func testTheUserFacingExecutableReachesNoParserOrServerModule() throws {
         let rules = try rules()
         func reach(_ module: String) -> Set<String> {
@@ -85,7 +85,7 @@ final class ModuleRulesTests: XCTestCase {
         XCTAssertEqual(reach("inkyfs").intersection(parsers), [], "inkyfs reaches parser modules")
         XCTAssertEqual(reach("inkyfs-worker").intersection(parsers), parsers, "inkyfs-worker reaches every parser module")
         // The HTTP server is `inkyfs-serve`'s alone: every mount and its daemon start without it.
-        let server: Set<String> = ["InkyServe", "Hummingbird", "HummingbirdCore"]
+        let server: Set<String> = ["InkyServe", "InkyTLS", "CSSL", "Hummingbird", "HummingbirdCore", "NIOCore"]
         XCTAssertEqual(reach("inkyfs").intersection(server), [], "inkyfs reaches the HTTP server's modules")
         XCTAssertEqual(reach("inkyfs-serve").intersection(server), server, "inkyfs-serve reaches the HTTP server's modules")
         XCTAssertEqual(reach("inkyfs-serve").intersection(parsers), [], "inkyfs-serve reaches parser modules")
