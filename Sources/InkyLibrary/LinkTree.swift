@@ -27,29 +27,27 @@ struct ComicRecord: Sendable {
     let comic: String
     let modifiedNanoseconds: Int64
     let metadata: ComicMetadata
-    /// `Series (Volume)`, the comic's folder in `By Series/`; nil without a showable series.
-    let seriesFolder: String?
-    /// What a link to the comic is called after its position: `Batman #12 (2012)`, with
-    /// `comicSuffix` after it (".cbz" under `--as cbz`: readers that go by the extension must
-    /// see the link as the CBZ file it leads to).
-    let label: String
+    /// What a link to the comic is called after its position: `Batman #12 (2012)`; `label` adds
+    /// `comicSuffix` (".cbz" when comics are served as CBZ files: readers that go by the
+    /// extension must see the link as the CBZ file it leads to).
+    let title: String
+    let comicSuffix: String
+    var label: String { title + comicSuffix }
 
     init(id: Int64, comic: String, modifiedNanoseconds: Int64, metadata: ComicMetadata, comicSuffix: String = "") {
         self.id = id
         self.comic = comic
         self.modifiedNanoseconds = modifiedNanoseconds
         self.metadata = metadata
+        self.comicSuffix = comicSuffix
         let series = metadata.series.flatMap { SafeName.make($0) }
-        seriesFolder = Self.seriesFolder(metadata.series, volume: metadata.volume)
-        let stem = ((comic as NSString).lastPathComponent as NSString).deletingPathExtension
         let number = metadata.number.flatMap { SafeName.make($0, maxBytes: 40) }.map { " #\($0)" } ?? ""
-        label = (series ?? SafeName.make(stem) ?? "Comic \(id)") + number + (metadata.year.map { " (\($0))" } ?? "") + comicSuffix
+        title = (series ?? SafeName.make(Self.stem(of: comic)) ?? "Comic \(id)") + number + (metadata.year.map { " (\($0))" } ?? "")
     }
 
-    /// `Series (Volume)`: the folder in `By Series/` of a comic of this series and volume.
-    static func seriesFolder(_ series: String?, volume: Int?) -> String? {
-        series.flatMap { SafeName.make($0) }.map { series in volume.map { "\(series) (\($0))" } ?? series }
-    }
+    /// The comic's file name without its extension.
+    var fileStem: String { Self.stem(of: comic) }
+    private static func stem(of path: String) -> String { ((path as NSString).lastPathComponent as NSString).deletingPathExtension }
 
     /// (year, month) to order by, undated last.
     var coverDate: (Int, Int) { (metadata.year ?? Int.max, metadata.month ?? 13) }
@@ -146,15 +144,20 @@ struct LinkTree: Sendable {
         return value & (1 << 48 - 1)
     }
 
-    /// `001 Batman #1`: a position padded so that `LC_ALL=C ls` lists the links in this order.
+    /// `001 Batman #1`: a position padded so that `LC_ALL=C ls` lists the links in this order;
+    /// links that would read alike say which file each is (`DistinctTitles`).
     static func numbered(_ records: [ComicRecord]) -> [(name: String, target: Target, local: UInt64)] {
         let width = max(3, String(records.count).count)
+        let titles = DistinctTitles.make(records, room: nameMaxBytes - width - 1)
         return records.enumerated().map { index, record in
             let position = String(index + 1)
-            let name = String(repeating: "0", count: width - position.count) + position + " " + record.label
+            let name = String(repeating: "0", count: width - position.count) + position + " " + titles[index] + record.comicSuffix
             return (name, .comic(record.comic), comicLocal(record.id))
         }
     }
+
+    /// NAME_MAX: the bytes a link's name may take.
+    static let nameMaxBytes = 255
 }
 
 /// What the kernel must forget when a view's tree is made again: listings (nodes, by local

@@ -6,24 +6,26 @@ enum LinkTreeBuilder {
     /// Links in `Recently Added/`.
     static let recentCount = 100
 
+    /// `seriesFolders`: where each series and volume goes in `By Series/` (`SeriesFolders`), when
+    /// `records` are not all the comics it is made of (By Publisher/'s, one per group).
     static func build(_ kind: MetadataViewKind, from records: [ComicRecord], seriesViewName: String,
-                      readingLists: [ReadingListSource.Found] = []) -> LinkTree {
+                      readingLists: [ReadingListSource.Found] = [], seriesFolders: SeriesFolders? = nil) -> LinkTree {
         var tree = LinkTree()
         switch kind {
         case .series:
-            // Names and numbers made once per comic, not once per comparison (100,000 comics).
-            var bySeries: [String: [(record: ComicRecord, number: IssueNumber)]] = [:]
+            let folders = seriesFolders ?? SeriesFolders(records: records)
+            var bySeries: [String: [ComicRecord]] = [:]
             for record in records {
-                guard let folder = record.seriesFolder else { continue }
-                bySeries[folder, default: []].append((record, IssueNumber(record.metadata.number ?? "")))
+                guard let folder = folders.name(series: record.metadata.series, volume: record.metadata.volume) else { continue }
+                bySeries[folder, default: []].append(record)
             }
-            for name in bySeries.keys.sorted() {
-                tree.addFolder(name, links: LinkTree.numbered(ordered(bySeries[name]!).map(\.record)))
-            }
+            for name in bySeries.keys.sorted() { tree.addFolder(name, links: seriesLinks(bySeries[name]!)) }
         case .publishers:
+            let folders = seriesFolders ?? SeriesFolders(records: records)
             var byPublisher: [String: Set<String>] = [:]
             for record in records {
-                guard let publisher = record.metadata.publisher.flatMap({ SafeName.make($0) }), let series = record.seriesFolder else { continue }
+                guard let publisher = record.metadata.publisher.flatMap({ SafeName.make($0) }),
+                      let series = folders.name(series: record.metadata.series, volume: record.metadata.volume) else { continue }
                 byPublisher[publisher, default: []].insert(series)
             }
             for publisher in byPublisher.keys.sorted() {
@@ -74,6 +76,12 @@ enum LinkTreeBuilder {
             }
         }
         return tree
+    }
+
+    /// A series folder's links, in issue order. Names and numbers made once per comic, not once
+    /// per comparison (100,000 comics).
+    static func seriesLinks(_ records: [ComicRecord]) -> [(name: String, target: LinkTree.Target, local: UInt64)] {
+        LinkTree.numbered(ordered(records.map { ($0, IssueNumber($0.metadata.number ?? "")) }).map(\.record))
     }
 
     /// By number (1, 1.5, 2, 10, then Annual 1...), then cover date, then path.

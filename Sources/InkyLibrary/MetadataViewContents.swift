@@ -27,8 +27,10 @@ extension MetadataCatalog {
         switch kind {
         case .series:
             var keys: [String: [(series: String, volume: Int?)]] = [:]
-            for group in state.metadataSeriesGroups(under: libraryPath) {
-                guard let name = ComicRecord.seriesFolder(group.series, volume: group.volume) else { continue }
+            let groups = state.metadataSeriesGroups(under: libraryPath)
+            let folders = SeriesFolders(groups.map { ($0.series, $0.volume, $0.count) })
+            for group in groups {
+                guard let name = folders.name(series: group.series, volume: group.volume) else { continue }
                 keys[name, default: []].append((group.series, group.volume))
                 root.digests[name, default: 0] &+= group.digest
             }
@@ -48,12 +50,14 @@ extension MetadataCatalog {
                 root.keys[name] = .arcs(keys[name]!)
             }
         case .publishers:
-            // One record per (publisher, series, volume): all the builder reads of them.
+            // One record per (publisher, series, volume): all the builder reads of them. Which
+            // folder a series goes to is By Series/'s, made of every comic, with a publisher or not.
+            let folders = SeriesFolders(state.metadataSeriesGroups(under: libraryPath).map { ($0.series, $0.volume, $0.count) })
             let groups = state.metadataSeriesGroups(under: libraryPath, withPublisher: true).map { group in
                 ComicRecord(id: 0, comic: "", modifiedNanoseconds: 0,
                             metadata: ComicMetadata(source: .comicInfo, series: group.series, volume: group.volume, publisher: group.publisher))
             }
-            root.tree = LinkTreeBuilder.build(.publishers, from: groups, seriesViewName: seriesViewName)
+            root.tree = LinkTreeBuilder.build(.publishers, from: groups, seriesViewName: seriesViewName, seriesFolders: folders)
         case .recent:
             let newest = state.newestMetadata(LinkTreeBuilder.recentCount, under: libraryPath).map { record($0) }
             root.tree = LinkTreeBuilder.build(.recent, from: newest, seriesViewName: seriesViewName)
@@ -72,8 +76,12 @@ extension MetadataCatalog {
     func folder(_ name: String, keys: MetadataFolderKeys, seriesViewName: String) -> LinkTree.Folder? {
         switch keys {
         case .series(let pairs):
+            // The root put these series and volumes in this folder (`SeriesFolders`).
             let records = state.indexedMetadata(series: pairs, under: libraryPath).map { record($0) }
-            return LinkTreeBuilder.build(.series, from: records, seriesViewName: seriesViewName).folder(named: name)
+            guard !records.isEmpty else { return nil }
+            var tree = LinkTree()
+            tree.addFolder(name, links: LinkTreeBuilder.seriesLinks(records))
+            return tree.folder(named: name)
         case .arcs(let arcs):
             let records = state.indexedMetadata(arcs: arcs, under: libraryPath).map { record($0) }
             return LinkTreeBuilder.build(.arcs, from: records, seriesViewName: seriesViewName).folder(named: name)

@@ -8,20 +8,21 @@ import InkyCore
 /// (`withReader`), so a library lookup never waits behind them.
 extension StateDatabase {
     /// Each distinct (series, volume) of a comic with a series, with its publisher when
-    /// `withPublisher` (then only comics with one): By Series/'s and By Publisher/'s folders.
+    /// `withPublisher` (then only comics with one), and how many comics it has: what By Series/'s
+    /// and By Publisher/'s folders are made of (several may make one folder: `SeriesFolders`).
     /// `digest` tells whether the group's comics moved (`MetadataDigest`).
-    public func metadataSeriesGroups(under folder: String, withPublisher: Bool = false)
-        -> [(series: String, volume: Int?, publisher: String?, digest: Int64)] {
+    public func metadataSeriesGroups(under folder: String, withPublisher: Bool = false) -> [MetadataSeriesGroup] {
         let sql = withPublisher
-            ? "SELECT publisher, series, volume, \(MetadataDigest.sql) FROM comic_metadata WHERE publisher IS NOT NULL AND series IS NOT NULL AND path >= ? AND path < ? GROUP BY publisher, series, volume"
-            : "SELECT NULL, series, volume, \(MetadataDigest.sql) FROM comic_metadata WHERE series IS NOT NULL AND path >= ? AND path < ? GROUP BY series, volume"
-        return (try? withReader { database throws(SQLiteError) -> [(series: String, volume: Int?, publisher: String?, digest: Int64)] in
+            ? "SELECT publisher, series, volume, \(MetadataDigest.sql), count(*) FROM comic_metadata WHERE publisher IS NOT NULL AND series IS NOT NULL AND path >= ? AND path < ? GROUP BY publisher, series, volume"
+            : "SELECT NULL, series, volume, \(MetadataDigest.sql), count(*) FROM comic_metadata WHERE series IS NOT NULL AND path >= ? AND path < ? GROUP BY series, volume"
+        return (try? withReader { database throws(SQLiteError) -> [MetadataSeriesGroup] in
             let query = try database.prepare(sql)
             try query.bind(Self.range(under: folder))
-            var groups: [(series: String, volume: Int?, publisher: String?, digest: Int64)] = []
+            var groups: [MetadataSeriesGroup] = []
             while try query.step() {
                 guard let series = query.text(at: 1) else { continue }
-                groups.append((series, query.isNull(at: 2) ? nil : Int(query.int64(at: 2)), query.text(at: 0), query.int64(at: 3)))
+                groups.append(MetadataSeriesGroup(series: series, volume: query.isNull(at: 2) ? nil : Int(query.int64(at: 2)),
+                                                  publisher: query.text(at: 0), digest: query.int64(at: 3), count: Int(query.int64(at: 4))))
             }
             return groups
         }) ?? []
@@ -123,6 +124,16 @@ extension StateDatabase {
 
     /// The paths under `folder`: from `folder/` up to (not including) `folder0` ('0' follows '/').
     static func range(under folder: String) -> [(any SQLiteBindable)?] { [folder + "/", folder + "0"] }
+}
+
+/// One (series, volume) of the index, or (publisher, series, volume).
+public struct MetadataSeriesGroup: Sendable {
+    public var series: String
+    public var volume: Int?
+    public var publisher: String?
+    public var digest: Int64
+    /// The comics in it.
+    public var count: Int
 }
 
 /// A number that changes when a group of comics' rows change: one comes or goes (its row id is
