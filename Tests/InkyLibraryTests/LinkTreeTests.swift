@@ -54,4 +54,17 @@ final class LinkTreeTests: XCTestCase {
         XCTAssertEqual(recent.rootLinks.map(\.name), ["001 Batman #5", "002 Batman #6", "003 Nightwing #9"])
         XCTAssertTrue(LinkTreeBuilder.build(.lists, from: records, seriesViewName: "By Series").isEmpty, "no list, nothing shown")
     }
+
+    /// `SeriesFolders`' rule: a year and a volume number do not disagree; two years do, and then a
+    /// volume number and no volume are folders of their own; accents and punctuation are no new series.
+    func testSeriesFoldersSplitOnlyOnTwoVolumesOfAKind() {
+        let one = SeriesFolders([("Captain Science", 1950, 3), ("Captain Science", 1, 1), ("captain science", nil, 2)])
+        XCTAssertEqual([1950, 1].map { one.name(series: "Captain Science", volume: $0) }, ["Captain Science (1950)", "Captain Science (1950)"])
+        XCTAssertEqual(one.name(series: "captain science", volume: nil), "Captain Science (1950)", "the spelling most comics use")
+        XCTAssertNil(one.name(series: "Captain Science", volume: nil), "no comic is tagged so")
+        let runs = SeriesFolders([("Batman", 2011, 1), ("Batman", 2016, 1), ("Batman", 2, 1), ("Batman", nil, 1), ("Pokémon", 3, 1), ("Pokemon", nil, 2)])
+        XCTAssertEqual([2011, 2016, 2, nil].map { runs.name(series: "Batman", volume: $0) }, ["Batman (2011)", "Batman (2016)", "Batman v2", "Batman"])
+        XCTAssertEqual(runs.name(series: "Pokémon", volume: 3), "Pokemon v3")
+        XCTAssertNil(runs.name(series: "Robin", volume: nil))
+    }
 }
