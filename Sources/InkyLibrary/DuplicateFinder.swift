@@ -18,13 +18,15 @@ public enum DuplicateFinder {
 
     public struct Group: Sendable, Equatable, Codable {
         public var kind: Kind
-        /// Absolute paths; the one to keep first (the shortest name, then the oldest).
+        /// Absolute paths; the one to keep first (`DuplicateKeeping`).
         public var comics: [String]
     }
 
     /// `pageHashes`: each comic's page hashes (`PageHashing`), for those that may hold the same
-    /// pages as another.
-    public static func find(_ comics: [String], metadata: [IndexedMetadata], pageHashes: [String: [UInt8]] = [:]) -> [Group] {
+    /// pages as another; `keeping`: which comic of a group comes first.
+    public static func find(_ comics: [String], metadata: [IndexedMetadata], pageHashes: [String: [UInt8]] = [:],
+                            keeping: DuplicateKeeping) -> [Group] {
+        let ordered = keeping.ordered
         var related = UnionFind(comics)
         var groups: [Group] = []
         func add(_ kind: Kind, _ members: [String]) {
@@ -38,7 +40,7 @@ public enum DuplicateFinder {
         for members in identicalGroups(comics) { add(.identical, ordered(members)) }
         let byPages = Dictionary(grouping: comics.compactMap { path in pageHashes[path].map { (path, $0) } }, by: \.1)
         for members in byPages.values where members.count > 1 { add(.samePages, ordered(members.map(\.0))) }
-        for members in copyGroups(comics) { add(.copy, members) }
+        for members in copyGroups(comics) { add(.copy, ordered(members)) }
         let byIssue = Dictionary(grouping: metadata.filter { $0.metadata.source != .fileName }) { row -> String? in
             guard let series = row.metadata.series, let number = row.metadata.number else { return nil }
             return "\(series.lowercased())\u{0}\(row.metadata.volume.map(String.init) ?? "")\u{0}\(number.lowercased())"
@@ -48,16 +50,6 @@ public enum DuplicateFinder {
             add(.possible, ordered(rows.map(\.file.path).filter(known.contains)))
         }
         return groups.sorted { ($0.kind.order, $0.comics[0]) < ($1.kind.order, $1.comics[0]) }
-    }
-
-    /// Keep first: the shortest name, then the oldest file, then by path.
-    static func ordered(_ paths: [String]) -> [String] {
-        let keyed = paths.map { path -> (String, Int, Int64) in
-            var info = stat()
-            let mtime = lstat(path, &info) == 0 ? Int64(info.st_mtim.tv_sec) : .max
-            return (path, (path as NSString).lastPathComponent.count, mtime)
-        }
-        return keyed.sorted { ($0.1, $0.2, $0.0) < ($1.1, $1.2, $1.0) }.map(\.0)
     }
 
     static func identicalGroups(_ comics: [String]) -> [[String]] {

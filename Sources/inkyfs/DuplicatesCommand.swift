@@ -17,7 +17,12 @@ struct DuplicatesCommand: ParsableCommand {
             for comics whose page sizes match another's, and the hashes kept in the index); \
             `NAME (1).cbz`-style copies beside `NAME.cbz`; and comics whose tags (ComicInfo.xml, CoMet, \
             ComicBookInfo) name the same series, volume and number ("possible": look before you \
-            delete). The comic to keep is listed first.
+            delete).
+
+            The comic to keep is listed first, the best copy: tagged (ComicInfo.xml, CoMet.xml or \
+            ComicBookInfo) over known by its file name alone; then filed in its series' folder (a \
+            folder on its path names its series: Batman/, Batman (2011)/, Batman v2/) over loose; then \
+            more pages over fewer; then the shortest file name; then the oldest file.
 
             --move-to DIR moves every other comic of each group into DIR, at its path under the \
             library, never the one a group keeps and never over an existing file; it prints what it \
@@ -56,7 +61,7 @@ struct DuplicatesCommand: ParsableCommand {
         let destination = try moveTo.map { try Self.destination(absolutePath($0), outside: library) }
         let comics = try IndexCommand.comics(in: library)
         let state = stateOptions.open()
-        let groups = Self.find(comics, state: state, limits: limitOptions.limits)
+        let groups = Self.find(comics, in: library, state: state, limits: limitOptions.limits)
         guard let destination else {
             if json { return try JSONOutput.print(groups) }
             print(groups.isEmpty ? "no duplicates among \(comics.count) comics" : DuplicatesText.groups(groups, library: library))
@@ -84,7 +89,7 @@ struct DuplicatesCommand: ParsableCommand {
     }
 
     /// Indexes `comics`, hashes the pages of those that may hold another's, and groups them.
-    static func find(_ comics: [String], state: StateDatabase, limits: ComicLimits) -> [DuplicateFinder.Group] {
+    static func find(_ comics: [String], in library: String, state: StateDatabase, limits: ComicLimits) -> [DuplicateFinder.Group] {
         let pool = WorkerPool.forCommandLine()
         defer { pool.shutdown() }
         let tally = IndexTally(total: comics.count)
@@ -101,7 +106,14 @@ struct DuplicatesCommand: ParsableCommand {
             FileHandle.standardError.write(Data(("inkyfs: the pages of \(unread.count) comic\(unread.count == 1 ? "" : "s") could not all be read, compared"
                 + " by bytes, name and tags only: \(unread.prefix(5).joined(separator: ", "))\(unread.count > 5 ? ", ..." : "")\n").utf8))
         }
-        return DuplicateFinder.find(comics, metadata: state.allIndexedMetadata(), pageHashes: hashes)
+        let metadata = state.allIndexedMetadata()
+        // Pages as the index has them, just listed: asked only of the comics in a group.
+        let keeping = DuplicateKeeping(library: library, metadata: metadata) { path in
+            guard case .success(let identity) = FileIdentity.of(path),
+                  case .success(let listing)? = state.indexedListing(LibraryFile(path: path), identity: identity) else { return nil }
+            return listing.pages.count
+        }
+        return DuplicateFinder.find(comics, metadata: metadata, pageHashes: hashes, keeping: keeping)
     }
 
     /// The folder extra copies move to: not inside the library, where the next run would find

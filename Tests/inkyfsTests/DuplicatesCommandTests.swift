@@ -47,6 +47,43 @@ final class DuplicatesCommandTests: XCTestCase {
         XCTAssertEqual(try DuplicateLibrary.groups(in: result.stdout), [])
         XCTAssertTrue(result.stderr.contains("the pages of 1 comic could not all be read") && result.stderr.contains(bad.path), result.stderr)
     }
+
+    /// The copy kept is the best: each group below is decided by one rule, and keeping the
+    /// shortest name (as `duplicates` did) would keep the other comic of each.
+    func testTheCopyKeptIsTaggedThenFiledThenFullerThenTheShortestName() throws {
+        let library = folder.appendingPathComponent("library")
+        func write(_ relative: String, info: String?, seeds: [UInt64]) throws -> String {
+            let url = library.appendingPathComponent(relative)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try ArchiveMaker.zip(at: url, members: (info.map { [("ComicInfo.xml", Array("<ComicInfo>\($0)</ComicInfo>".utf8))] } ?? [])
+                + seeds.enumerated().map { ("\($0.offset + 1).jpg", ArchiveMaker.noise(count: 400, seed: 2 * $0.element + 1)) })
+            return url.path
+        }
+        // Tagged over untagged: the same pages, the untagged one's name shorter.
+        let untagged = try write("Tags/T.cbz", info: nil, seeds: [1, 2])
+        let tagged = try write("Tags/T tagged.cbz", info: "<Series>T</Series><Number>1</Number>", seeds: [1, 2])
+        // Filed over loose: the same bytes, in Downloads/ under a shorter name.
+        let filed = try write("Bolt (2020)/Bolt 001 (2020).cbz", info: "<Series>Bolt</Series><Number>1</Number>", seeds: [3])
+        let loose = library.appendingPathComponent("Downloads/b.cbz").path
+        try FileManager.default.createDirectory(atPath: (loose as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: filed, toPath: loose)
+        // More pages over fewer: one issue by its tags, with its covers and without.
+        let fewer = try write("Comet/Comet 1.cbz", info: "<Series>Comet</Series><Number>1</Number>", seeds: [4])
+        let more = try write("Comet/Comet 1 c2c.cbz", info: "<Series>Comet</Series><Number>1</Number>", seeds: [5, 6, 7])
+        // A browser's "(1)" copy that someone tagged, beside the untagged download.
+        let download = try write("Echo/Echo 1.cbz", info: nil, seeds: [8])
+        let copy = try write("Echo/Echo 1 (1).cbz", info: "<Series>Echo</Series><Number>1</Number>", seeds: [9])
+
+        let result = try CommandRunner.inkyfs(["duplicates", "--json", "--state", folder.appendingPathComponent("state").path, library.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try DuplicateLibrary.groups(in: result.stdout), ["identical: \(filed) | \(loose)", "same-pages: \(tagged) | \(untagged)",
+                                                                        "copy: \(copy) | \(download)", "possible: \(more) | \(fewer)"])
+        let help = try CommandRunner.inkyfs(["help", "duplicates"])
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        XCTAssertTrue(words.contains("the best copy: tagged (ComicInfo.xml, CoMet.xml or ComicBookInfo) over known by its file name alone; "
+                                     + "then filed in its series' folder"), help.stdout)
+        XCTAssertTrue(words.contains("then more pages over fewer; then the shortest file name; then the oldest file"), help.stdout)
+    }
 }
 
 /// A library with one planted duplicate of each kind, and near misses that must not match.
@@ -103,14 +140,14 @@ enum DuplicateLibrary {
             .init([pages[0], pages[1], ArchiveMaker.noise(count: 400, seed: 999)].enumerated().map { ("\($0.offset + 1).jpg", $0.element) },
                   as: .tar, to: scan.appendingPathComponent("Invincible 005 fixed.cbt")),
         ])
-        // Equally long names keep the first by age, then by path: one age for all three.
+        // The tagged CBZ first; equally long names keep the first by age, then by path: one age for all three.
         for url in [zipped, rar, sevenZip] {
             try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_600_000_000)], ofItemAtPath: url.path)
         }
         return Planted(expected: ["identical: \(original) | \(identical.path)",
-                                  "same-pages: \(sevenZip.path) | \(rar.path) | \(zipped.path)",
+                                  "same-pages: \(zipped.path) | \(sevenZip.path) | \(rar.path)",
                                   "copy: \(base) | \(copy)", "possible: \(tagged) | \(retagged)"],
-                       extras: [identical.path, rar.path, zipped.path, copy], possibleExtra: retagged)
+                       extras: [identical.path, sevenZip.path, rar.path, copy], possibleExtra: retagged)
     }
 
     /// `--json`'s groups (or its "groups" with --move-to) as "kind: first | second...".
