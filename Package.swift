@@ -103,6 +103,7 @@ let package = Package(
         // state folder, exit statuses. No HTTP: `inkyfs` checks serve's options with it.
         .target(name: "InkyCommandLine", dependencies: [
             "InkyCore", "InkyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // What users run: CLI and daemon. No parser, image library or HTTP server (ExecutableLinkTests).
         .executableTarget(name: "inkyfs", dependencies: [

@@ -7,7 +7,7 @@ import InkyWorker
 /// the daemon never waits on it (without a session bus it can hang for D-Bus's timeout), and
 /// a missing or failing notify-send changes nothing but the notification.
 enum DesktopNotification {
-    static func send(title: String, body: String, log: @escaping @Sendable (String) -> Void) {
+    static func send(title: String, body: String, log: @escaping LogSink) {
         guard let executable = MountPreflight.findExecutable("notify-send") else { return }
         let pid: Int32
         do throws(Errno) {
@@ -15,7 +15,7 @@ enum DesktopNotification {
                                            files: [.open("/dev/null", flags: O_RDONLY, as: 0), .open("/dev/null", flags: O_WRONLY, as: 1),
                                                    .open("/dev/null", flags: O_WRONLY, as: 2)])
         } catch {
-            log("notify-send could not start: \(error)")
+            log(.warning("notify-send could not start: \(error)"))
             return
         }
         // Reaped off the daemon's threads; killed if it is still hanging after 30 s.

@@ -51,7 +51,7 @@ public enum MountDaemon {
 
     /// Serves until unmounted. Returns normally for a clean end (unmount or SIGTERM/SIGINT).
     /// `warn` gets what the person mounting must hear before `ready` (also logged).
-    public static func run(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void,
+    public static func run(_ configuration: Configuration, log: @escaping LogSink,
                            warn: (String) -> Void = { _ in }, ready: () -> Void) throws(FUSESession.Failure) {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.releaseLargeBuffersEagerly()
@@ -59,6 +59,8 @@ public enum MountDaemon {
         workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
         // Workers read the library and the vault's objects, nothing else (Landlock).
         workers.alsoReadable = configuration.vaultDirectory.map { [$0 + "/objects"] } ?? []
+        // Their stderr as log lines with levels, never raw in the log (libunarr's notes).
+        workers.workerOutput = log
         if configuration.mount.limits.rendering.conversion.isActive || configuration.mount.covers != nil {
             workers.arguments.append("--images")
         }
@@ -66,7 +68,7 @@ public enum MountDaemon {
         defer { pool.shutdown() }
         pool.warmUp(2)
         let state = configuration.statePath.map { StateDatabase.open(at: $0) }
-        if let note = state?.recovery { log(note) }
+        if let note = state?.recovery { log(.warning(note)) }
         if let state, state.isInMemory {
             // Serving without the index beats refusing: the library is read as if for the first time.
             warn("inkyfs: warning: \(state.recovery ?? "the state database cannot be used"); "
@@ -89,7 +91,7 @@ public enum MountDaemon {
         }
         let control = try? opened.get()
         if case .failure(let problem) = opened {
-            log("no control socket: inkyfs vault unlock/lock cannot reach this mount: \(problem)")
+            log(.warning("no control socket: inkyfs vault unlock/lock cannot reach this mount: \(problem)"))
             if configuration.vaultDirectory != nil { warn("inkyfs: warning: the vault cannot be unlocked on this mount: \(problem)") }
         }
         let idleLock = VaultIdleLock(after: configuration.vaultIdleSeconds, filesystem: filesystem, pool: pool, log: log)

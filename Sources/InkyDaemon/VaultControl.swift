@@ -8,7 +8,7 @@ import InkyWorker
 enum VaultControl {
     static func handle(_ request: ControlRequest, password: UnsafeRawBufferPointer?, filesystem: LibraryFilesystem,
                        pool: WorkerPool, vaultDirectory: String?, mountpoint: String, settings: [String] = [], idleLockSeconds: Double = 0,
-                       log: @Sendable (String) -> Void) -> ControlReply {
+                       log: LogSink) -> ControlReply {
         func reply(_ outcome: ControlReply.Outcome, _ message: String) -> ControlReply {
             var reply = ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, library: filesystem.libraryPath)
             reply.vaultUnlocked = filesystem.vaultIsUnlocked

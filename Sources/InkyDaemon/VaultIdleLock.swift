@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import InkyLibrary
 import InkyWorker
 
@@ -8,11 +9,11 @@ final class VaultIdleLock: Sendable {
     private let seconds: Double
     private let filesystem: LibraryFilesystem
     private let pool: WorkerPool
-    private let log: @Sendable (String) -> Void
+    private let log: LogSink
     /// A dispatch source is thread-safe; corelibs-dispatch just does not say so (not Sendable).
     nonisolated(unsafe) private let timer: DispatchSourceTimer
 
-    init?(after seconds: Double, filesystem: LibraryFilesystem, pool: WorkerPool, log: @escaping @Sendable (String) -> Void) {
+    init?(after seconds: Double, filesystem: LibraryFilesystem, pool: WorkerPool, log: @escaping LogSink) {
         guard seconds > 0 else { return nil }
         self.seconds = seconds
         self.filesystem = filesystem

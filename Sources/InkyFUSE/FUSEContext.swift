@@ -9,7 +9,7 @@ import Synchronization
 /// a global: FUSE calls back on its own threads.
 final class FUSEContext: Sendable {
     let filesystem: any MountedFilesystem
-    let log: @Sendable (String) -> Void
+    let log: LogSink
     /// Set at init when the kernel takes ENOSYS from OPENDIR as "open, stop asking".
     var opendirOptional: Bool {
         get { _opendirOptional.load(ordering: .relaxed) }
@@ -106,7 +106,7 @@ final class FUSEContext: Sendable {
         }
     }
 
-    init(filesystem: any MountedFilesystem, log: @escaping @Sendable (String) -> Void) {
+    init(filesystem: any MountedFilesystem, log: @escaping LogSink) {
         self.filesystem = filesystem
         self.log = log
     }

@@ -24,7 +24,7 @@ public final class FUSESession {
     private let options: [String]
 
     /// `options` are FUSE `-o` options (`allow_other`, …); read-only ones are always added.
-    public init(filesystem: any MountedFilesystem, mountpoint: String, options: [String], log: @escaping @Sendable (String) -> Void) {
+    public init(filesystem: any MountedFilesystem, mountpoint: String, options: [String], log: @escaping LogSink) {
         context = FUSEContext(filesystem: filesystem, log: log)
         self.mountpoint = mountpoint
         self.options = options

@@ -165,7 +165,7 @@ extension LibraryFilesystem {
                     }
                     switch outcome.wait() {
                     case .failure(let error):
-                        logger("cannot lay out the CBZ: \(loggable(error, of: state.comic))")
+                        logger(.error("cannot lay out the CBZ: \(loggable(error, of: state.comic))"))
                         keep([:], crcs: crcs, of: state, generation: snapshot.generation)
                         return .failure(error.errno)
                     case .success(let bytes):

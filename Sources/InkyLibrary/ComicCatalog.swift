@@ -85,7 +85,7 @@ extension LibraryFilesystem {
                     if let (file, _) = stored { indexWriter?.store(file, identity: listedIdentity, .success(listing)) }
                 } catch {
                     // Vault object paths are random hex, and a vault comic's error details stay out.
-                    logger("cannot open \(loggable(error, of: comic))")
+                    logger(.error("cannot open \(loggable(error, of: comic))"))
                     state.store(.failure(error), for: identity)
                     if let (file, _) = stored { indexWriter?.store(file, identity: identity, .failure(error)) }
                 }

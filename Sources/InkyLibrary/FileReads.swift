@@ -124,7 +124,7 @@ extension LibraryFilesystem {
                 state.comicInfo = bytes
                 return .success(bytes)
             } catch {
-                logger("ComicInfo.xml failed: \(loggable(error, of: comic))")
+                logger(.error("ComicInfo.xml failed: \(loggable(error, of: comic))"))
                 return .failure(error.errno)
             }
         }

@@ -13,8 +13,8 @@ extension LibraryFilesystem {
         watcher.start()
         lock.withLock { self.watcher = watcher }
         if let blindSpot = watcher.blindSpot {
-            logger("the library watcher cannot see every change (\(blindSpot)): names and attributes are cached for "
-                   + "\(Int(options.treeTimeout)) s (--tree-timeout)")
+            logger(.warning("the library watcher cannot see every change (\(blindSpot)): names and attributes are cached for "
+                            + "\(Int(options.treeTimeout)) s (--tree-timeout)"))
         } else {
             logger("the library watcher sees every change: the kernel keeps names and attributes until one")
         }

@@ -108,7 +108,7 @@ extension LibraryFilesystem {
             } catch {
                 // Not tried again this mount: a page that does not decode will not decode at the next listing.
                 if case .io = error {} else { covers.markFailed(key) }
-                logger("cover failed: \(loggable(error, of: .library(comic)))")
+                logger(.error("cover failed: \(loggable(error, of: .library(comic)))"))
                 return .failure(error.errno)
             }
         }

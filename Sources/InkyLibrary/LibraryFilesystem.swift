@@ -65,7 +65,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     var openVaultFiles = 0
     /// Locks and unlocks so far: a vault page fetched across one is discarded.
     let vaultEpoch = VaultEpoch()
-    let logger: @Sendable (String) -> Void
+    let logger: LogSink
     /// The index and reading state; nil runs without memory between mounts.
     let state: StateDatabase?
     /// Reading-state writes happen here, off the FUSE threads.
@@ -96,7 +96,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
 
     /// `library` may be a folder (the tree) or one comic file (the root is its pages).
     public init(library: String, options: MountOptions, backend: any ComicBackend, state: StateDatabase? = nil,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+                log: @escaping LogSink = { _ in }) {
         libraryPath = library
         self.options = options
         self.backend = backend

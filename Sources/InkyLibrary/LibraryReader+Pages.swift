@@ -74,7 +74,7 @@ extension LibraryReader {
             }
             let result = outcome.withLock { $0 } ?? .failure(.corrupted(path: path, detail: "the page was not delivered"))
             if case .success(let bytes) = result, let key { pages?.store(key, bytes) }
-            if case .failure(let error) = result { logger("converted page failed: \(error.message)") }
+            if case .failure(let error) = result { logger(.error("converted page failed: \(error.message)")) }
             served(result.mapError(\.errno), converted)
         }
     }

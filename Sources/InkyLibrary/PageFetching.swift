@@ -32,7 +32,7 @@ extension LibraryFilesystem {
             let logger = self.logger
             let waiter: PageCache.Waiter = { [self] result in
                 completion(result.mapError { error in
-                    logger("read failed: \(loggable(error, of: comic))")
+                    logger(.error("read failed: \(loggable(error, of: comic))"))
                     return error.errno
                 })
             }

@@ -19,7 +19,7 @@ extension LibraryFilesystem {
             fetch(state, snapshot, listing, pages: [index] + ahead, first: waiter)
         }
         return outcome.wait().mapError { error in
-            logger("cannot render page \(index + 1): \(loggable(error, of: comic))")
+            logger(.error("cannot render page \(index + 1): \(loggable(error, of: comic))"))
             return error.errno
         }
     }

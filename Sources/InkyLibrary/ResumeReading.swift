@@ -94,7 +94,7 @@ extension LibraryFilesystem {
             }
         } catch {
             // Only the store missed out: a reader's own read of these pages meets the error itself.
-            logger("cannot keep pages ahead: \(loggable(error, of: state.comic))")
+            logger(.error("cannot keep pages ahead: \(loggable(error, of: state.comic))"))
         }
     }
 

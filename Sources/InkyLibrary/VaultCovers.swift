@@ -68,7 +68,7 @@ extension LibraryFilesystem {
                 guard self.vaultCovers.store(comic, bytes, round: round) else { return }
             } catch {
                 if case .io = error {} else { self.vaultCovers.markFailed(comic) }
-                self.logger("cover failed: \(self.loggable(error, of: .vault(comic)))")
+                self.logger(.error("cover failed: \(self.loggable(error, of: .vault(comic)))"))
                 return
             }
             let id = self.nodes.id(for: .vaultFolder(folder))

@@ -26,7 +26,7 @@ public final class ControlServer: Sendable {
     private let mountpoint: String
     private let listener: Int32
     private let handler: Handler
-    private let log: @Sendable (String) -> Void
+    private let log: LogSink
     private let stopped = Atomic(false)
     /// Touched only by the serving thread (the mutex is never contended).
     private let throttle = Mutex(PasswordThrottle())
@@ -35,7 +35,7 @@ public final class ControlServer: Sendable {
     /// How long a refused or malformed connection is read (and dropped) after its reply.
     static let drainSeconds = 1.0
 
-    public init(mountpoint: String, log: @escaping @Sendable (String) -> Void = { _ in }, handler: @escaping Handler) throws(ControlError) {
+    public init(mountpoint: String, log: @escaping LogSink = { _ in }, handler: @escaping Handler) throws(ControlError) {
         folder = try ControlPaths.folder(create: true)
         socketName = ControlPaths.socketName(for: mountpoint)
         path = folder.path + "/" + socketName

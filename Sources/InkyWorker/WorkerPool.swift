@@ -10,35 +10,6 @@ import InkyVault
 /// and a fresh worker replaces it on demand. Thread-safe; callers block while they wait.
 // @unchecked: idle WorkerProcesses (not Sendable) pass between callers under `condition`, which callers wait on.
 public final class WorkerPool: @unchecked Sendable {
-    public struct Configuration: Sendable {
-        public var executable: String
-        public var arguments: [String]
-        public var maxWorkers: Int
-        /// Seconds without any frame from a busy worker before it is killed.
-        public var timeout: Double
-        /// Send workers' stderr (libunarr's debug chatter, crash messages) to /dev/null rather
-        /// than the caller's stderr: right for a command line, wrong for the daemon's log.
-        public var discardWorkerOutput: Bool
-        /// The library a mount serves: workers (and the stored-page reader here) open comics
-        /// beneath it only, never through a link. nil for the command line's own paths.
-        public var libraryRoot: String?
-
-        /// Folders a mount's workers may read besides the library (the vault's objects; `Landlock`).
-        public var alsoReadable: [String] = []
-
-        /// The worker's command line: `arguments`, and the library (and what else it reads) when there is one.
-        var spawnArguments: [String] { arguments + (libraryRoot.map { ["--library", $0] + alsoReadable.flatMap { ["--also-read", $0] } } ?? []) }
-
-        public init(executable: String = HelperExecutable.worker.path, arguments: [String] = [], maxWorkers: Int = 4, timeout: Double = 15,
-                    discardWorkerOutput: Bool = false) {
-            self.executable = executable
-            self.arguments = arguments
-            self.maxWorkers = max(1, maxWorkers)
-            self.timeout = timeout
-            self.discardWorkerOutput = discardWorkerOutput
-        }
-    }
-
     private let configuration: Configuration
     private let condition = NSCondition()
     private var idle: [WorkerProcess] = []
@@ -52,6 +23,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var keyedWorkers: Set<pid_t> = []
     private let storedPages: StoredPageReader
     private let vaultPages = VaultStoredPageReader()
+    /// Where workers' stderr goes when `Configuration.workerOutput` says.
+    private let output: WorkerOutput?
 
     /// Gives the key of a vault object by its path (nil for ordinary archives). Set while a
     /// vault is unlocked; a worker is sent a key only for the object it is asked about.
@@ -91,6 +64,7 @@ public final class WorkerPool: @unchecked Sendable {
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         storedPages = StoredPageReader(root: configuration.libraryRoot.map(LibraryRoot.init(path:)))
+        output = configuration.discardWorkerOutput ? nil : configuration.workerOutput.flatMap(WorkerOutput.init)
     }
 
     /// Lists a comic in a worker.
@@ -245,7 +219,8 @@ public final class WorkerPool: @unchecked Sendable {
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: quiet)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
+                                                   quiet: quiet, output: output?.descriptor)
                     epochs[worker.pid] = epoch
                     return worker
                 } catch {
@@ -315,7 +290,8 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: configuration.discardWorkerOutput)
+                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
+                                                   quiet: configuration.discardWorkerOutput, output: output?.descriptor)
                     condition.withLock { epochs[worker.pid] = epoch }
                     checkIn(worker, healthy: true, for: nil)
                 } catch {
@@ -337,6 +313,7 @@ public final class WorkerPool: @unchecked Sendable {
         workers.forEach(forget)
         condition.unlock()
         for worker in workers { worker.terminate() }
+        output?.close()
     }
 }
 

@@ -16,8 +16,9 @@ final class WorkerProcess {
     private var reaped = false
 
     /// Starts `executable arguments…` with the socket as fd 3, stdin and stdout on /dev/null
-    /// (a library printing to stdout must not corrupt the protocol) and stderr inherited (the log).
-    init(executable: String, arguments: [String], quiet: Bool = false) throws(ComicError) {
+    /// (a library printing to stdout must not corrupt the protocol) and stderr on `output` (the
+    /// pool's `WorkerOutput`), else inherited.
+    init(executable: String, arguments: [String], quiet: Bool = false, output: Int32? = nil) throws(ComicError) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw .parserFailed(path: executable, detail: "cannot create a socket pair: \(String(cString: strerror(errno)))")
@@ -29,7 +30,11 @@ final class WorkerProcess {
                 .open("/dev/null", flags: O_RDONLY, as: 0),
                 .open("/dev/null", flags: O_WRONLY, as: 1),
             ]
-            if quiet { files.append(.open("/dev/null", flags: O_WRONLY, as: 2)) }
+            if quiet {
+                files.append(.open("/dev/null", flags: O_WRONLY, as: 2))
+            } else if let output {
+                files.append(.duplicate(output, as: 2))
+            }
             // A crash is expected and reported as a typed error; no backtrace in the log.
             child = try ProcessSpawner.spawn(executable, arguments, files: files,
                                              environment: ProcessHardening.workerEnvironment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })

@@ -64,10 +64,12 @@ struct InkyfsServe: ParsableCommand {
         configuration.libraryRoot = library
         // Pages fitted to a reader's width and covers are made by workers' image code.
         configuration.arguments.append("--images")
+        // Their stderr as log lines with levels, never raw in the log (libunarr's notes).
+        configuration.workerOutput = { logger.write($0) }
         let pool = WorkerPool(configuration)
         defer { pool.shutdown() }
         let filesystem = LibraryFilesystem(library: library, options: mountOptions, backend: pool, state: state,
-                                           log: { logger.info("\($0)") })
+                                           log: { logger.write($0) })
         filesystem.startWatching()
         defer { filesystem.stopWatching() }
         defer { filesystem.finishStateWrites() }

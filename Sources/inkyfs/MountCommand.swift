@@ -214,7 +214,7 @@ struct MountCommand: ParsableCommand {
         configuration.settings = MountSettings.differing(self, fuseOptions: options)
         let settings = configuration.settings
         do throws(FUSESession.Failure) {
-            try MountDaemon.run(configuration, log: { logger.info("\($0)") }, warn: { message in
+            try MountDaemon.run(configuration, log: { logger.write($0) }, warn: { message in
                 logger.warning("\(message)")
                 readiness.warn(message)
             }) {

@@ -56,7 +56,8 @@ final class MountVaultKeyIsolationTests: XCTestCase {
             let print = try HKDFSHA256.deriveKey(inputKey: key, info: Array("inkyfs test: key fingerprint".utf8), length: 8)
             expected[entry.name] = print.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
         }
-        let lines = mount.logText.split(separator: "\n").filter { $0.hasPrefix("inkyfs-test-worker ") }
+        // The hook's lines come through the daemon's log, after its time and level.
+        let lines = mount.logText.split(separator: "\n").compactMap { line in line.range(of: "inkyfs-test-worker ").map { line[$0.lowerBound...] } }
         var served = Set<String>()
         for line in lines {
             let fields = line.split(separator: " ").map(String.init)

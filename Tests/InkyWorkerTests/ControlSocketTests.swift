@@ -94,7 +94,7 @@ final class ControlSocketTests: XCTestCase {
     func testAnotherUserIsRefusedByThePathAndAgainByItsCredentials() throws {
         let log = Seen()
         let handled = Seen()
-        let server = try ControlServer(mountpoint: "/mnt/c", log: { line in log.lock.withLock { log.passwords.append(Array(line.utf8)) } }) { request, _ in
+        let server = try ControlServer(mountpoint: "/mnt/c", log: { line in log.lock.withLock { log.passwords.append(Array(line.text.utf8)) } }) { request, _ in
             handled.lock.withLock { handled.requests.append(request) }
             return ControlReply(outcome: .ok, message: "unlocked", mountpoint: "/mnt/c")
         }
