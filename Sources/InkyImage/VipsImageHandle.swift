@@ -38,12 +38,15 @@ final class VipsImageHandle {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let ticks = progress.map(ProgressTicks.init)
-        if let ticks {
+        let handler = ticks.map { ticks in
             inky_vips_watch(pointer, { _, _, context in
                 context.map { Unmanaged<ProgressTicks>.fromOpaque($0).takeUnretainedValue().tick() }
             }, Unmanaged.passUnretained(ticks).toOpaque())
         }
         let status = withExtendedLifetime(ticks) { save(pointer, &buffer, &length) }
+        // The ticks go with this call: an image encoded again (at a lower quality, to fit a
+        // page's budget) must not call them.
+        if let handler { inky_vips_unwatch(pointer, handler) }
         defer { g_free(buffer) }
         guard status == 0, let buffer else { throw .unencodable(VipsRuntime.takeError()) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))

@@ -116,11 +116,17 @@ static inline int inky_vips_png(VipsImage *in, void **bytes, size_t *length) {
 }
 
 /* Calls `tick` with `context` as libvips computes `image` (decode, resize, encode all happen
- * while a saver pulls its pixels), so a long conversion can say it is alive. */
+ * while a saver pulls its pixels), so a long conversion can say it is alive. Returns the
+ * handler, for `inky_vips_unwatch` once `context` is gone (an image encoded again would
+ * otherwise call `tick` with it). */
 typedef void (*inky_vips_tick)(VipsImage *image, VipsProgress *progress, void *context);
-static inline void inky_vips_watch(VipsImage *image, inky_vips_tick tick, void *context) {
+static inline gulong inky_vips_watch(VipsImage *image, inky_vips_tick tick, void *context) {
     vips_image_set_progress(image, TRUE);
-    g_signal_connect(image, "eval", G_CALLBACK(tick), context);
+    return g_signal_connect(image, "eval", G_CALLBACK(tick), context);
+}
+
+static inline void inky_vips_unwatch(VipsImage *image, gulong handler) {
+    g_signal_handler_disconnect(image, handler);
 }
 
 static inline const char *inky_vips_loader(VipsImage *image) {
