@@ -65,7 +65,12 @@ public struct ComicListing: Sendable, Equatable, Codable {
     /// converting listing always records its settings, whether or not a page needed them).
     public func fits(_ rendering: PageRendering) -> Bool {
         guard let own = self.rendering else { return !rendering.conversion.isActive }
-        return own == rendering
+        guard own == rendering else { return false }
+        // Listed before pages encoded as JPEG into a whole box were listed at their budget
+        // (`PageSizeBudget`): such a page of unknown size is listed again, so that no `ls -l`
+        // waits for it to be encoded.
+        let budgets = rendering.conversion.sizeBudget(sourceBytes: 0, sourceName: "") != nil
+        return !(budgets && pages.contains { !$0.isSizeKnown && EntryPath.lowercasedExtension(of: $0.name) == "jpg" })
     }
 
     /// Builds the listing from an archive's members: filters, orders and names the pages and

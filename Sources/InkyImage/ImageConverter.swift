@@ -18,6 +18,10 @@ public struct ImageConversion: Sendable, Equatable {
     public var cropMargins: Bool
     /// Only this part of the (trimmed) image is kept.
     public var piece: ImagePiece?
+    /// A JPEG that would come out larger is encoded again at lower qualities, down to
+    /// `lowestQuality`, until it fits (a page listed with a size budget).
+    public var fitBytes: Int?
+    public static let lowestQuality = 20
 
     public init(fit: ImageSize? = nil, grayscale: Bool = false, output: ConvertedImage.Format? = nil, jpegQuality: Int = 85,
                 maxPixels: Int64 = 100_000_000, maxBytes: Int = 128 << 20, cropMargins: Bool = false, piece: ImagePiece? = nil) {
@@ -84,7 +88,7 @@ public enum ImageConverter {
                                                                                      maxBytes: conversion.maxBytes) {
             let header = try Self.header(of: jpeg)
             if conversion.fit.map({ header.size.width <= $0.width && header.size.height <= $0.height }) ?? true,
-               !conversion.grayscale, !conversion.cropMargins, conversion.piece == nil {
+               !conversion.grayscale, !conversion.cropMargins, conversion.piece == nil, conversion.fitBytes.map({ jpeg.count <= $0 }) ?? true {
                 return ConvertedImage(bytes: jpeg, format: .jpeg, size: header.size)
             }
             return try convert(jpeg, conversion, progress: progress)
@@ -135,9 +139,26 @@ public enum ImageConverter {
                 let transparent = image
                 image = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_flatten_white(transparent.pointer, $0) }
             }
-            let quality = Int32(conversion.jpegQuality)
-            let jpeg = try image.encode(progress: progress) { inky_vips_jpeg($0, quality, $1, $2) }
-            return try checked(ConvertedImage(bytes: jpeg, format: .jpeg, size: ImageSize(width: image.width, height: image.height)), conversion)
+            var quality = Int32(conversion.jpegQuality)
+            var jpeg = try image.encode(progress: progress) { inky_vips_jpeg($0, quality, $1, $2) }
+            // Fewer bytes at each step: a page dense enough to pass its budget (a rare one) is
+            // served a little softer rather than not at all.
+            while let limit = conversion.fitBytes, jpeg.count > limit, quality > Int32(ImageConversion.lowestQuality) {
+                quality = max(Int32(ImageConversion.lowestQuality), quality - 15)
+                let step = quality
+                jpeg = try image.encode(progress: progress) { inky_vips_jpeg($0, step, $1, $2) }
+            }
+            // Still too large (noise, in effect): fewer pixels, until it fits. Never fails a page.
+            var scale = 1.0, size = ImageSize(width: image.width, height: image.height)
+            while let limit = conversion.fitBytes, jpeg.count > limit, scale > 0.01 {
+                scale *= min(0.9, (Double(limit) / Double(jpeg.count)).squareRoot())
+                let (whole, lowest) = (image, quality)
+                let width = max(1, Int32(Double(whole.width) * scale)), height = max(1, Int32(Double(whole.height) * scale))
+                let smaller = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_resize_within(whole.pointer, width, height, $0) }
+                jpeg = try smaller.encode(progress: progress) { inky_vips_jpeg($0, lowest, $1, $2) }
+                size = ImageSize(width: smaller.width, height: smaller.height)
+            }
+            return try checked(ConvertedImage(bytes: jpeg, format: .jpeg, size: size), conversion)
         }
         return isBMP ? try VipsRuntime.withMagick(work) : try work()
     }

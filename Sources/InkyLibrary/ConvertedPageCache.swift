@@ -91,12 +91,16 @@ public final class ConvertedPageCache: Sendable {
     /// Waits for the stores queued so far (tests, the end of a mount).
     public func finishWrites() { writes.sync {} }
 
+    /// The header's length and CRC-32 are the page's as served; a page padded to its size budget
+    /// (`PaddedImage`) is kept without its padding (a 1264x1680 gray page: ~280 KB of its ~800) and
+    /// padded again when read.
     static func wrap(_ bytes: [UInt8], name: String) -> [UInt8] {
+        let kept = PaddedImage.stripped(bytes) ?? bytes
         var file = magic + Array(name.utf8)
-        file.reserveCapacity(headerSize + bytes.count)
+        file.reserveCapacity(headerSize + kept.count)
         withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { file += $0 }
         withUnsafeBytes(of: CRC32.checksum(bytes).littleEndian) { file += $0 }
-        return file + bytes
+        return file + kept
     }
 
     static func unwrap(_ file: [UInt8], name: String) -> [UInt8]? {
@@ -104,8 +108,9 @@ public final class ConvertedPageCache: Sendable {
               file[magic.count..<magic.count + nameLength].elementsEqual(name.utf8) else { return nil }
         let length = file.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + nameLength, as: UInt64.self)) }
         let crc = file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + nameLength + 8, as: UInt32.self)) }
-        guard length == UInt64(file.count - headerSize) else { return nil }
-        let bytes = Array(file[headerSize...])
+        // At most a page budget's padding is put back (a damaged length must not make a huge page).
+        let body = UInt64(file.count - headerSize)
+        guard length >= body, length - body <= 64 << 20, let bytes = PaddedImage.padded(Array(file[headerSize...]), to: Int(length)) else { return nil }
         return CRC32.checksum(bytes) == crc ? bytes : nil
     }
 }

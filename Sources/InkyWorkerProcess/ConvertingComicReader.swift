@@ -45,9 +45,12 @@ final class ConvertingComicReader: ComicReader {
         var pages: [Page] = []
         for var page in listing.pages {
             let entry = page.entryIndex
+            // A page encoded as JPEG into a whole box is listed at its budget (`PageSizeBudget`).
+            let budget = conversion.sizeBudget(sourceBytes: max(0, page.size), sourceName: page.sourcePath)
             if let pieces = cuts[entry] {
-                let name = PageConversion.renamed(page.name, to: conversion.cutExtension(of: page.name))
-                page.size = Page.sizeAfterRendering
+                let ext = conversion.cutExtension(of: page.name)
+                let name = PageConversion.renamed(page.name, to: ext)
+                page.size = ext == "jpg" ? budget ?? Page.sizeAfterRendering : Page.sizeAfterRendering
                 page.storedData = nil
                 page.learnedCRC32 = nil
                 for piece in pieces {
@@ -60,7 +63,7 @@ final class ConvertingComicReader: ComicReader {
             }
             if let ext = conversion.convertedExtension(of: page.name) {
                 page.name = PageConversion.renamed(page.name, to: ext)
-                page.size = Page.sizeAfterRendering
+                page.size = ext == "jpg" ? budget ?? Page.sizeAfterRendering : Page.sizeAfterRendering
                 page.storedData = nil
                 // A deflated member's CRC from the ZIP's directory is the archive's bytes', not these.
                 page.learnedCRC32 = nil
@@ -105,9 +108,15 @@ final class ConvertingComicReader: ComicReader {
             lastSource = piece == nil ? nil : (original.entryIndex, bytes)
         }
         onProgress?()
-        let converted = converted(bytes, output: ext == "png" ? .png : .jpeg, page: original, piece: piece)
-        if page.isSizeKnown && Int64(converted.count) != page.size {
-            throw .corrupted(path: path, detail: "converted page \(page.number + 1) came out as \(converted.count) bytes, not the \(page.size) learned before")
+        let known = page.isSizeKnown ? Int(clamping: page.size) : nil
+        var converted = converted(bytes, output: ext == "png" ? .png : .jpeg, page: original, piece: piece, fitting: known)
+        // Its size was listed (a budget, or learned from an earlier encoding): encoded to fit,
+        // and padded to it exactly.
+        if let known {
+            guard let padded = PaddedImage.padded(converted, to: known) else {
+                throw .corrupted(path: path, detail: "converted page \(page.number + 1) came out as \(converted.count) bytes, more than the \(known) it is listed with")
+            }
+            converted = padded
         }
         converted.withUnsafeBytes { sink($0) }
     }
@@ -117,12 +126,13 @@ final class ConvertingComicReader: ComicReader {
     /// 1200x1800 page came out 200 wide for 300 asked).
     static let unbounded = 10_000_000
 
-    private func converted(_ source: [UInt8], output: ConvertedImage.Format, page: Page, piece: PagePiece?) -> [UInt8] {
+    private func converted(_ source: [UInt8], output: ConvertedImage.Format, page: Page, piece: PagePiece?, fitting: Int?) -> [UInt8] {
         let fit = conversion.fitWidth != nil || conversion.fitHeight != nil
             ? ImageSize(width: conversion.fitWidth ?? Self.unbounded, height: conversion.fitHeight ?? Self.unbounded) : nil
-        let settings = ImageConversion(fit: fit, grayscale: conversion.grayscale, output: output,
+        var settings = ImageConversion(fit: fit, grayscale: conversion.grayscale, output: output,
                                        maxBytes: Int(clamping: limits.maxPageBytes), cropMargins: conversion.cropMargins,
                                        piece: piece.map { ImagePiece(vertical: $0.cut == .strip, position: $0.position, count: $0.count) })
+        settings.fitBytes = fitting
         do throws(ImageError) {
             return try ImageConverter.convert(source, settings, progress: onProgress).bytes
         } catch {

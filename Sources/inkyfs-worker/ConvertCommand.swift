@@ -16,6 +16,9 @@ struct ConvertCommand: ParsableCommand {
 
     @Flag var grayscale = false
 
+    @Option(help: "Encode each JPEG to at most this many bytes (a page listed with a size budget).")
+    var fitBytes: Int?
+
     @Option(help: ArgumentHelp("Make a cover this many pixels high instead, as a worker makes one (--fit is then ignored).",
                                valueName: "HEIGHT"))
     var cover: Int?
@@ -25,8 +28,9 @@ struct ConvertCommand: ParsableCommand {
 
     func run() throws {
         let images = try files.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
-        let settings = cover.map { CoverMaker.settings(height: $0, maxBytes: 256 << 20) }
-            ?? ImageConversion(fit: fit, grayscale: grayscale)
+        var settings = cover.map { CoverMaker.settings(height: $0, maxBytes: 256 << 20) }
+            ?? ImageConversion(fit: fit, grayscale: grayscale, output: fitBytes == nil ? nil : .jpeg)
+        settings.fitBytes = fitBytes
         var times: [Double] = []
         var cpu: [Double] = []
         var output: ConvertedImage?

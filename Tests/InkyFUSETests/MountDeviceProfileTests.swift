@@ -167,10 +167,13 @@ final class MountDeviceProfileTests: XCTestCase {
         let mount = try MountedLibrary(library: library, arguments: ["--fit", "1264x1680", "--split-spreads"])
         let names = ["001-1.jpg", "001-2.jpg", "002.jpg", "003.png", "004-1.jpg", "004-2.jpg"]
         XCTAssertEqual(try listed(mount.path("Broken")), names)
-        // The truncated spread was counted from its header; its pieces are its bytes, as any page that does not decode.
-        XCTAssertEqual(try readFile(mount.path("Broken/001-1.jpg")), truncated)
-        XCTAssertEqual(try readFile(mount.path("Broken/001-2.jpg")), truncated)
-        XCTAssertEqual(try readFile(mount.path("Broken/002.jpg")), garbage)
+        // The truncated spread was counted from its header; its pieces are its bytes, as any page that
+        // does not decode, padded to the size the page was listed with.
+        for (name, bytes) in [("001-1.jpg", truncated), ("001-2.jpg", truncated), ("002.jpg", garbage)] {
+            let served = try readFile(mount.path("Broken/" + name))
+            XCTAssertEqual(PaddedPages.unpadded(served), bytes, name)
+            XCTAssertEqual(Int64(served.count), statSize(mount.path("Broken/" + name)), name)
+        }
         XCTAssertEqual(try readFile(mount.path("Broken/003.png")), bomb)
         XCTAssertEqual(try PageImages.inspect(readFile(mount.path("Broken/004-2.jpg"))).width, 1_260)
         XCTAssertTrue(mount.logSays("'3.png' not cut: 100000 × 50000 pixels, more than the limit"), mount.logText)

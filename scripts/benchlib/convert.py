@@ -1,7 +1,7 @@
 """The page-conversion case: one 1800x2700 JPEG page to a 1264x1680 grayscale JPEG in
 this process on one core (`inkyfs-worker __convert`, libvips as a worker runs it), beside libvips' own
 tools on the same file as the floor; then a 400-page comic of such pages through a mount with that
-device profile: first lookups (each converts), a remount's stat of every page (sizes from the index;
+device profile: first lookups (sized at listing: nothing converts), a remount's stat of every page (sizes from the index;
 and with a new index, from the disk cache of converted pages), a cold sequential read and the same
 read after a remount, served by the disk cache. The mounts keep their pages in a cache folder of
 the run's own (XDG_CACHE_HOME), never the user's."""
@@ -80,8 +80,8 @@ def stat_all(new_mount, comic):
 
 
 def measure_lookups_and_remount(new_mount, fresh_index_mount, comic):
-    """Fresh mount: stat every page in order (each first lookup converts that page, with none
-    ahead: --prefetch 0, and keeps it in the disk cache); remount with the same state: stat every
+    """Fresh mount: stat every page in order (each page is listed at its size budget: a first
+    lookup converts nothing); remount with the same state: stat every
     page again (sizes from the index); remount with a new index: stat every page (sizes from the
     disk cache: no page is converted)."""
     result = {}
@@ -165,7 +165,7 @@ def print_convert_report(entry):
     print_table(f"\n== One 1800x2700 JPEG page to a {FIT} grayscale JPEG, one core (taskset -c 0); goal <= 25 ms",
                 ["", "ms"], rows)
     rows = [
-        ("first lookup of each page, converts it (ms/page, --prefetch 0)", lambda r: fmt(dig(r, "lookups", "first_lookup_ms"), 1)),
+        ("first lookup of each page, sized at listing (ms/page, --prefetch 0)", lambda r: fmt(dig(r, "lookups", "first_lookup_ms"), 1)),
         ("remount: stat of every page, sizes from the index (ms, all pages)", lambda r: fmt(dig(r, "lookups", "remount_stat_all_ms"), 1)),
         ("remount, new index: stat of every page from the disk cache (ms, all pages)",
          lambda r: fmt(dig(r, "lookups", "new_index_stat_all_ms"), 1)),
