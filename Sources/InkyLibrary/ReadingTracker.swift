@@ -60,7 +60,13 @@ extension LibraryFilesystem {
     /// On the state queue only.
     private func writePendingReads() {
         guard let state else { return }
-        for read in pendingReads.take() { state.recordReads(read.file, pages: read.pages, pageCount: read.pageCount) }
+        for read in pendingReads.take() {
+            // A comic gone meanwhile (moved into the vault, whose `add` purged its rows) must not
+            // come back into the state with its name by a write that was only waiting.
+            var info = stat()
+            if lstat(read.file.path, &info) != 0 && errno == ENOENT { continue }
+            state.recordReads(read.file, pages: read.pages, pageCount: read.pageCount)
+        }
     }
 
     /// Waits for queued state writes (reads recorded, listings and rendered page sizes): the
