@@ -44,3 +44,21 @@ public struct CommandFailure: Error, CustomStringConvertible {
 
     public var description: String { message }
 }
+
+extension ParsableCommand {
+    /// Parses `arguments` as this root command's and runs what they name. A `CommandFailure` ends
+    /// as one line after "inkyfs: " with its own status; anything else as ArgumentParser ends it
+    /// (a usage error with the usage). How `inkyfs` and `inkyfs-serve` both end.
+    public static func parseAndRun(_ arguments: [String]? = nil) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Foundation.exit(ExitStatus.ok.rawValue)
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("inkyfs: \(failure.message)\n".utf8))
+            Foundation.exit(failure.status.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -26,15 +26,7 @@ struct InkyfsServe: ParsableCommand {
 
     /// As `inkyfs` ends: a runtime error is one line after "inkyfs: " with its own status.
     static func main() {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-        } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("inkyfs: \(failure.message)\n".utf8))
-            Foundation.exit(failure.status.rawValue)
-        } catch {
-            exit(withError: error)
-        }
+        parseAndRun()
     }
 
     func run() throws {

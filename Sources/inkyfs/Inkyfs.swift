@@ -47,19 +47,11 @@ struct Inkyfs: ParsableCommand {
         var parsed = arguments
         if arguments[0] == MountCommand._commandName || !names.contains(arguments[0]) && arguments[0] != "help" {
             do { parsed = try MountOptionList.expanding(arguments) } catch {
-                let usage = "Usage: inkyfs mount [<options>] <library> <mountpoint>\n  See 'inkyfs mount --help' for more information."
+                let usage = "Usage: inkyfs \(MountCommand.usageString())\n  See 'inkyfs mount --help' for more information."
                 FileHandle.standardError.write(Data("Error: \(error)\n\(usage)\n".utf8))
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
         }
-        do {
-            var command = try parseAsRoot(parsed)
-            try command.run()
-        } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("inkyfs: \(failure.message)\n".utf8))
-            Foundation.exit(failure.status.rawValue)
-        } catch {
-            exit(withError: error)
-        }
+        parseAndRun(parsed)
     }
 }
