@@ -6,17 +6,11 @@ import XCTest
 /// spell it, volumes apart only when two of a kind disagree (`v2` for a volume number, the year
 /// for a run), and links that would read alike naming their files.
 final class MountMetadataViewsNamingTests: XCTestCase {
-    private var folders: [URL] = []
+    private let temporary = TemporaryFolders()
 
-    override func tearDown() {
-        for folder in folders { try? FileManager.default.removeItem(at: folder) }
-    }
+    override func tearDown() { temporary.removeAll() }
 
-    private func folder(_ label: String) -> URL {
-        let url = ArchiveMaker.temporaryDirectory(label)
-        folders.append(url)
-        return url
-    }
+    private func folder(_ label: String) -> URL { temporary.make(label) }
 
     /// `LC_ALL=C ls -A` of a folder of the mount, one name per element; [] while it is missing.
     private func ls(_ mounted: MountedLibrary, _ path: String) -> [String] {

@@ -9,17 +9,11 @@ import XCTest
 /// and a re-tagged comic moves once the library watcher sees the change (how soon is
 /// scripts/bench's to measure: a test bounds only a hang).
 final class MountMetadataViewsTests: XCTestCase {
-    private var folders: [URL] = []
+    private let temporary = TemporaryFolders()
 
-    override func tearDown() {
-        for folder in folders { try? FileManager.default.removeItem(at: folder) }
-    }
+    override func tearDown() { temporary.removeAll() }
 
-    private func folder(_ label: String) -> URL {
-        let url = ArchiveMaker.temporaryDirectory(label)
-        folders.append(url)
-        return url
-    }
+    private func folder(_ label: String) -> URL { temporary.make(label) }
 
     private func mount(_ library: URL, _ arguments: [String] = []) throws -> MountedLibrary {
         try MountedLibrary(library: library, arguments: ["--state", folder("views-state").path] + arguments, views: true)
