@@ -17,8 +17,13 @@ public enum FUSEHealth {
     /// `allowOther`: the mount is asked for allow_other (or allow_root), which needs
     /// user_allow_other in fuse.conf unless root mounts.
     public static func checks(allowOther: Bool, environment: Environment = Environment()) -> [HealthCheck] {
-        [device(environment.fuseDevice), fusermount(environment), fuseConf(allowOther: allowOther, environment),
-         HealthCheck("libfuse", .ok, FUSELibrary.version), mounts(environment)] + watching(environment)
+        // Each mount is looked at once (a stuck one costs its 2 s once), for both checks.
+        let ours = ownInkyfsLines(environment).map { (library: FilesystemKind.unescape(String($0[0])),
+                                                      mountpoint: FilesystemKind.unescape(String($0[1]))) }
+        let answers = ours.map { (mountpoint: $0.mountpoint, answer: MountAnswer.of($0.mountpoint)) }
+        let live = zip(ours, answers).filter { $0.1.answer == .answering }.map(\.0)
+        return [device(environment.fuseDevice), fusermount(environment), fuseConf(allowOther: allowOther, environment),
+                HealthCheck("libfuse", .ok, FUSELibrary.version), mounts(answers)] + watching(live)
     }
 
     static func device(_ path: String) -> HealthCheck {
@@ -82,10 +87,10 @@ public enum FUSEHealth {
 
     /// Every fuse.inkyfs mount of this user in this namespace; those whose daemon died answer
     /// ENOTCONN, those whose daemon stopped answering are given up on after 2 s each.
-    static func mounts(_ environment: Environment) -> HealthCheck {
-        let ours = ownInkyfsLines(environment).map { FilesystemKind.unescape(String($0[1])) }
-        let answers = ours.map { ($0, MountAnswer.of($0)) }
-        let stale = answers.filter { $0.1 == .gone }.map(\.0), silent = answers.filter { $0.1 == .notAnswering }.map(\.0)
+    static func mounts(_ answers: [(mountpoint: String, answer: MountAnswer)]) -> HealthCheck {
+        let ours = answers.map(\.mountpoint)
+        let stale = answers.filter { $0.answer == .gone }.map(\.mountpoint)
+        let silent = answers.filter { $0.answer == .notAnswering }.map(\.mountpoint)
         if !stale.isEmpty || !silent.isEmpty {
             let said = (stale.isEmpty ? [] : ["stale mount\(stale.count == 1 ? "" : "s") (daemon gone): \(stale.joined(separator: ", "))"])
                 + (silent.isEmpty ? [] : ["not answering (daemon stopped or stuck): \(silent.joined(separator: ", "))"])
@@ -97,10 +102,8 @@ public enum FUSEHealth {
 
     /// Per live inkyfs mount: whether the daemon's watcher can see every change of its library
     /// (then the kernel keeps names until told) or only `--tree-timeout` bounds how stale they get.
-    static func watching(_ environment: Environment) -> [HealthCheck] {
-        ownInkyfsLines(environment).compactMap { fields -> HealthCheck? in
-            let library = FilesystemKind.unescape(String(fields[0])), mountpoint = FilesystemKind.unescape(String(fields[1]))
-            guard MountAnswer.of(mountpoint) == .answering else { return nil }
+    static func watching(_ live: [(library: String, mountpoint: String)]) -> [HealthCheck] {
+        live.compactMap { library, mountpoint -> HealthCheck? in
             guard let kind = FilesystemKind.of(library) else {
                 return HealthCheck("watching", .warning, "\(mountpoint): its library \(library) cannot be reached")
             }
