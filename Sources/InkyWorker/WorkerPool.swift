@@ -225,7 +225,8 @@ public final class WorkerPool: @unchecked Sendable {
                     return worker
                 } catch {
                     running -= 1
-                    throw error
+                    // Told as this comic's error (its ERROR.txt, its index entry), not the executable's.
+                    throw error.relabeled(path)
                 }
             }
             condition.wait()

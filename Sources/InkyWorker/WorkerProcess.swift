@@ -41,7 +41,7 @@ final class WorkerProcess {
         } catch {
             close(pair[0])
             close(pair[1])
-            throw .parserFailed(path: executable, detail: "cannot start a worker: \(error)")
+            throw .parserFailed(path: executable, detail: "cannot start a worker (\(executable)): \(error)")
         }
         close(pair[1])
         pid = child

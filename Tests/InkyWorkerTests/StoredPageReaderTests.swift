@@ -35,7 +35,10 @@ final class StoredPageReaderTests: XCTestCase {
         for page in reader.listing.pages { XCTAssertEqual(got[page.source], members[page.number].1, page.name) }
         // Without the stored range the same request needs a worker, and there is none.
         let decoded = requests.map { EntryRequest(source: $0.source, size: $0.size, name: $0.name) }
-        XCTAssertThrowsError(try workers.read(archive.path, identity: identity, entries: decoded, limits: .default) { _, _ in })
+        XCTAssertThrowsError(try workers.read(archive.path, identity: identity, entries: decoded, limits: .default) { _, _ in }) {
+            // The comic's error names the comic (its ERROR.txt and index entry are the comic's), and the worker that would not start.
+            XCTAssertEqual($0 as? ComicError, .parserFailed(path: archive.path, detail: "cannot start a worker (/nonexistent/inkyfs): No such file or directory"))
+        }
     }
 
     func testLyingRangesChangedFilesAndBadChecksumsAreErrors() throws {
