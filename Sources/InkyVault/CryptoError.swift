@@ -13,7 +13,8 @@ public enum CryptoError: Error, Equatable, Sendable {
     case invalidTagLength
     /// An output buffer does not have the exact size the operation produces.
     case invalidOutputLength
-    /// scrypt parameters OpenSSL refuses (N not a power of two, memory above maxMemory, ...).
+    /// KDF parameters refused: scrypt's that OpenSSL refuses (N not a power of two, memory above
+    /// maxMemory, ...), PBKDF2's iteration count, HKDF's output length. The detail names the KDF.
     case invalidKDFParameters(String)
     /// The CSPRNG could not produce bytes (not seeded, or the entropy source failed).
     case randomUnavailable
@@ -29,7 +30,7 @@ extension CryptoError: CustomStringConvertible {
         case .invalidNonceLength: "invalid nonce length (AES-GCM needs 12 bytes)"
         case .invalidTagLength: "invalid tag length (AES-GCM needs 16 bytes)"
         case .invalidOutputLength: "output buffer has the wrong length"
-        case .invalidKDFParameters(let detail): "invalid scrypt parameters: \(detail)"
+        case .invalidKDFParameters(let detail): "invalid KDF parameters: \(detail)"
         case .randomUnavailable: "the random number generator is unavailable"
         case .openssl(let function, let detail): "\(function) failed: \(detail)"
         }

@@ -61,7 +61,7 @@ public enum PasswordKDF {
         guard valid == 1 else {
             let detail = OpenSSLErrorQueue.drain()
             throw .invalidKDFParameters(
-                "N=\(parameters.n) r=\(parameters.r) p=\(parameters.p) maxMemory=\(parameters.maxMemory): \(detail)")
+                "scrypt N=\(parameters.n) r=\(parameters.r) p=\(parameters.p) maxMemory=\(parameters.maxMemory): \(detail)")
         }
     }
 }

@@ -27,7 +27,10 @@ final class KeyDerivationPrimitiveTests: XCTestCase {
     }
 
     func testPBKDF2RejectsZeroIterations() {
-        XCTAssertThrowsError(try PBKDF2SHA256.deriveKey(password: password("x"), salt: [1], iterations: 0))
+        XCTAssertThrowsError(try PBKDF2SHA256.deriveKey(password: password("x"), salt: [1], iterations: 0)) {
+            XCTAssertEqual($0 as? CryptoError, .invalidKDFParameters("PBKDF2 iterations must be between 1 and \(Int32.max)"))
+            XCTAssertEqual("\($0)", "invalid KDF parameters: PBKDF2 iterations must be between 1 and \(Int32.max)", "not called scrypt's")
+        }
     }
 
     // RFC 5869 appendix A.1 (SHA-256, basic) and A.3 (zero-length salt and info).

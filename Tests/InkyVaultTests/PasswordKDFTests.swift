@@ -52,15 +52,14 @@ final class PasswordKDFTests: XCTestCase {
     }
 
     func testInvalidParametersAreRejectedBeforeDeriving() {
-        // N must be a power of two.
-        XCTAssertThrowsError(try PasswordKDF.deriveKey(password: [1], salt: [2],
-                                                       parameters: ScryptParameters(n: 1000, r: 8, p: 1))) {
-            guard case .invalidKDFParameters? = $0 as? CryptoError else { return XCTFail("got \($0)") }
-        }
-        // 2^20 · 8 · 128 bytes = 1 GiB, far above a 64 MiB ceiling: refused, not allocated.
-        XCTAssertThrowsError(try PasswordKDF.deriveKey(password: [1], salt: [2],
-                                                       parameters: ScryptParameters(n: 1 << 20, r: 8, p: 1))) {
-            guard case .invalidKDFParameters? = $0 as? CryptoError else { return XCTFail("got \($0)") }
+        // N must be a power of two; 2^20 · 8 · 128 bytes = 1 GiB, far above a 64 MiB ceiling:
+        // refused, not allocated. Each names the parameters (then OpenSSL's words).
+        for parameters in [ScryptParameters(n: 1000, r: 8, p: 1), ScryptParameters(n: 1 << 20, r: 8, p: 1)] {
+            XCTAssertThrowsError(try PasswordKDF.deriveKey(password: [1], salt: [2], parameters: parameters)) {
+                guard case .invalidKDFParameters(let detail)? = $0 as? CryptoError else { return XCTFail("got \($0)") }
+                let named = "scrypt N=\(parameters.n) r=8 p=1 maxMemory=\(parameters.maxMemory): "
+                XCTAssertTrue(detail.hasPrefix(named), detail)
+            }
         }
     }
 
