@@ -132,7 +132,7 @@ public enum ImageConverter {
             let keepsPNG = conversion.output.map { $0 == .png }
                 ?? (image.hasAlpha || source.hasPalette || source.loader.hasPrefix("gifload"))
             if keepsPNG {
-                let png = try image.encode(progress: progress) { inky_vips_png($0, $1, $2) }
+                let png = try blamed(raw) { () throws(ImageError) in try image.encode(progress: progress) { inky_vips_png($0, $1, $2) } }
                 return try checked(ConvertedImage(bytes: png, format: .png, size: ImageSize(width: image.width, height: image.height)), conversion)
             }
             if image.hasAlpha {
@@ -140,7 +140,8 @@ public enum ImageConverter {
                 image = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_flatten_white(transparent.pointer, $0) }
             }
             var quality = Int32(conversion.jpegQuality)
-            var jpeg = try image.encode(progress: progress) { inky_vips_jpeg($0, quality, $1, $2) }
+            let first = quality
+            var jpeg = try blamed(raw) { () throws(ImageError) in try image.encode(progress: progress) { inky_vips_jpeg($0, first, $1, $2) } }
             // Fewer bytes at each step: a page dense enough to pass its budget (a rare one) is
             // served a little softer rather than not at all.
             while let limit = conversion.fitBytes, jpeg.count > limit, quality > Int32(ImageConversion.lowestQuality) {
@@ -169,6 +170,21 @@ public enum ImageConverter {
     private static func load(_ raw: UnsafeRawBufferPointer) throws(ImageError) -> VipsImageHandle {
         guard raw.count > 0 else { throw .undecodable("no bytes") }
         return try VipsImageHandle.make(ImageError.undecodable) { inky_vips_header(raw.baseAddress, raw.count, $0) }
+    }
+
+    /// libvips decodes as the saver pulls pixels, so a page that does not decode (truncated,
+    /// say) fails in the encode. Told apart on that failure only: the page decoded alone, shrunk
+    /// on load (64 pixels, cheap), fails again if it is the page's fault: `.undecodable`, in
+    /// libvips' words; otherwise the encode failed.
+    private static func blamed(_ raw: UnsafeRawBufferPointer, _ encode: () throws(ImageError) -> [UInt8]) throws(ImageError) -> [UInt8] {
+        do throws(ImageError) {
+            return try encode()
+        } catch {
+            guard case .unencodable = error else { throw error }
+            let small = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_thumbnail(raw.baseAddress, raw.count, 64, 64, $0) }
+            guard vips_image_wio_input(small.pointer) == 0 else { throw .undecodable(VipsRuntime.takeError()) }
+            throw error
+        }
     }
 
     private static func checked(_ image: ConvertedImage, _ conversion: ImageConversion) throws(ImageError) -> ConvertedImage {
