@@ -71,7 +71,10 @@ final class HostileArchiveTests: XCTestCase {
             let path = Corpus.path(file)
             guard FileManager.default.fileExists(atPath: path) else { continue }
             let liar = try LibArchiveComicReader(path: path, format: .zip, limits: .default)
-            XCTAssertThrowsError(try liar.streamForTesting(entryIndex: entry, size: size), file)
+            XCTAssertThrowsError(try liar.streamForTesting(entryIndex: entry, size: size), file) { error in
+                guard case ComicError.corrupted(let named, _) = error else { return XCTFail("\(file): \(error)") }
+                XCTAssertEqual(named, path)
+            }
         }
     }
 
@@ -82,9 +85,16 @@ final class HostileArchiveTests: XCTestCase {
         for fraction in [0.1, 0.5, 0.9, 0.99] {
             let cut = dir.appendingPathComponent("cut-\(fraction).cbz")
             try bytes.prefix(Int(Double(bytes.count) * fraction)).write(to: cut)
-            XCTAssertThrowsError(try Self.readAll(cut.path), "\(fraction)")
+            XCTAssertThrowsError(try Self.readAll(cut.path), "\(fraction)") { error in
+                guard case ComicError.corrupted(let path, _) = error else { return XCTFail("\(fraction): \(error)") }
+                XCTAssertEqual(path, cut.path)
+            }
         }
-        XCTAssertThrowsError(try ComicOpener.open(Corpus.fixture("Broken/Truncated Issue.cbz")))
+        let truncated = Corpus.fixture("Broken/Truncated Issue.cbz")
+        XCTAssertThrowsError(try ComicOpener.open(truncated)) { error in
+            guard case ComicError.corrupted(let path, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, truncated)
+        }
     }
 
     func testBitFlipsNeverServeWrongBytes() throws {

@@ -15,7 +15,10 @@ final class SevenZipHostileHeaderTests: XCTestCase {
             XCTAssertTrue(detail.contains("1099511627776 entries"), detail)
         }
         // libarchive then judges it, as it did before this reader.
-        XCTAssertThrowsError(try ComicOpener.open(bytes: FuzzFindingTests.MemoryBytes(bytes), label: "lying.cb7"))
+        XCTAssertThrowsError(try ComicOpener.open(bytes: FuzzFindingTests.MemoryBytes(bytes), label: "lying.cb7")) { error in
+            guard case ComicError.corrupted(let path, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, "lying.cb7")
+        }
     }
 
     /// A folder claiming 1 TB: its second entry is too large to be a page, and reading the

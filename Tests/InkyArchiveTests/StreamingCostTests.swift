@@ -75,6 +75,10 @@ final class StreamingCostTests: XCTestCase {
         let reader = try ComicOpener.open(archive.path)
         XCTAssertEqual(reader.listing.pages.map(\.sourcePath), ["001.jpg", "002.jpg"])
         XCTAssertEqual(try reader.readPage(reader.listing.pages[1]), ArchiveMaker.noise(count: 5_000, seed: 2))
-        XCTAssertThrowsError(try reader.readComicInfo(), "a ComicInfo.xml failing its CRC is not served")
+        XCTAssertThrowsError(try reader.readComicInfo(), "a ComicInfo.xml failing its CRC is not served") { error in
+            guard case ComicError.corrupted(let path, let detail) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, archive.path)
+            XCTAssertTrue(detail.contains("CRC"), detail)
+        }
     }
 }

@@ -70,7 +70,9 @@ final class UnarrRARTests: XCTestCase {
         let archive = try UnarrArchive(path: path)
         let entry = try XCTUnwrap(archive.nextEntry())
         var buffer = [UInt8](repeating: 0, count: Int(entry.size))
-        XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try archive.uncompress(into: $0.baseAddress!, count: $0.count) })
+        XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try archive.uncompress(into: $0.baseAddress!, count: $0.count) }) {
+            XCTAssertEqual($0 as? ComicError, .corrupted(path: path, detail: "RAR data error (damaged archive or unsupported compression)"))
+        }
     }
 
     func testSolidRARIsReportedSolidAndReadsBackwardsWithOneRestart() throws {

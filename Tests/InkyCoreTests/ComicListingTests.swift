@@ -56,10 +56,12 @@ final class ComicListingTests: XCTestCase {
     func testLimits() {
         let many = (0..<11).map { entry($0, "\($0).jpg") }
         XCTAssertThrowsError(try build(many, limits: ComicLimits(maxPages: 10))) { error in
-            guard case ComicError.limitExceeded = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(error as? ComicError, .limitExceeded(path: "test.cbz", detail: "11 pages, more than the limit of 10"))
         }
         let big = [entry(0, "1.jpg", size: 3 << 20), entry(1, "2.jpg", size: 3 << 20)]
-        XCTAssertThrowsError(try build(big, limits: ComicLimits(maxComicBytes: 5 << 20)))
+        XCTAssertThrowsError(try build(big, limits: ComicLimits(maxComicBytes: 5 << 20))) { error in
+            XCTAssertEqual(error as? ComicError, .limitExceeded(path: "test.cbz", detail: "pages total 6 MiB, more than the limit of 5 MiB"))
+        }
         let listing = try? build([entry(0, "huge.jpg", size: 200 << 20), entry(1, "ok.jpg")])
         XCTAssertEqual(listing?.pages.map(\.sourcePath), ["ok.jpg"], "a page over 128 MiB is left out")
         XCTAssertEqual(listing?.skipped.first?.reason, .tooLarge(200 << 20))

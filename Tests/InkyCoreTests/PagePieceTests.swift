@@ -44,7 +44,10 @@ final class PagePieceTests: XCTestCase {
         for (part, count) in [(0, 1), (2, 2), (-1, 2), (0, PagePiece.maxCount + 1), (0, 0)] {
             let bad = PagePiece(cut: .strip, part: part, count: count)
             XCTAssertFalse(bad.isWellFormed)
-            XCTAssertThrowsError(try JSONDecoder().decode(PagePiece.self, from: JSONEncoder().encode(bad)), "\(part) of \(count)")
+            XCTAssertThrowsError(try JSONDecoder().decode(PagePiece.self, from: JSONEncoder().encode(bad)), "\(part) of \(count)") { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return XCTFail("\(part) of \(count): \(error)") }
+                XCTAssertEqual(context.debugDescription, "piece \(part) of \(count) is no piece a listing makes")
+            }
         }
         XCTAssertTrue(PagePiece(cut: .strip, part: PagePiece.maxCount - 1, count: PagePiece.maxCount).isWellFormed)
     }

@@ -30,7 +30,9 @@ final class ServeAccessTests: XCTestCase {
 
     func testTheHooksMiddlewareGuardsEveryRouteAndItsRoutesAreServed() async throws {
         XCTAssertNoThrow(try Guarded().check(ListenAddress(host: "0.0.0.0", port: 8190)), "accounts allow the network")
-        XCTAssertThrowsError(try NoAccounts().check(ListenAddress(host: "192.0.2.1", port: 8190)))
+        XCTAssertThrowsError(try NoAccounts().check(ListenAddress(host: "192.0.2.1", port: 8190))) {
+            XCTAssertEqual($0 as? ServeRefusal, .openToNetwork(ListenAddress(host: "192.0.2.1", port: 8190)))
+        }
         XCTAssertNoThrow(try NoAccounts().check(ListenAddress(host: "127.0.0.2", port: 8190)))
 
         let pool = WorkerPool(WorkerPool.Configuration(executable: CommandRunner.workerBinary.path, maxWorkers: 1, timeout: 20))

@@ -190,7 +190,10 @@ final class VaultFacadeTests: XCTestCase {
         try fm.createDirectory(atPath: paths.previousManifest + "/blocker", withIntermediateDirectories: true)
         let out = directory.child("out")
         try fm.createDirectory(atPath: out, withIntermediateDirectories: false)
-        XCTAssertThrowsError(try unlocked.remove(name: entry.name, to: out))
+        XCTAssertThrowsError(try unlocked.remove(name: entry.name, to: out)) {
+            // The save's first step, keeping the current manifest as .prev, meets the directory in its place.
+            XCTAssertEqual($0 as? VaultError, .io(path: self.paths.previousManifest, operation: "rename", errno: .EISDIR))
+        }
         XCTAssertEqual(try readBytes(out + "/a.cbz"), [4, 5, 6], "extracted and durable before the manifest step")
         XCTAssertEqual(try unlocked.entries, [entry], "still listed")
         XCTAssertTrue(fm.fileExists(atPath: paths.object(named: entry.name)), "and still stored")
@@ -254,7 +257,9 @@ final class VaultFacadeTests: XCTestCase {
         XCTAssertThrowsError(try unlocked.reader(for: a)) { XCTAssertTrue(($0 as? VaultError)?.isObjectRejection == true) }
         let out = directory.child("out")
         try fm.createDirectory(atPath: out, withIntermediateDirectories: false)
-        XCTAssertThrowsError(try unlocked.remove(name: b.name, to: out))
+        XCTAssertThrowsError(try unlocked.remove(name: b.name, to: out)) {
+            XCTAssertEqual($0 as? VaultError, .objectNotAuthentic(path: bPath, chunk: 0), "b's key does not open a's object")
+        }
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: out), [], "nothing extracted from a swapped object")
     }
 }
@@ -302,8 +307,13 @@ final class DisplayPathTests: XCTestCase {
         XCTAssertEqual(try DisplayPath.validate("Series/Issue 1.cbz"), "Series/Issue 1.cbz")
         XCTAssertEqual(try DisplayPath.validate("ünïcödé/…"), "ünïcödé/…")
         XCTAssertEqual(DisplayPath.folders(of: "a/b/c.cbz"), ["a", "a/b"])
-        for bad in ["", "/a", "a/", "..", "a/..", "a//b", String(repeating: "é", count: 128)] {
-            XCTAssertThrowsError(try DisplayPath.validate(bad), bad)
+        let long = String(repeating: "é", count: 128)
+        let notAName = { (component: String) in "'\(component)' is not a valid file or folder name" }
+        for (bad, reason) in [("", "empty"), ("/a", "must be relative"), ("a/", notAName("")), ("..", notAName("..")),
+                              ("a/..", notAName("..")), ("a//b", notAName("")), (long, notAName(long))] {
+            XCTAssertThrowsError(try DisplayPath.validate(bad), bad) {
+                XCTAssertEqual($0 as? VaultError, .invalidDisplayPath(bad, reason: reason))
+            }
         }
     }
 }

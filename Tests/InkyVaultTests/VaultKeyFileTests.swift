@@ -216,7 +216,12 @@ final class VaultKeyFileTests: XCTestCase {
         var damaged = try readBytes(paths.keyFile)
         damaged[0] ^= 1
         try writeBytes(damaged, to: paths.keyFile)
-        XCTAssertThrowsError(try unlockKey("old"))
+        XCTAssertThrowsError(try unlockKey("old")) { error in
+            // vault.key is damaged and .prev, retired to the new wrapping, refuses the old password.
+            guard case .damagedKeyFile(let path, let detail)? = error as? VaultError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, self.paths.keyFile)
+            XCTAssertTrue(detail.contains("checksum mismatch") && detail.contains("vault.key.prev does not accept this password"), detail)
+        }
     }
 
     func testAPasswordChangeNeverCarriesAWeakerCostForward() throws {

@@ -164,6 +164,8 @@ final class VaultManifestTests: XCTestCase {
         }
         let twice = try VaultManifestFile.seal(VaultManifest(entries: [good, good]), generation: 5, key: key,
                                                randomness: .system)
-        XCTAssertThrowsError(try VaultManifestFile.open(twice, key: key, path: "m"), "duplicates")
+        XCTAssertThrowsError(try VaultManifestFile.open(twice, key: key, path: "m"), "duplicates") {
+            XCTAssertEqual($0 as? VaultError, .damagedManifest(path: "m", detail: "authentic but invalid payload: duplicate entry \(good.name)"))
+        }
     }
 }

@@ -38,7 +38,9 @@ final class VaultObjectRearrangementTests: XCTestCase {
                 XCTAssertEqual($0 as? VaultError, .objectNotAuthentic(path: path, chunk: badChunk), what,
                                file: file, line: line)
             }
-            XCTAssertThrowsError(try readAll(reader), what, file: file, line: line)
+            XCTAssertThrowsError(try readAll(reader), what, file: file, line: line) {
+                XCTAssertEqual($0 as? VaultError, .objectNotAuthentic(path: path, chunk: badChunk), what, file: file, line: line)
+            }
         } catch {
             XCTAssertTrue(error.isObjectRejection, "\(what): \(error)", file: file, line: line)
         }

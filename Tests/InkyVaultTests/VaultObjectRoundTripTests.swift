@@ -1,4 +1,5 @@
 import XCTest
+import InkyCore
 @testable import InkyVault
 
 final class VaultObjectRoundTripTests: XCTestCase {
@@ -102,7 +103,10 @@ final class VaultObjectRoundTripTests: XCTestCase {
 
         let again = try VaultObjectWriter(path: path, key: key, fileID: try randomFileID(), plaintextSize: 1)
         try again.write([7])
-        XCTAssertThrowsError(try again.finish(), "objects are write-once")
+        XCTAssertThrowsError(try again.finish(), "objects are write-once") {
+            // Published with link(2), which never replaces a name: EEXIST, where rename would have overwritten.
+            XCTAssertEqual($0 as? VaultError, .io(path: path, operation: "link", errno: Errno(EEXIST)))
+        }
         XCTAssertEqual(try readAll(try VaultObjectReader(path: path, key: key)), [1, 2, 3], "the original is intact")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["object"])
     }

@@ -94,7 +94,9 @@ final class VaultObjectTamperTests: XCTestCase {
         // place, since the read covers it whole) was wiped before the error came back, and the
         // good bytes written before it were wiped too.
         var buffer = [UInt8](repeating: 0xEE, count: size)
-        XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try reader.read(at: 0, into: $0) })
+        XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try reader.read(at: 0, into: $0) }) {
+            XCTAssertEqual($0 as? VaultError, .objectNotAuthentic(path: path, chunk: chunk), "size \(size) byte \(position)")
+        }
         let bad = Int(range.lowerBound)..<Int(range.upperBound)
         // (Data comparison is a memcmp; a per-byte closure is slow in a debug build.)
         XCTAssertEqual(Data(buffer[bad]), Data(count: bad.count),

@@ -55,7 +55,9 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertEqual(stat((server.path as NSString).deletingLastPathComponent, &info), 0)
         XCTAssertEqual(info.st_mode & 0o777, 0o700)
         XCTAssertLessThan(server.path.utf8.count, 108, "fits sockaddr_un whatever the mountpoint")
-        XCTAssertThrowsError(try ControlClient.send(.status, to: "/mnt/not-mounted"))
+        XCTAssertThrowsError(try ControlClient.send(.status, to: "/mnt/not-mounted")) {
+            XCTAssertEqual($0 as? ControlError, .system(.ENOENT), "no socket for that mountpoint: connect(2) says so")
+        }
     }
 
     func testGarbageFromAClientNeverStopsTheServer() throws {

@@ -40,11 +40,20 @@ final class WorkerFrameTests: XCTestCase {
         let good = String(decoding: WorkerFrame.encode(WorkerReply.pageEnd(PageSource(entry: 4, piece: PagePiece(cut: .strip, part: 1, count: 3))))
             .dropFirst(5), as: UTF8.self)
         XCTAssertNoThrow(try JSONDecoder().decode(WorkerReply.self, from: Data(good.utf8)))
-        let hostile = [("\"count\":3", "\"count\":1"), ("\"count\":3", "\"count\":\(PagePiece.maxCount + 1)"),
-                       ("\"part\":1", "\"part\":3"), ("\"part\":1", "\"part\":-1"), ("\"strip\"", "\"diagonal\"")]
-        for (from, to) in hostile {
+        // Each refused by the piece's own check (its words), a cut no listing makes by its type.
+        let hostile = [("\"count\":3", "\"count\":1", "piece 1 of 1"), ("\"count\":3", "\"count\":\(PagePiece.maxCount + 1)", "piece 1 of \(PagePiece.maxCount + 1)"),
+                       ("\"part\":1", "\"part\":3", "piece 3 of 3"), ("\"part\":1", "\"part\":-1", "piece -1 of 3"), ("\"strip\"", "\"diagonal\"", nil)]
+        for (from, to, piece) in hostile {
             XCTAssertTrue(good.contains(from), good)
-            XCTAssertThrowsError(try JSONDecoder().decode(WorkerReply.self, from: Data(good.replacingOccurrences(of: from, with: to).utf8)), to)
+            XCTAssertThrowsError(try JSONDecoder().decode(WorkerReply.self, from: Data(good.replacingOccurrences(of: from, with: to).utf8)), to) { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return XCTFail("\(to): \(error)") }
+                if let piece {
+                    XCTAssertEqual(context.debugDescription, "\(piece) is no piece a listing makes", to)
+                    XCTAssertEqual(context.codingPath.last?.stringValue, "piece", to)
+                } else {
+                    XCTAssertEqual(context.codingPath.last?.stringValue, "cut", "\(to): \(context)")
+                }
+            }
         }
     }
 
@@ -116,23 +125,34 @@ final class PageCollectorTests: XCTestCase {
         XCTAssertTrue(try collector.accept(reply: .done, data: nil, deliver: deliver))
         XCTAssertEqual(try delivered[left]?.get(), [1, 2, 3, 4, 5, 6])
         XCTAssertEqual(try delivered[right]?.get(), [7, 8, 9])
-        XCTAssertThrowsError(try delivered[whole]?.get())
+        XCTAssertThrowsError(try delivered[whole]?.get()) { error in
+            XCTAssertEqual(error as? ComicError, .corrupted(path: "c.cbz", detail: "x"), "the worker's own error, delivered as it came")
+        }
     }
 
     func testASubvertedWorkerCannotPushMoreThanWasAskedFor() {
         var collector = PageCollector(path: "c.cbz", entries: entries)
         let ignore = { (_: PageSource, _: Result<[UInt8], ComicError>) in }
-        XCTAssertThrowsError(try collector.accept(reply: .pageStart(PageSource(entry: 99), size: 1), data: nil, deliver: ignore), "unknown entry")
-        XCTAssertThrowsError(try collector.accept(reply: .pageStart(PageSource(entry: 4), size: 1), data: nil, deliver: ignore),
-                             "the whole of an entry only its pieces were asked of")
+        // Each a protocol violation, which stops the worker: `.parserFailed` saying which.
+        let unasked = ComicError.parserFailed(path: "c.cbz", detail: "the worker started an entry it was not asked for")
+        let extra = ComicError.parserFailed(path: "c.cbz", detail: "the worker sent data it was not asked for")
+        func refused(_ expected: ComicError, _ what: String, line: UInt = #line, _ body: () throws -> Bool) {
+            XCTAssertThrowsError(try body(), what, line: line) { XCTAssertEqual($0 as? ComicError, expected, what, line: line) }
+        }
+        refused(unasked, "unknown entry") { try collector.accept(reply: .pageStart(PageSource(entry: 99), size: 1), data: nil, deliver: ignore) }
+        refused(unasked, "the whole of an entry only its pieces were asked of") {
+            try collector.accept(reply: .pageStart(PageSource(entry: 4), size: 1), data: nil, deliver: ignore)
+        }
         let third = PageSource(entry: 4, piece: PagePiece(cut: .strip, part: 1, count: 3))
-        XCTAssertThrowsError(try collector.accept(reply: .pageStart(third, size: 1), data: nil, deliver: ignore), "a piece not asked for")
-        XCTAssertThrowsError(try collector.accept(reply: .pageStart(left, size: 1 << 30), data: nil, deliver: ignore), "bigger than promised")
-        XCTAssertThrowsError(try collector.accept(reply: nil, data: [1], deliver: ignore), "data outside a page")
+        refused(unasked, "a piece not asked for") { try collector.accept(reply: .pageStart(third, size: 1), data: nil, deliver: ignore) }
+        refused(unasked, "bigger than promised") { try collector.accept(reply: .pageStart(left, size: 1 << 30), data: nil, deliver: ignore) }
+        refused(extra, "data outside a page") { try collector.accept(reply: nil, data: [1], deliver: ignore) }
         _ = try? collector.accept(reply: .pageStart(whole, size: 2), data: nil, deliver: ignore)
-        XCTAssertThrowsError(try collector.accept(reply: nil, data: [1, 2, 3], deliver: ignore), "more bytes than the page has")
+        refused(extra, "more bytes than the page has") { try collector.accept(reply: nil, data: [1, 2, 3], deliver: ignore) }
         var ending = PageCollector(path: "c.cbz", entries: entries)
         _ = try? ending.accept(reply: .pageStart(left, size: 0), data: nil, deliver: ignore)
-        XCTAssertThrowsError(try ending.accept(reply: .pageEnd(right), data: nil, deliver: ignore), "ends another piece than it started")
+        refused(.parserFailed(path: "c.cbz", detail: "the worker ended an entry with the wrong size"), "ends another piece than it started") {
+            try ending.accept(reply: .pageEnd(right), data: nil, deliver: ignore)
+        }
     }
 }

@@ -90,18 +90,18 @@ final class WorkerPoolTests: XCTestCase {
     func testImpostorsAreStoppedWithTypedErrors() throws {
         let garbage = pool(executable: "/bin/sh", arguments: ["-c", "head -c 64 /dev/urandom >&3; sleep 30"])
         XCTAssertThrowsError(try garbage.list("x.cbz", limits: .default)) { error in
-            guard case ComicError.parserFailed = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "the worker sent garbage and was stopped"))
         }
         let silent = pool(timeout: 1, executable: "/bin/sh", arguments: ["-c", "sleep 600"])
         let started = Date()
         XCTAssertThrowsError(try silent.list("x.cbz", limits: .default)) { error in
-            XCTAssertTrue((error as? ComicError)?.message.contains("timed out") ?? false, "\(error)")
+            XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "timed out: the archive parser made no progress for 1 s"))
         }
         // The 1 s timeout ended it, not the worker's own end 600 s later: a bound on a hang, generous.
         XCTAssertLessThan(Date().timeIntervalSince(started), 120)
         let dying = pool(executable: "/bin/sh", arguments: ["-c", "kill -SEGV $$"])
         XCTAssertThrowsError(try dying.list("x.cbz", limits: .default)) { error in
-            XCTAssertTrue((error as? ComicError)?.message.contains("signal 11") ?? false, "\(error)")
+            XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "the worker crashed (signal 11)"))
         }
     }
 }
