@@ -4,7 +4,8 @@ import Glibc
 #endif
 import InkyCore
 
-/// A ZIP's central directory, read plainly (no ZIP64, no comment hiding the end record).
+/// A ZIP's central directory, read plainly (no ZIP64 record, no comment hiding the end record);
+/// a directory past 4 GiB is found through the ZIP64 end record, and its plain records read.
 ///
 /// It serves two hints, neither of which replaces libarchive's own reading: where the local
 /// headers are, so listing can announce them all at once (WILLNEED) instead of one small random
@@ -75,7 +76,13 @@ struct ZipCentralDirectory {
     }
 
     private static func records(_ source: FileSource, tail: [UInt8], end: Int, maxEntries: Int) -> [Record] {
-        let directorySize = Int64(le32(tail, end + 12)), directoryOffset = Int64(le32(tail, end + 16))
+        var directorySize = Int64(le32(tail, end + 12)), directoryOffset = Int64(le32(tail, end + 16))
+        if directoryOffset == 0xFFFF_FFFF || directorySize == 0xFFFF_FFFF {
+            // A comic past 4 GiB: its members below 4 GiB still have plain records, whose CRC-32s
+            // spare `--as cbz` a pass over the whole comic (4 GiB read at the first open).
+            guard let (size, offset) = zip64Directory(source, tail: tail, end: end) else { return [] }
+            (directorySize, directoryOffset) = (size, offset)
+        }
         guard directoryOffset != 0xFFFF_FFFF, directorySize > 0, directorySize <= 64 << 20,
               directoryOffset + directorySize <= source.size,
               let directory = try? source.bytes(at: directoryOffset, count: Int(directorySize)),
@@ -94,6 +101,24 @@ struct ZipCentralDirectory {
             at = next
         }
         return found
+    }
+
+    /// The directory's size and offset from the ZIP64 end record, which the locator just before
+    /// the end record names; nil unless both are where they say and the record ends where the
+    /// locator begins (nothing between, as every zipper writes them).
+    private static func zip64Directory(_ source: FileSource, tail: [UInt8], end: Int) -> (Int64, Int64)? {
+        guard end >= 20, le32(tail, end - 20) == 0x0706_4B50 else { return nil }
+        let record = le64(tail, end - 12)
+        let locatorOffset = source.size - Int64(tail.count - (end - 20))
+        guard record >= 0, record <= locatorOffset - 56,
+              let bytes = try? source.bytes(at: record, count: 56), bytes.count == 56, le32(bytes, 0) == 0x0606_4B50 else { return nil }
+        let size = le64(bytes, 40), offset = le64(bytes, 48)
+        guard size >= 0, offset >= 0, offset <= record - size else { return nil }
+        return (size, offset)
+    }
+
+    static func le64(_ bytes: [UInt8], _ at: Int) -> Int64 {
+        Int64(bitPattern: UInt64(le32(bytes, at)) | UInt64(le32(bytes, at + 4)) << 32)
     }
 
     static func le16(_ bytes: [UInt8], _ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }

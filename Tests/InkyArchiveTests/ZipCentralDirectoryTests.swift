@@ -49,4 +49,26 @@ final class ZipCentralDirectoryTests: XCTestCase {
             XCTAssertEqual(directory.comment, comment, "comment of \(length) bytes")
         }
     }
+
+    /// A comic past 4 GiB ends in a ZIP64 end record (the classic one says 0xFFFFFFFF for the
+    /// directory's offset): the directory is still found, and a member whose header offset fits
+    /// gives its CRC-32 (also with its sizes in a ZIP64 field), so `--as cbz` reads no 4 GiB to lay
+    /// out the CBZ. A member whose header offset does not fit is left to a pass over that page alone.
+    func testADirectoryPast4GiBIsFoundThroughTheZIP64EndRecord() throws {
+        let dir = ArchiveMaker.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let archive = dir.appendingPathComponent("big.cbz")
+        try SparseZip.write(to: archive, bigPages: 1, bigSize: 4_300 << 20, after: [ArchiveMaker.noise(count: 5_000, seed: 3)])
+        // The CRC-32s Python's zipfile wrote, in its order.
+        let written = try ArchiveMaker.run("/usr/bin/python3", ["-c", """
+            import sys, zipfile
+            print(" ".join(str(i.CRC) for i in zipfile.ZipFile(sys.argv[1]).infolist()))
+            """, archive.path]).split(separator: " ").compactMap { UInt32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(written.count, 2)
+        let directory = ZipCentralDirectory(in: try FileSource(path: archive.path), maxEntries: 1_000)
+        XCTAssertEqual(directory.records.map { String(decoding: $0.name, as: UTF8.self) }, ["001.jpg"])
+        XCTAssertEqual(directory.records.map(\.crc32), [written[0]])
+        let reader = try ComicOpener.open(archive.path, limits: ComicLimits(maxPageBytes: 5 << 30, maxComicBytes: 5 << 30))
+        XCTAssertEqual(reader.listing.pages.map(\.crc32), [written[0], nil])
+    }
 }
