@@ -20,6 +20,13 @@ struct FolderIndex {
         path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(Substring(path.utf8[..<$0])) } ?? ""
     }
 
+    /// The last component of `path` (relative to the library): after its last '/'. Not NSString's
+    /// lastPathComponent, which traps on a one-character string in this Foundation (a top-level
+    /// folder named "A" changing took the daemon down).
+    static func name(of path: String) -> String {
+        path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(Substring(path.utf8[path.utf8.index(after: $0)...])) } ?? path
+    }
+
     /// EACCES (or another errno) when the daemon cannot list the folder: said, not shown empty.
     /// `seen` gets each comic's path and `lstat` as the listing found them (`RecentComicChecks`).
     static func build(root: LibraryRoot, relativePath: String, identity: FileIdentity, comicSuffix: String = "",

@@ -59,8 +59,8 @@ extension LibraryFilesystem {
     }
 
     private func pathChanged(_ path: String) {
-        let parent = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let parent = FolderIndex.folder(holding: path)
+        let name = FolderIndex.name(of: path)
         let parentID = nodes.id(for: .folder(parent))
         let kernel = kernelCache
         kernel?.invalidateEntry(parent: parentID, name: name)
@@ -107,9 +107,9 @@ extension LibraryFilesystem {
     /// `--as cbz` shows a folder of loose images as `NAME.cbz`: a folder made, removed or
     /// renamed (`path`), and a page added or changed in one (`path`'s folder), change that file.
     private func folderComicChanged(_ path: String) {
-        for folder in [path, (path as NSString).deletingLastPathComponent] where !folder.isEmpty {
-            let parentID = nodes.id(for: .folder((folder as NSString).deletingLastPathComponent))
-            let name = (folder as NSString).lastPathComponent + CBZFiles.suffix
+        for folder in [path, FolderIndex.folder(holding: path)] where !folder.isEmpty {
+            let parentID = nodes.id(for: .folder(FolderIndex.folder(holding: folder)))
+            let name = FolderIndex.name(of: folder) + CBZFiles.suffix
             for shown in [name, name + CBZFiles.errorSuffix] { kernelCache?.invalidateEntry(parent: parentID, name: shown) }
             let comic = ComicRef.library(folder)
             if let snapshot = comicState(comic)?.snapshot() {

@@ -90,7 +90,7 @@ final class ReadingListSource: Sendable {
     func libraryChanged(_ paths: [String]?) {
         let mayBeList = paths.map { paths in
             paths.contains { path in
-                let name = (path as NSString).lastPathComponent
+                let name = FolderIndex.name(of: path)
                 if name.lowercased().hasSuffix(".cbl") { return true }
                 if case .success(let info) = library.status(path) { return info.st_mode & S_IFMT == S_IFDIR }
                 return !ComicFileNames.looksLikeComic(name)

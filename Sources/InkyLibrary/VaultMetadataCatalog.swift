@@ -83,7 +83,7 @@ final class VaultMetadataCatalog: Sendable {
         var records: [ComicRecord] = []
         for entry in entries {
             let comic = ComicRef.vault(entry.name)
-            let folder = (entry.displayPath as NSString).deletingLastPathComponent
+            let folder = FolderIndex.folder(holding: entry.displayPath)
             if shown[folder] == nil {
                 var names: [ComicRef: String] = [:]
                 for (name, node) in library.vaultChildren(folder) ?? [:] { if case .comic(let ref) = node { names[ref] = name } }
@@ -91,7 +91,7 @@ final class VaultMetadataCatalog: Sendable {
             }
             guard let name = shown[folder]?[comic], case .success(let (_, snapshot)) = library.currentComic(comic),
                   case .success(let listing) = snapshot.listing, !listing.pages.isEmpty else { continue }
-            let fromName = FileNameMetadata.parse((entry.displayPath as NSString).lastPathComponent)
+            let fromName = FileNameMetadata.parse(FolderIndex.name(of: entry.displayPath))
             let metadata = listing.metadata?.filling(from: fromName) ?? fromName
             // Numbered by the object's random name: the same links while the comic stays.
             records.append(ComicRecord(id: Int64(LinkTree.hash(entry.name) >> 8), comic: folder.isEmpty ? name : folder + "/" + name,

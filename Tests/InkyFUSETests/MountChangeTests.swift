@@ -139,4 +139,28 @@ final class MountChangeTests: XCTestCase {
         XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: mount.mountpoint.path).contains("Later"))
         XCTAssertTrue(mount.isDaemonAlive)
     }
+
+    /// A name of one character: this Foundation's NSString path methods trap on a one-character
+    /// path, and the watcher's handler passed the folder "B", made while mounted, through them
+    /// (its parent, its name; the CBZ names of `--as cbz`; the Reading Lists view's listener):
+    /// the daemon died, and the mount with it. The new folder's comic must show instead.
+    func testAOneLetterFolderMadeWhileMountedShowsAndCrashesNothing() throws {
+        let library = ArchiveMaker.temporaryDirectory("one-letter")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let page = ArchiveMaker.noise(count: 20_000, seed: 7)
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("A"), withIntermediateDirectories: true)
+        try ArchiveMaker.zip(at: library.appendingPathComponent("A/Issue.cbz"), members: [("p.jpg", page)])
+        let mount = try MountedLibrary(library: library, arguments: ["--as", "cbz", "--views", "lists", "--no-list-ahead", "--no-continue"])
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: mount.path("")).contains("A"))
+        let folder = library.appendingPathComponent("B")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try ArchiveMaker.zip(at: folder.appendingPathComponent("Issue.cbz"), members: [("p.jpg", page)])
+        // The kernel keeps the root's listing until the watcher's handler has taken "B" (0.3 s
+        // after): "B" in it is that handler's work, done (a lookup of "B" alone would not be).
+        XCTAssertTrue(waitUntil(10) { (try? FileManager.default.contentsOfDirectory(atPath: mount.path("")))?.contains("B") == true },
+                      "B shows in the root's listing: \(mount.logText)")
+        XCTAssertEqual(try ReferenceArchive.zipMembers(mount.path("B/Issue.cbz")), ["001.jpg": page])
+        XCTAssertTrue(mount.isDaemonAlive, mount.logText)
+        XCTAssertEqual(mount.unmount(), 0)
+    }
 }
