@@ -52,13 +52,28 @@ final class ComicGenerations: Sendable {
             if let current { remember(current, of: comic, in: &state) }
             if let same = before.first(where: { $0.hash == hash }) { return same.generation }
             if before.isEmpty { return Int(hash & Self.firstSeenMask) }
-            var generation: Int
-            repeat {
-                generation = Self.changedBit | (state.nextChanged & Int(Self.firstSeenMask))
-                state.nextChanged += 1
-            } while before.contains(where: { $0.generation == generation })
-            return generation
+            return Self.next(avoiding: before, in: &state)
         }
+    }
+
+    /// A generation `comic` has not had, for content that changed under an unchanged identity (a
+    /// page of a folder comic rewritten in place moves none of the folder's size, mtime, inode).
+    func renewed(for comic: ComicRef, current: Seen) -> Int {
+        state.withLock { state in
+            let before = [current] + (state.earlier[comic]?.seen ?? [])
+            remember(current, of: comic, in: &state)
+            return Self.next(avoiding: before, in: &state)
+        }
+    }
+
+    /// The counter's next generation that none of `before` has.
+    private static func next(avoiding before: [Seen], in state: inout State) -> Int {
+        var generation: Int
+        repeat {
+            generation = changedBit | (state.nextChanged & Int(firstSeenMask))
+            state.nextChanged += 1
+        } while before.contains(where: { $0.generation == generation })
+        return generation
     }
 
     /// Keeps the generation of a comic whose state is being dropped.

@@ -99,6 +99,23 @@ final class ComicState: Sendable {
         }
     }
 
+    /// `listing` as a new generation of the same identity: the comic's content changed while its
+    /// file's identity did not (a page of a folder comic rewritten in place). Returns what was
+    /// listed before; nil when the file moved on meanwhile or nothing was listed yet.
+    func relist(_ listing: Result<ComicListing, ComicError>, for identity: FileIdentity, _ generations: ComicGenerations) -> Snapshot? {
+        state.withLock { s in
+            guard identity == s.identity, let seen = s.seen, let previous = s.snapshot() else { return nil }
+            s.generation = generations.renewed(for: comic, current: seen)
+            s.listing = listing
+            s.listedAt = Date()
+            s.revision = Self.nextRevision()
+            s.pageIndex = nil
+            s.comicInfo = nil
+            s.zipLayout = nil
+            return previous
+        }
+    }
+
     /// Replaces a good listing by the error that reading it ran into (a dead parser).
     func markFailed(_ error: ComicError, generation: Int) {
         state.withLock { s in

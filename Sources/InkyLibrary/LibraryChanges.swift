@@ -48,6 +48,7 @@ extension LibraryFilesystem {
             for path in paths { root.forgetFolders(under: path) }
             recentChecks.forget(under: paths)
             for path in paths.sorted() { pathChanged(path) }
+            folderComicPagesChanged(paths)
         case .rescan:
             changeListeners.tell(nil)
             root.forgetFolders(under: "")

@@ -192,6 +192,9 @@ struct WorkerSession {
         switch request {
         case .list(let path, let limits):
             do throws(ComicError) {
+                // Listed afresh, never from a kept reader: a folder of images whose page was
+                // rewritten in place keeps its identity, and its kept reader the old sizes.
+                readers.removeAll { $0.path == path }
                 let (identity, reader) = try open(path, expected: nil, limits: limits)
                 var listing = reader.listing
                 // A vault object's path is random hex: its tags alone, for the vault's own views
