@@ -91,7 +91,7 @@ final class LibraryWatcher: Sendable {
         // Names alone: a comic's `lstat` would be a disk read per comic on a cold mount.
         root.walkNames(from: relative) { folder, device, entries in
             let real = folder.isEmpty ? library : library + "/" + folder
-            let descriptor = inotify_add_watch(fd, real, Self.mask)
+            let descriptor = WatchLimitHook.addWatch(fd, real, Self.mask, watching: watches.withLock { $0.folders.count })
             if descriptor < 0 {
                 if errno == ENOSPC { coverage.withLock { $0.degraded = true } } // fs.inotify.max_user_watches reached
                 return []

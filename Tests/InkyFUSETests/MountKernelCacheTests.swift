@@ -96,4 +96,26 @@ final class MountKernelCacheTests: XCTestCase {
         XCTAssertTrue(eventually(5) { (try? FileManager.default.contentsOfDirectory(atPath: mounted.path("Series 1")))?.contains("Issue 8") == true },
                       "the new comic shows after the tree timeout")
     }
+
+    /// Past the kernel's inotify watch limit (ENOSPC from inotify_add_watch; here the debug
+    /// build's INKYFS_TEST_WATCH_LIMIT, so the machine's own limit stays as it is) the watcher
+    /// is blind to the folders it could not watch: the log says so, and the kernel keeps their
+    /// names and listings for `--tree-timeout` only, so a comic added in one still shows.
+    func testPastTheWatchLimitTheTreeTimeoutRulesAndAChangeStillShows() throws {
+        let library = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: library) }
+        // One watch: the library's root; its eight series folders go unwatched.
+        let mounted = try MountedLibrary(library: library, arguments: ["-o", "tree_timeout=1", "--no-list-ahead", "--views", "none"],
+                                         environment: ["INKYFS_TEST_WATCH_LIMIT": "1"])
+        XCTAssertTrue(mounted.logSays("the library watcher cannot see every change (the inotify watch limit (fs.inotify.max_user_watches) "
+                                      + "was reached or events were lost): names and attributes are cached for 1 s (--tree-timeout)"), mounted.logText)
+        // Listed (so the kernel holds the listing), then changed where no watch sees it.
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: mounted.path("Series 1")).contains("Issue 8"))
+        try FileManager.default.copyItem(at: library.appendingPathComponent("Series 1/Issue 1.cbz"),
+                                         to: library.appendingPathComponent("Series 1/Issue 8.cbz"))
+        XCTAssertTrue(eventually(10) { (try? FileManager.default.contentsOfDirectory(atPath: mounted.path("Series 1")))?.contains("Issue 8") == true },
+                      "the new comic shows once the 1 s tree timeout has passed")
+        XCTAssertEqual(try readFile(mounted.path("Series 1/Issue 8/001.jpg")), [1, 2, 3])
+        XCTAssertEqual(mounted.unmount(), 0)
+    }
 }
