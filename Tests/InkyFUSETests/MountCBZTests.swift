@@ -138,6 +138,7 @@ final class MountCBZTests: XCTestCase {
             XCTAssertTrue(tail == Array(bytes.suffix(tail.count)), "\(name): the central directory as the first mount served it")
             var page = [UInt8](repeating: 0, count: 4096)
             XCTAssertEqual(pread(fd, &page, page.count, 1_000_000), -1, "\(name): a page's bytes come from the (now zeroed) archive")
+            XCTAssertEqual(errnoName(errno), errnoName(EIO), "\(name): a damaged page fails with EIO")
             close(fd)
         }
         XCTAssertEqual(second.unmount(), 0)

@@ -102,7 +102,9 @@ final class MountReadTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Loose Sketches")).sorted(),
                        ["sketch-1.png", "sketch-10.jpg", "sketch-2.jpg", "sketch-3.jpg"], "folders of images stay folders")
         XCTAssertEqual(open(mount.path("Moon Tales/Moon Tales 01/001.jpg"), O_WRONLY), -1, "read-only")
+        XCTAssertEqual(errnoName(errno), errnoName(EROFS), "refused as a read-only mount, whoever asks")
         XCTAssertEqual(mkdir(mount.path("new"), 0o755), -1)
+        XCTAssertEqual(errnoName(errno), errnoName(EROFS))
     }
 
     func testOnlyUserAttributesAreSupportedSoLsAsksForSecurityLabelsOnce() throws {

@@ -44,6 +44,7 @@ final class MountVaultRelockTests: XCTestCase {
         XCTAssertEqual(try readFile(comic + "/" + pages[0]), first)
         var info = stat()
         XCTAssertEqual(fstat(held, &info), -1, "the page opened before the lock stays dead")
+        XCTAssertEqual(errnoName(errno), errnoName(EIO), "the page opened before the lock stays dead")
         XCTAssertTrue(mount.isDaemonAlive)
     }
 }
