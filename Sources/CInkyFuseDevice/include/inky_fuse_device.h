@@ -1,8 +1,10 @@
 #ifndef INKY_FUSE_DEVICE_H
 #define INKY_FUSE_DEVICE_H
 /* The FUSE session's own device I/O (fuse_session_custom_io): CPU-local readers of /dev/fuse,
-   FUSE_PARALLEL_DIROPS granted in the INIT reply, and splice. fuse_device.c says why each. */
+   FUSE_PARALLEL_DIROPS granted in the INIT reply, and splice. fuse_device.c says why each.
+   And the daemon's stat of its own mount, which must not keep the device open (own_mount.c). */
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -42,4 +44,8 @@ ssize_t inky_writev_granting_dirops(int fd, struct iovec *iov, int count, struct
 
 /* With custom I/O libfuse splices only through this (none given: no FUSE_CAP_SPLICE_*). */
 ssize_t inky_splice(int fdin, off_t *offin, int fdout, off_t *offout, size_t len, unsigned int flags);
+
+/* stat(2) of `path` from a new thread that holds no descriptor, waited for. Returns 0, or the
+   errno of the failed stat (or of unshare, close_range, pthread_create). */
+int inky_stat_own_mount(const char *path, struct stat *out);
 #endif
