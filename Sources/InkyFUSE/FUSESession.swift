@@ -58,6 +58,9 @@ public final class FUSESession {
             guard fuse_set_signal_handlers(session) == 0 else { return .failure(.cannotCreate(FUSEMessages.last())) }
             defer { fuse_remove_signal_handlers(session) }
             guard fuse_session_mount(session, mountpoint) == 0 else { return .failure(.cannotMount(mountpoint, FUSEMessages.last())) }
+            // Waited for once unmounted (defers run last to first): its stat may wait on the device.
+            let rootAttributes = MountRootAttributes()
+            defer { rootAttributes.join() }
             defer { fuse_session_unmount(session) }
             var io = Self.deviceIO()
             var cpus: Int32 = 0
@@ -67,9 +70,13 @@ public final class FUSESession {
                 cpus = inky_device_readers_begin(context.deviceReaders, fuse_session_fd(session))
                 context.logDeviceReaders(cpus)
             }
-            context.filesystem.kernelCache = FUSEKernelCache(session: session, context: context)
+            let kernelCache = FUSEKernelCache(session: session, context: context)
+            context.filesystem.kernelCache = kernelCache
             defer { context.filesystem.kernelCache = nil }
             ready()
+            // After `ready`: the root's invalidations are held from here on whenever it runs, and
+            // started first its work only competed with saying ready.
+            rootAttributes.start(mountpoint: mountpoint, session: session, cache: kernelCache, log: context.log)
             // About one idle reader per CPU (shim.h): more would all wake on every request.
             return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads), UInt32(cpus)))
         }.get()
