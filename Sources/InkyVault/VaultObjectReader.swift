@@ -16,8 +16,10 @@ import Darwin
 /// fails authentication throws `.objectNotAuthentic` and none of its plaintext is ever
 /// returned (AES-GCM's open wipes its output on failure, and the cache is invalidated
 /// first). The last decrypted chunk is cached, so sequential small reads (libarchive asks
-/// for 4–64 KiB at a time) decrypt each chunk once. Buffers are allocated once per
-/// reader, not per chunk.
+/// for 4–64 KiB at a time) decrypt each chunk once. A read spanning several chunks fetches
+/// their sealed bytes with one `pread` (`SealedChunkRun`), each still authenticated on its
+/// own before any of its bytes is written out. Buffers are allocated once per reader, not
+/// per chunk.
 ///
 /// Not thread-safe (the cache is mutable state): use one reader per thread.
 public final class VaultObjectReader {
@@ -37,11 +39,18 @@ public final class VaultObjectReader {
     private let sealed: UnsafeMutableRawBufferPointer
     private let cache: UnsafeMutableRawBufferPointer
     private var cachedChunk: UInt64?
+    /// Runs of sealed chunks read with one `pread` for reads that span several chunks; made at
+    /// the first such read (a worker's small reads never need one).
+    private var run: SealedChunkRun?
+    /// The second descriptor, for direct reads (`SealedChunkRun`), when asked for and possible.
+    private let direct: FileDescriptor?
     /// Chunks authenticated and decrypted so far: lets tests prove reads decrypt each chunk once.
     private(set) var chunksDecrypted = 0
 
     /// Opens the object at `path` with its object key (`VaultKeys.objectKey(fileID:)`).
-    public init(path: String, key: SecureBytes) throws(VaultError) {
+    /// `directReads`: reads spanning several chunks bypass the page cache (`SealedChunkRun`),
+    /// for a reader that keeps what it decrypts itself (the daemon's stored pages).
+    public init(path: String, key: SecureBytes, directReads: Bool = false) throws(VaultError) {
         guard key.count == AESGCM.keyLength else { throw .crypto(.invalidKeyLength) }
         self.path = path
         self.key = key
@@ -57,6 +66,7 @@ public final class VaultObjectReader {
             throw .damagedObject(path: path, detail: "not a regular file")
         }
         self.file = file
+        direct = directReads ? SealedChunkRun.directDescriptor(path: path, sameAs: file) : nil
         let info = try file.status()
         var headerBytes = [UInt8](repeating: 0, count: VaultObjectHeader.length)
         let headerRead = try headerBytes.withMutableBytes { (buffer) throws(VaultError) in
@@ -136,18 +146,27 @@ public final class VaultObjectReader {
     ///
     /// A chunk the range covers whole is decrypted straight into `buffer` (libarchive's
     /// 256 KiB blocks hold several): no pass through the cache and no copy out of it.
-    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
+    ///
+    /// `authentic` sees each piece of `buffer` as soon as it holds a chunk's authenticated bytes
+    /// (a chunk or the part of one the range covers), in order, while they are still in the
+    /// CPU's cache: a checksum over the whole range then costs no second pass over memory.
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer,
+                     authentic: ((UnsafeRawBufferPointer) -> Void)? = nil) throws(VaultError) -> Int {
         guard offset < size else { return 0 }
         let count = Int(min(UInt64(buffer.count), size - offset))
-        return try streamRead(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+        return try streamRead(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), authentic: authentic)
     }
 
     /// `read(at:into:)` over the whole stream, padding and trailer included.
-    private func streamRead(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
+    private func streamRead(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer,
+                            authentic: ((UnsafeRawBufferPointer) -> Void)? = nil) throws(VaultError) -> Int {
         let chunks = layout.chunks(coveringOffset: offset, count: buffer.count)
         var written = 0
         do throws(VaultError) {
             for index in chunks {
+                if cachedChunk != index, chunks.upperBound - index > 1, run?.sealed(index) == nil {
+                    try readRun(from: index, to: chunks.upperBound)
+                }
                 let range = layout.plaintextRange(ofChunk: index)
                 let start = Int(offset + UInt64(written) - range.lowerBound)
                 let take = min(range.count - start, buffer.count - written)
@@ -158,6 +177,7 @@ public final class VaultObjectReader {
                     try loadChunk(index)
                     destination.copyMemory(from: cache.baseAddress!.advanced(by: start), byteCount: take)
                 }
+                authentic?(UnsafeRawBufferPointer(start: destination, count: take))
                 written += take
             }
         } catch {
@@ -165,6 +185,16 @@ public final class VaultObjectReader {
             throw error
         }
         return written
+    }
+
+    /// Reads the sealed chunks from `first` on (up to `end`, as many as a run holds) in one go.
+    private func readRun(from first: UInt64, to end: UInt64) throws(VaultError) {
+        let run = self.run ?? SealedChunkRun(layout: layout, direct: direct)
+        self.run = run
+        let chunks = first..<(first + run.chunksFitting(from: first, count: end - first))
+        guard try run.load(chunks, from: file) else {
+            throw .damagedObject(path: path, detail: "chunks \(chunks.lowerBound)-\(chunks.upperBound - 1) are cut short (file changed while open?)")
+        }
     }
 
     /// Decrypts and verifies chunk `index` into the cache, unless it is already there.
@@ -182,10 +212,16 @@ public final class VaultObjectReader {
         let length = layout.plaintextLength(ofChunk: index)
         precondition(plaintext.count == length, "a chunk decrypts into exactly its plaintext length")
         let stored = length + VaultChunkLayout.overheadPerChunk
-        let storedChunk = UnsafeMutableRawBufferPointer(rebasing: sealed[0..<stored])
-        let got = try file.read(into: storedChunk, at: layout.storedOffset(ofChunk: index))
-        guard got == stored else {
-            throw .damagedObject(path: path, detail: "chunk \(index) is cut short (file changed while open?)")
+        let sealed: UnsafeRawBufferPointer
+        if let inRun = run?.sealed(index) {
+            sealed = inRun
+        } else {
+            let storedChunk = UnsafeMutableRawBufferPointer(rebasing: self.sealed[0..<stored])
+            let got = try file.read(into: storedChunk, at: layout.storedOffset(ofChunk: index))
+            guard got == stored else {
+                throw .damagedObject(path: path, detail: "chunk \(index) is cut short (file changed while open?)")
+            }
+            sealed = UnsafeRawBufferPointer(storedChunk)
         }
         aad.set(chunk: index, isLast: layout.isLastChunk(index))
         let nonceEnd = AESGCM.nonceLength

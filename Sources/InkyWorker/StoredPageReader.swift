@@ -70,7 +70,11 @@ final class StoredPageReader: Sendable {
 
     /// The error when `bytes` do not have the CRC-32 the archive declares for the page.
     static func mismatch(_ bytes: [UInt8], stored: StoredData, entry: EntryRequest, path: String) -> ComicError? {
-        let crc = bytes.withUnsafeBytes { ZipCRC32.checksum($0) }
+        mismatch(crc: bytes.withUnsafeBytes { ZipCRC32.checksum($0) }, stored: stored, entry: entry, path: path)
+    }
+
+    /// The error when `crc`, a page's CRC-32, is not the one the archive declares for it.
+    static func mismatch(crc: UInt32, stored: StoredData, entry: EntryRequest, path: String) -> ComicError? {
         guard crc != stored.crc32 else { return nil }
         return .corrupted(path: path, detail: "\(entry.name): CRC-32 is \(hex(crc)), the archive says \(hex(stored.crc32))")
     }

@@ -50,7 +50,8 @@ final class VaultStoredPageReader: @unchecked Sendable {
             reader = kept
         } else {
             guard let key = key() else { return .notVaultObject }
-            guard let opened = try? VaultObjectReader(path: path, key: key) else { return .toWorker }
+            // Direct reads: the ciphertext is not cached beside the pages this reader's caller keeps.
+            guard let opened = try? VaultObjectReader(path: path, key: key, directReads: true) else { return .toWorker }
             reader = opened
         }
         // The object must still be the file that was listed (objects are write-once, so this
@@ -64,15 +65,18 @@ final class VaultStoredPageReader: @unchecked Sendable {
         }
         let count = Int(entry.size)
         var complete = false
+        var crc: UInt32 = 0
         var bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             // A failed read wipes what it wrote, so nothing of it is left in the buffer.
-            let got = count == 0 ? 0 : try? reader.read(at: UInt64(stored.offset), into: UnsafeMutableRawBufferPointer(buffer))
+            let got = count == 0 ? 0 : try? reader.read(at: UInt64(stored.offset), into: UnsafeMutableRawBufferPointer(buffer)) {
+                crc = ZipCRC32.checksum($0, continuing: crc)   // each chunk's bytes while they are in the CPU's cache
+            }
             complete = got == count
             initialized = complete ? count : 0
         }
         // Every chunk was authenticated, so these are the object's bytes; the CRC-32 (as for a
         // library file, at memory speed) also catches a range that is not this page's.
-        let checked = complete && StoredPageReader.mismatch(bytes, stored: stored, entry: entry, path: path) == nil
+        let checked = complete && StoredPageReader.mismatch(crc: crc, stored: stored, entry: entry, path: path) == nil
         guard giveBack(reader, path, started) else {
             // Locked while this page was read: its bytes were never handed out, so they are
             // wiped in place here and nothing is served.

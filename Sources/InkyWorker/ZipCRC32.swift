@@ -7,10 +7,12 @@ import InkyCore
 enum ZipCRC32 {
     private static let folding = inkyfs_crc32_simd_available() != 0
 
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard folding, bytes.count >= 64, let base = bytes.baseAddress else { return CRC32.checksum(bytes) }
+    /// `continuing`: the checksum of the bytes before these (0 for none), so a range can be
+    /// checked piece by piece as it arrives.
+    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        guard folding, bytes.count >= 64, let base = bytes.baseAddress else { return CRC32.checksum(bytes, continuing: crc) }
         let folded = bytes.count & ~15
-        let crc = ~inkyfs_crc32_simd(base.assumingMemoryBound(to: UInt8.self), folded, ~0)
-        return CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[folded...]), continuing: crc)
+        let running = ~inkyfs_crc32_simd(base.assumingMemoryBound(to: UInt8.self), folded, ~crc)
+        return CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[folded...]), continuing: running)
     }
 }
