@@ -44,8 +44,9 @@ static inline int inky_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); 
    which after the first large free serves multi-MiB page buffers from heaps that keep the
    memory: the daemon's RSS would drift above its cache budget. */
 extern int mallopt(int param, int value);
-static inline int inky_release_large_buffers(int threshold, int arenas) {
-    return mallopt(-3 /* M_MMAP_THRESHOLD */, threshold) && mallopt(-8 /* M_ARENA_MAX */, arenas);
+static inline int inky_release_large_buffers(int threshold, int arenas, int trim) {
+    return mallopt(-3 /* M_MMAP_THRESHOLD */, threshold) && mallopt(-8 /* M_ARENA_MAX */, arenas)
+        && mallopt(-1 /* M_TRIM_THRESHOLD */, trim);
 }
 
 /* From now on every freed heap chunk that does not go to a thread cache is overwritten with
