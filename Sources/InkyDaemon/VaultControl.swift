@@ -47,6 +47,8 @@ enum VaultControl {
                 // Keys first: a lookup between the two would list an object without its key
                 // and show that comic's ERROR.txt ("not a comic archive") until the next lock.
                 pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
+                // Its comics' first listings (ahead, as Vault/ is read) then wait for no process start.
+                pool.warmUpVaultWorkers()
                 filesystem.unlockVault(vault)
                 log("vault unlocked")
                 let count = (try? vault.entries.count) ?? 0

@@ -19,8 +19,10 @@ public final class WorkerPool: @unchecked Sendable {
     private var epoch = 0
     private var epochs: [pid_t: Int] = [:]
     private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
-    /// Workers that were sent a vault object's key and are still running.
-    private var keyedWorkers: Set<pid_t> = []
+    /// Workers handed a vault object (and sent its key) that are still running: pid → object.
+    private var vaultWorkers: [pid_t: String] = [:]
+    /// Workers starting in the background for a vault object that has one busy.
+    private var startingFor: [String: Int] = [:]
     private let storedPages: StoredPageReader
     private let vaultPages = VaultStoredPageReader()
     /// Where workers' stderr goes when `Configuration.workerOutput` says.
@@ -39,7 +41,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Worker processes holding a vault object's key right now (each holds one): the copies of
     /// keys outside the daemon's own memory, for `inkyfs vault debug`. 0 after a lock.
-    public var workersHoldingKeys: Int { condition.withLock { keyedWorkers.count } }
+    public var workersHoldingKeys: Int { condition.withLock { vaultWorkers.count } }
 
     /// Stored pages of vault comics decrypted here, without a worker, since the start.
     public var vaultPagesDecryptedHere: Int { vaultPages.pagesServed }
@@ -65,26 +67,6 @@ public final class WorkerPool: @unchecked Sendable {
         self.configuration = configuration
         storedPages = StoredPageReader(root: configuration.libraryRoot.map(LibraryRoot.init(path:)))
         output = configuration.discardWorkerOutput ? nil : configuration.workerOutput.flatMap(WorkerOutput.init)
-    }
-
-    /// Lists a comic in a worker.
-    public func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
-        var result: Result<(ComicListing, FileIdentity), ComicError>?
-        try exchange(path: path, request: .list(path: path, limits: limits)) { reply, _ throws(ComicError) in
-            switch reply {
-            case .progress: return false
-            case .listing(let wire, let identity):
-                // Checked again here: a hijacked worker's names and sizes must not trap the daemon.
-                let breach = wire.listing.breach(of: limits, fileSize: identity.size)
-                result = breach.map { .failure(.parserFailed(path: path, detail: "the worker's listing is impossible: \($0)")) }
-                    ?? .success((wire.listing, identity))
-            case .failure(let error): result = .failure(error)
-            default: throw .parserFailed(path: path, detail: "the worker answered out of turn")
-            }
-            return true
-        }
-        guard let result else { throw .parserFailed(path: path, detail: "the worker gave no listing") }
-        return try result.get()
     }
 
     /// Streams entries of a comic; `deliver` gets each entry's complete bytes or its error,
@@ -122,17 +104,6 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// The ComicInfo.xml bytes, nil when the comic has none.
-    public func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
-        var collector = PageCollector(path: path, entries: [EntryRequest(source: .comicInfo, size: limits.maxPageBytes, name: "ComicInfo.xml")])
-        var bytes: [UInt8]?
-        try exchange(path: path, request: .comicInfo(path: path, identity: identity, limits: limits)) { reply, data throws(ComicError) in
-            try collector.accept(reply: reply, data: data) { _, result in bytes = try? result.get() }
-        }
-        if let failure = collector.requestFailure { throw failure }
-        return bytes
-    }
-
     /// Sends one request and feeds replies (and data chunks, as `reply == nil`) to `handle`
     /// until it returns true (finished). `handle` throws only for protocol violations, after
     /// which the worker cannot be trusted and is stopped. Worker failures become `.parserFailed`.
@@ -145,7 +116,6 @@ public final class WorkerPool: @unchecked Sendable {
         var violation: ComicError?
         do throws(FrameChannel.Failure) {
             if let key {
-                keyed(worker, path)
                 try worker.send(.useKey(path: path))
                 // Straight from locked memory: no frame is built around a copy of the key.
                 try key.withUnsafeBytes { (raw) throws(FrameChannel.Failure) in try worker.send(data: raw) }
@@ -198,6 +168,12 @@ public final class WorkerPool: @unchecked Sendable {
     /// library comic after a vault one); such a worker is stopped when room is needed. A vault
     /// object gets a worker whose stderr goes nowhere: a decoder's message may quote a name from
     /// inside the comic, and the daemon's log is a plaintext file.
+    ///
+    /// A vault object keeps the workers it was given while there is room, so switching between
+    /// vault comics starts none: each goes back to its own. While its own worker is busy, a
+    /// request waits for it (a page's decode, milliseconds) instead of starting one in its place
+    /// (a process and its sandbox, 40-180 ms), or of stopping another comic's; a second worker
+    /// for it starts beside, in the background, only in a free slot (`vaultWorkersPerObject`).
     private func checkOut(for path: String, vault: Bool) throws(ComicError) -> WorkerProcess {
         condition.lock()
         defer { condition.unlock() }
@@ -207,10 +183,17 @@ public final class WorkerPool: @unchecked Sendable {
         }
         while true {
             if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred && fits($0) }) {
-                return idle.remove(at: index)
+                return claim(idle.remove(at: index), for: path, vault: vault)
             }
-            if let index = idle.lastIndex(where: fits) { return idle.remove(at: index) }
-            if running == configuration.maxWorkers, let index = idle.firstIndex(where: { !fits($0) }) {
+            // Its own before a fresh one, which another comic may need.
+            if vault, let index = idle.lastIndex(where: { $0.vaultObject == path }) { return idle.remove(at: index) }
+            if let index = idle.lastIndex(where: fits) { return claim(idle.remove(at: index), for: path, vault: vault) }
+            if vault, workers(of: path) > 0 {
+                if running < configuration.maxWorkers, workers(of: path) < vaultWorkersPerObject { startInBackground(quiet: quiet, for: path) }
+                condition.wait()
+                continue
+            }
+            if running == configuration.maxWorkers, let index = leastNeededIdle(notFitting: fits) {
                 let other = idle.remove(at: index)
                 running -= 1
                 forget(other)
@@ -222,7 +205,7 @@ public final class WorkerPool: @unchecked Sendable {
                     let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
                                                    quiet: quiet, output: output?.descriptor)
                     epochs[worker.pid] = epoch
-                    return worker
+                    return claim(worker, for: path, vault: vault)
                 } catch {
                     running -= 1
                     // Told as this comic's error (its ERROR.txt, its index entry), not the executable's.
@@ -230,6 +213,73 @@ public final class WorkerPool: @unchecked Sendable {
                 }
             }
             condition.wait()
+        }
+    }
+
+    /// A vault object's worker is its own from the moment it is handed out (the caller holds the lock).
+    private func claim(_ worker: WorkerProcess, for path: String, vault: Bool) -> WorkerProcess {
+        if vault, worker.vaultObject == nil {
+            worker.vaultObject = path
+            vaultWorkers[worker.pid] = path
+        }
+        return worker
+    }
+
+    /// Workers of vault object `path`, busy or idle, and those starting for it (the caller holds the lock).
+    private func workers(of path: String) -> Int {
+        vaultWorkers.values.reduce(0) { $0 + ($1 == path ? 1 : 0) } + (startingFor[path] ?? 0)
+    }
+
+    /// At most this many workers read one vault object: its pages decode side by side on the
+    /// CPUs, and the other slots stay for other comics.
+    private var vaultWorkersPerObject: Int {
+        max(1, min(configuration.maxWorkers / 2, ProcessInfo.processInfo.activeProcessorCount))
+    }
+
+    /// The idle worker to stop for a request none fits: one that holds no key, else one of an
+    /// object that has another worker, else the one idle longest (the caller holds the lock).
+    private func leastNeededIdle(notFitting fits: (WorkerProcess) -> Bool) -> Int? {
+        let candidates = idle.indices.filter { !fits(idle[$0]) }
+        let rank = { (index: Int) -> Int in
+            guard let object = self.idle[index].vaultObject else { return 0 }
+            return self.workers(of: object) > 1 ? 1 : 2
+        }
+        return candidates.min { rank($0) < rank($1) }   // ties: the first, idle longest
+    }
+
+    /// Starts a fresh worker in a free slot without waiting for it: it joins the idle ones,
+    /// where the request that wanted it (or any that fits) takes it.
+    private func startInBackground(quiet: Bool, for path: String?) {
+        running += 1
+        if let path { startingFor[path, default: 0] += 1 }
+        let started = epoch
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let worker = try? WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: quiet)
+            condition.withLock {
+                if let path {
+                    startingFor[path, default: 1] -= 1
+                    if startingFor[path] == 0 { startingFor[path] = nil }
+                }
+                if let worker { epochs[worker.pid] = started }
+            }
+            if let worker {
+                checkIn(worker, healthy: true, for: nil)
+            } else {
+                condition.withLock { running -= 1 }
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// While a vault is unlocked: workers for its comics started ahead, in free slots, so the
+    /// first comic opened (and the second worker of each) does not wait for a process to start.
+    public func warmUpVaultWorkers() {
+        condition.withLock {
+            let quiet = configuration.discardWorkerOutput || Self.vaultWorkersAreQuiet
+            let spare = idle.filter { $0.vaultObject == nil && $0.isQuiet == quiet }.count
+            for _ in spare..<max(spare, vaultWorkersPerObject) where running < configuration.maxWorkers {
+                startInBackground(quiet: quiet, for: nil)
+            }
         }
     }
 
@@ -243,18 +293,10 @@ public final class WorkerPool: @unchecked Sendable {
         #endif
     }
 
-    /// Counts `worker` among those holding a vault key (`workersHoldingKeys`) from now on.
-    private func keyed(_ worker: WorkerProcess, _ path: String) {
-        condition.withLock {
-            worker.vaultObject = path
-            keyedWorkers.insert(worker.pid)
-        }
-    }
-
     /// A worker that is being stopped (the caller holds the lock).
     private func forget(_ worker: WorkerProcess) {
         epochs[worker.pid] = nil
-        keyedWorkers.remove(worker.pid)
+        vaultWorkers[worker.pid] = nil
     }
 
     private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String?) {
@@ -263,7 +305,7 @@ public final class WorkerPool: @unchecked Sendable {
         if !current || !healthy { forget(worker) }
         if healthy && !current {
             running -= 1
-            condition.signal()
+            condition.broadcast()
             condition.unlock()
             worker.terminate()
             return
@@ -275,7 +317,7 @@ public final class WorkerPool: @unchecked Sendable {
         } else {
             running -= 1
         }
-        condition.signal()
+        condition.broadcast()
         condition.unlock()
     }
 
@@ -315,63 +357,5 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
         for worker in workers { worker.terminate() }
         output?.close()
-    }
-}
-
-/// Reassembles streamed entries and checks them against what was asked: a subverted worker
-/// cannot make the daemon keep more bytes than the listing promised.
-struct PageCollector {
-    let path: String
-    let sizes: [PageSource: Int64]
-    /// The whole request failed (the file changed, the archive would not open); `.done` follows.
-    private(set) var requestFailure: ComicError?
-    private var current: (source: PageSource, size: Int64, bytes: [UInt8])?
-
-    /// An entry asked for with an unknown size (a page rendered on demand) may be up to
-    /// `renderedLimit` bytes; the worker's `pageStart` says how many it has.
-    init(path: String, entries: [EntryRequest], renderedLimit: Int64 = 0) {
-        self.path = path
-        sizes = Dictionary(entries.map { ($0.source, $0.size < 0 ? renderedLimit : $0.size) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// Returns true when the exchange is finished.
-    /// `data` is only borrowed: it is copied into the page being assembled.
-    mutating func accept(reply: WorkerReply?, data: UnsafeRawBufferPointer?,
-                         deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) -> Bool {
-        if let data {
-            guard current != nil, Int64(current!.bytes.count + data.count) <= current!.size else {
-                throw .parserFailed(path: path, detail: "the worker sent data it was not asked for")
-            }
-            current!.bytes.append(contentsOf: data)   // in place: the reserved page buffer, no copy of it
-            return false
-        }
-        switch reply {
-        case .pageStart(let source, let size)?:
-            guard let limit = sizes[source], size >= 0, size <= limit else {
-                throw .parserFailed(path: path, detail: "the worker started an entry it was not asked for")
-            }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(Int(size))
-            current = (source, size, bytes)
-        case .pageEnd(let source)?:
-            guard let page = current, page.source == source, Int64(page.bytes.count) == page.size else {
-                throw .parserFailed(path: path, detail: "the worker ended an entry with the wrong size")
-            }
-            current = nil
-            deliver(source, .success(page.bytes))
-        case .pageFailed(let source, let error)?:
-            current = nil
-            deliver(source, .failure(error))
-        case .failure(let error)?:
-            current = nil
-            requestFailure = error
-        case .done?:
-            return true
-        case .progress?:
-            return false
-        case .listing?, nil:
-            throw .parserFailed(path: path, detail: "the worker answered out of turn")
-        }
-        return false
     }
 }
