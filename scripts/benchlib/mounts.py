@@ -180,7 +180,8 @@ class InkyfsMount(Mount):
         return self.comic_dir(comic) / f"{number:0{max(3, len(str(comic.pages)))}d}.{comic.ext}"
 
     def list_pages(self, comic):
-        return sorted(self.comic_dir(comic).iterdir())   # 001.jpg, 002.jpg: byte order is reading order
+        # 001.jpg, 002.jpg: byte order is reading order; `.directory` (the folder's icon for KDE) is no page
+        return sorted(p for p in self.comic_dir(comic).iterdir() if not p.name.startswith("."))
 
 
 def natural_key(path):

@@ -11,6 +11,7 @@ from .measure import LogWatch, measure_jump, measure_sequential, read_whole, run
 from .mounts import InkyfsMount
 from .scale_library import warm_library
 from .tables import dig, fmt, print_table
+from .vault_switch import bench_vault_switch, print_switch_table
 from .vault_setup import (
     GOCRYPTFS_INSTALL, GOCRYPTFS_SCRYPTN, GocryptfsMount, VARIANTS, VAULT_KDF, VAULT_KINDS, VAULT_LEAK_MARKS,
     VAULT_NAME, VAULT_UNLOCK_RUNS, VaultInkyfsMount, prepare_gocryptfs, prepare_vault, vault_setup,
@@ -60,7 +61,7 @@ def summarize_variant(runs, unlocks):
     }
 
 
-RATIO_KEYS = ("list_ms", "mb_per_s", "pages_per_s", "next_p50_ms", "jump_ms", "next_ms")
+RATIO_KEYS = ("list_ms", "mb_per_s", "pages_per_s", "next_p50_ms", "jump_ms", "next_ms", "cpu_s_per_gb")
 
 
 def summarize_comic(result):
@@ -181,6 +182,9 @@ def bench_vault(args, entry, library, comics, notes):
                 runs[variant]["jump"].append(run_guarded(label, notes, measure_jump, new_mount, comic, middle))
                 summarize_comic(result)          # after every run, so an interrupted run still reports
 
+    stored = next((c for c in comics if c.kind == "stored"), None)
+    bench_vault_switch(args, entry, setup, comics, stored, notes, have_gocryptfs, extra)
+
     lines = watch.new_lines()
     vault_lines = [line for line in lines if "inkyfs-vault" in line.split(":", 1)[0]]
     problems = [line for line in lines if LogWatch.PROBLEM.search(line)]
@@ -237,6 +241,7 @@ def print_vault_report(comics, entry):
             ("next p50 ms", value("next_p50_ms", 1), ratio("next_p50_ms")),
             (f"jump {middle} ms", value("jump_ms", 1), ratio("jump_ms")),
             (f"then {middle + 1} ms", value("next_ms", 1), ratio("next_ms")),
+            ("CPU s/GB", value("cpu_s_per_gb", 2), ratio("cpu_s_per_gb")),
             ("RSS MiB server/workers", lambda s: None if s.get("server_hwm_mib") is None else
              f"{s['server_hwm_mib']:.1f} / {s['workers_peak_sum_mib']:.1f}" if s.get("workers_peak_sum_mib")
              else f"{s['server_hwm_mib']:.1f}", None),
@@ -259,7 +264,9 @@ def print_vault_report(comics, entry):
         title = (f"\n  {comic.path.name}: {comic.pages} pages, {comic.page_bytes / MB:.1f} MB of pages, "
                  f"archive {result['archive_bytes'] / MB:.1f} MB ({comic.fmt})")
         print_table(title, ["", *[name for name, _, _ in columns]], rows)
-    print("  ratios: MB/s below 1, or ms above 1, mean Vault/ is slower")
+    print("  ratios: MB/s below 1, or ms and CPU s/GB above 1, mean Vault/ is slower or costs more; CPU s/GB: the server's"
+          " and its workers' CPU from the listing to the last byte of a cold sequential read, per GB of pages")
+    print_switch_table(entry)
     privacy = entry.get("privacy") or {}
     if privacy and not any(privacy.values()):
         print("  no comic or page name found in the vault folder, the Vault/ mounts' state or their daemon log")
