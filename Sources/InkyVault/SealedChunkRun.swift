@@ -39,6 +39,9 @@ final class SealedChunkRun {
 
     deinit { buffer.deallocate() }
 
+    /// Whether runs are read with direct I/O (until the file system refuses one).
+    var isDirect: Bool { direct != nil }
+
     /// How many chunks from `first` (at most `count`) fit in one run.
     func chunksFitting(from first: UInt64, count: UInt64) -> UInt64 {
         let stored = UInt64(layout.chunkSize + VaultChunkLayout.overheadPerChunk)
@@ -103,19 +106,22 @@ final class SealedChunkRun {
     /// A second descriptor of the object `file` opened at `path`, for direct reads: nil when
     /// the file system has no direct I/O, or the path no longer names the same file.
     static func directDescriptor(path: String, sameAs file: FileDescriptor) -> FileDescriptor? {
-        guard let opened = try? FileDescriptor(path: path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | directFlag),
+        guard let directFlag,
+              let opened = try? FileDescriptor(path: path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | directFlag),
               let mine = try? file.status(), let its = try? opened.status(),
               mine.st_dev == its.st_dev, mine.st_ino == its.st_ino else { return nil }
         return opened
     }
 
     /// O_DIRECT, which Swift's Glibc module leaves out (it is a _GNU_SOURCE flag); its value is
-    /// per architecture.
-    static var directFlag: Int32 {
-        #if arch(x86_64) || arch(i386)
+    /// per architecture (the kernel's asm/fcntl.h). nil elsewhere: ordinary reads.
+    static var directFlag: Int32? {
+        #if arch(x86_64) || arch(i386) || arch(riscv64) || arch(s390x)
         return 0o40000
+        #elseif arch(arm64) || arch(arm)
+        return 0o200000
         #else
-        return 0o200000   // arm64, riscv64 and the other generic-ABI architectures
+        return nil
         #endif
     }
 }

@@ -46,6 +46,8 @@ public final class VaultObjectReader {
     private let direct: FileDescriptor?
     /// Chunks authenticated and decrypted so far: lets tests prove reads decrypt each chunk once.
     private(set) var chunksDecrypted = 0
+    /// Whether runs of chunks are read with direct I/O (for tests).
+    var readsDirectly: Bool { run?.isDirect ?? (direct != nil) }
 
     /// Opens the object at `path` with its object key (`VaultKeys.objectKey(fileID:)`).
     /// `directReads`: reads spanning several chunks bypass the page cache (`SealedChunkRun`),

@@ -37,8 +37,23 @@ final class VaultReaderChunkRunTests: XCTestCase {
                 XCTAssertEqual(got, count)
                 XCTAssertEqual(bytes, Array(plaintext[offset..<(offset + count)]), "direct \(direct): \(count) bytes at \(offset)")
                 XCTAssertEqual(pieces, bytes, "the authenticated pieces, in order, are the answer")
+                XCTAssertEqual(reader.readsDirectly, direct && Self.directIOWorks(in: directory.path), "direct reads where asked and possible")
             }
         }
+    }
+
+    /// Whether this folder's file system takes O_DIRECT (tmpfs did not before Linux 6.6).
+    private static func directIOWorks(in folder: String) -> Bool {
+        let path = folder + "/probe"
+        FileManager.default.createFile(atPath: path, contents: Data(count: 8192))
+        defer { unlink(path) }
+        guard let flag = SealedChunkRun.directFlag else { return false }
+        let fd = open(path, O_RDONLY | flag)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 4096)
+        defer { buffer.deallocate() }
+        return pread(fd, buffer, 4096, 0) == 4096
     }
 
     func testASequentialReadInLargeStepsDecryptsEachChunkOnce() throws {
