@@ -47,11 +47,12 @@ enum VaultControl {
                 // Keys first: a lookup between the two would list an object without its key
                 // and show that comic's ERROR.txt ("not a comic archive") until the next lock.
                 pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
-                // Its comics' first listings (ahead, as Vault/ is read) then wait for no process start.
-                pool.warmUpVaultWorkers()
+                let count = (try? vault.entries.count) ?? 0
+                // Its comics' first listings (for the vault's views, or as Vault/ is read) then
+                // wait for no process start.
+                if count > 0 { pool.warmUpVaultWorkers() }
                 filesystem.unlockVault(vault)
                 log("vault unlocked")
-                let count = (try? vault.entries.count) ?? 0
                 // Counts and random object names only: the log never learns a comic's name.
                 let report = vault.unlockReport.lines
                 for line in report { log("vault: \(line)") }
