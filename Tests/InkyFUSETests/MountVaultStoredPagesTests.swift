@@ -117,6 +117,53 @@ final class MountVaultStoredPagesTests: XCTestCase {
         XCTAssertTrue(mount.isDaemonAlive)
     }
 
+    /// A page's chunks come in runs (one read for many) that stay with the daemon's reader, and
+    /// its neighbours' runs and one-chunk cache share chunks with it. With one chunk inside page
+    /// 5 damaged: page 5 fails on every read, whichever page read first left which chunks in the
+    /// reader, and so do reads of a few bytes across any of its chunks' boundaries (nothing of a
+    /// page is served unless all of it is authentic); pages 4 and 6, which share page 5's first
+    /// and last chunks, read exactly before and after it.
+    func testADamagedChunkFailsItsPageOnEveryReadAndItsNeighboursReadExactly() throws {
+        let mount = try mount()
+        let reader = try ComicOpener.open(try XCTUnwrap(comics["stored"]).path)
+        let stored = reader.listing.pages
+        let expected = try stored.map { try reader.readPage($0) }
+        // Page 5 is plaintext 679,395..<868,990 (pages of 150,000 + 7,919·k bytes, each behind a
+        // 41-byte local header): chunks 10-13, of which 10 and 13 hold pages 4 and 6's ends and
+        // the local headers between. Chunk 12 (786,432..<851,968) holds page 5's bytes only.
+        let object = try objectPath(of: "Private/stored.cbz")
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: object))
+        let damaged: UInt64 = 56 + 12 * (65_536 + 28) + 12 + 65_000   // near chunk 12's end
+        try handle.seek(toOffset: damaged)
+        let byte = try XCTUnwrap(handle.read(upToCount: 1)).first!
+        try handle.seek(toOffset: damaged)
+        handle.write(Data([byte ^ 0x01]))
+        try handle.close()
+
+        XCTAssertEqual(try control(["unlock", "--password-file", password]).status, 0)
+        let folder = mount.path("Vault/Private/stored")
+        func page(_ index: Int) -> String { "\(folder)/\(stored[index].name)" }
+        XCTAssertEqual(try readFile(page(5)), expected[5], "page 6 first: its run is chunks 13-16")
+        XCTAssertEqual(readErrno(page(4)), EIO, "page 5: its run is chunks 10-13, chunk 12 damaged")
+        XCTAssertEqual(try readFile(page(3)), expected[3], "page 4: chunks 7-10")
+        XCTAssertEqual(readErrno(page(4)), EIO, "page 5 again")
+        XCTAssertEqual(try readFile(page(5)), expected[5], "page 6 again, after page 5's run")
+        // A few bytes across each boundary of page 5's chunks (11|12, 12|13 and 10|11).
+        for boundary in [786_432, 851_968, 720_896] {
+            let fd = open(page(4), O_RDONLY)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            var few = [UInt8](repeating: 0, count: 64)
+            errno = 0
+            XCTAssertEqual(pread(fd, &few, 64, off_t(boundary - 679_395 - 32)), -1, "across \(boundary)")
+            XCTAssertEqual(errno, EIO, "a read across the chunk boundary at \(boundary): \(errnoName(errno))")
+            close(fd)
+        }
+        for (index, pageInfo) in stored.enumerated() where index != 4 {
+            XCTAssertEqual(try readFile("\(folder)/\(pageInfo.name)"), expected[index], "\(pageInfo.name) after the damage")
+        }
+        XCTAssertTrue(mount.isDaemonAlive)
+    }
+
     /// A worker still decoding a vault page when the vault locks must not put that page into
     /// the cache after lock dropped the rest: the read waiting for it fails, nothing is kept.
     func testAPageAWorkerFinishesAfterTheLockIsDiscarded() throws {
