@@ -254,7 +254,8 @@ public final class WorkerPool: @unchecked Sendable {
         if let path { startingFor[path, default: 0] += 1 }
         let started = epoch
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let worker = try? WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments, quiet: quiet)
+            let worker = try? WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
+                                            quiet: quiet, output: output?.descriptor)
             condition.withLock {
                 if let path {
                     startingFor[path, default: 1] -= 1
