@@ -199,7 +199,7 @@ public struct StoredZipLayout: Sendable {
         if padding > 0 {
             out.u16(paddingID)
             out.u16(UInt16(padding - 4))
-            out.bytes += repeatElement(0, count: padding - 4)
+            out.bytes += [UInt8](repeating: 0, count: padding - 4)  // a memset: a generic sequence is byte by byte
         }
         return out.bytes
     }
