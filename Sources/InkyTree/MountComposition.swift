@@ -139,4 +139,15 @@ public final class MountComposition: MountedFilesystem, Sendable {
         if let view = view(for: id) { return view.forget(id, count: count) }
         base.forget(id, count: count)
     }
+
+    /// A view's folder at the root is the composition's, and stays (the kernel answers EISDIR
+    /// for unlink of a directory before asking); a name inside a view is the view's to accept.
+    public func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> {
+        if parent == Self.rootID, views.contains(where: { $0.view.name == name && $0.view.isShown }) { return .failure(.EROFS) }
+        if let view = view(for: parent) {
+            guard view.isShown else { return .failure(.ENOENT) }
+            return view.unlink(parent: parent, name: name, caller: caller)
+        }
+        return base.unlink(parent: parent, name: name, caller: caller)
+    }
 }

@@ -4,7 +4,7 @@ import InkyCore
 public typealias NodeID = UInt64
 
 /// What the FUSE adapter serves: a tree of nodes it can look up, list, open and read, and
-/// nothing else. The adapter knows no library, vault, store or worker; the daemon hands it
+/// remove one kind of entry from (`unlink`: the one write a tree may accept). The adapter knows no library, vault, store or worker; the daemon hands it
 /// one of these (today the library with its virtual folders) and it maps requests onto it.
 ///
 /// Every answer is a `Result` with a POSIX error number: the adapter replies with it as is.
@@ -44,6 +44,15 @@ public protocol MountedFilesystem: AnyObject, Sendable {
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]]
     /// The kernel dropped `count` references to `id` (FORGET, BATCH_FORGET).
     func forget(_ id: NodeID, count: UInt64)
+    /// Removes `name` from directory `parent` for `caller` (`rm`). Every tree is read-only
+    /// (EROFS) but where a view accepts it: `Continue Reading/`'s links, which forget a comic's
+    /// reading state. The kernel has looked the name up and checked modes before asking.
+    func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno>
+}
+
+extension MountedFilesystem {
+    /// Read-only: nothing is removed.
+    public func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> { .failure(.EROFS) }
 }
 
 /// What the kernel may have cached and must forget when the tree changes underneath.

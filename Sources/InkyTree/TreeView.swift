@@ -69,6 +69,9 @@ public protocol TreeView: AnyObject, Sendable {
     func remember(_ entry: DirectoryEntry)
     func forget(_ id: NodeID, count: UInt64)
     func directoryListed(_ id: NodeID)
+    /// `rm` of `name` in the view's directory `parent` by `caller`: EROFS unless the view
+    /// accepts it (`MountedFilesystem.unlink`).
+    func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno>
 }
 
 /// What a view needs of the mount: its slot, the kernel's cache, and a way to say its folder
@@ -99,7 +102,7 @@ public final class ViewContext: Sendable {
     }
 }
 
-/// What most views answer: a tree of folders and links with nothing to open.
+/// What most views answer: a read-only tree of folders and links with nothing to open.
 public extension TreeView {
     func isShownWhenLookedUp() -> Bool { isShown }
     func errnoWhileHidden(_ id: NodeID) -> Errno { .ENOENT }
@@ -115,4 +118,5 @@ public extension TreeView {
     func remember(_ entry: DirectoryEntry) {}
     func forget(_ id: NodeID, count: UInt64) {}
     func directoryListed(_ id: NodeID) {}
+    func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> { .failure(.EROFS) }
 }

@@ -37,6 +37,24 @@ final class MountCompositionTests: XCTestCase {
         XCTAssertEqual(mount.lookup(parent: root, name: "first").map(\.id), .failure(.ENOENT), "a name the kernel held finds nothing")
         XCTAssertEqual(try mount.directoryEntries(of: 1).get().map(\.name), [])
     }
+
+    /// `unlink` reaches the view that holds the name, with its caller; the base tree, a view's
+    /// folder at the root, and a view that takes no unlink are read-only.
+    func testUnlinkGoesToTheViewThatHoldsTheNameAndIsReadOnlyElsewhere() throws {
+        let shelf = LinkView(name: "Shelf", removable: true), other = LinkView(name: "Other")
+        let mount = MountComposition(base: FolderTree(children: ["Comics": 10]), views: [shelf, other])
+        let shelfRoot = try mount.lookup(parent: 1, name: "Shelf").get().id
+        let otherRoot = try mount.lookup(parent: 1, name: "Other").get().id
+        let caller = Caller(pid: 42, uid: 1000)
+        XCTAssertEqual(mount.unlink(parent: 1, name: "Comics", caller: caller).map { "removed" }, .failure(.EROFS))
+        XCTAssertEqual(mount.unlink(parent: 1, name: "Shelf", caller: caller).map { "removed" }, .failure(.EROFS), "a view's folder stays")
+        XCTAssertEqual(mount.unlink(parent: otherRoot, name: "first", caller: caller).map { "removed" }, .failure(.EROFS))
+        XCTAssertEqual(mount.unlink(parent: shelfRoot, name: "first", caller: caller).map { "removed" }, .success("removed"))
+        XCTAssertEqual(shelf.removed, ["first by 1000"])
+        shelf.shown = false
+        XCTAssertEqual(mount.unlink(parent: shelfRoot, name: "first", caller: caller).map { "removed" }, .failure(.ENOENT), "a hidden view holds nothing")
+        XCTAssertEqual(shelf.removed.count, 1)
+    }
 }
 
 /// A base tree of one folder (the root, 1) of folders with fixed numbers.
@@ -74,7 +92,12 @@ private final class LinkView: TreeView, @unchecked Sendable {
     let name: String
     var shown = true
     var context: ViewContext?
-    init(name: String) { self.name = name }
+    let removable: Bool
+    var removed: [String] = []
+    init(name: String, removable: Bool = false) {
+        self.name = name
+        self.removable = removable
+    }
     var isShown: Bool { shown }
     func attach(_ context: ViewContext) { self.context = context }
     private var slot: ViewSlot { context!.slot }
@@ -89,6 +112,11 @@ private final class LinkView: TreeView, @unchecked Sendable {
         .success([DirectoryEntry(name: "first", id: slot.id(2), kind: .symlink)])
     }
     func readLink(_ id: NodeID) -> Result<String, Errno> { id == slot.id(2) ? .success("../Comics/first") : .failure(.EINVAL) }
+    func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> {
+        guard removable else { return .failure(.EROFS) }
+        removed.append("\(name) by \(caller.uid)")
+        return .success(())
+    }
 }
 
 private final class RecordingKernel: KernelCacheInvalidating, @unchecked Sendable {
