@@ -89,9 +89,24 @@ int inky_dirops_state(const struct inky_dirops_watch *watch) {
     return __atomic_load_n(&watch->state, __ATOMIC_ACQUIRE);
 }
 
+/* O_TMPFILE. libfuse 3.14 knows no FUSE_TMPFILE: it answers ENOSYS, which the kernel turns into
+   EOPNOTSUPP (and never asks again). The mount answers every write it does not take with EROFS
+   (FUSEWrites.swift), so this one is answered here, before libfuse sees it. Whether the reply
+   arrives does not matter: a request the kernel dropped meanwhile (interrupted) takes none. */
+static int inky_answered_here(int fd, const void *buf, ssize_t got) {
+    if (got < (ssize_t)sizeof(struct fuse_in_header)) return 0;
+    const struct fuse_in_header *in = (const struct fuse_in_header *)buf;
+    if (in->opcode != FUSE_TMPFILE) return 0;
+    struct fuse_out_header out = { .len = sizeof out, .error = -EROFS, .unique = in->unique };
+    (void)write(fd, &out, sizeof out);
+    return 1;
+}
+
 ssize_t inky_read_watching_init(int fd, void *buf, size_t len, struct inky_dirops_watch *watch,
                                               struct inky_device_readers *readers) {
-    ssize_t got = inky_device_read(fd, buf, len, readers);
+    ssize_t got;
+    do got = inky_device_read(fd, buf, len, readers);
+    while (inky_answered_here(fd, buf, got));
     if (inky_dirops_state(watch) != INKY_DIROPS_AWAITING_INIT
         || got < (ssize_t)(sizeof(struct fuse_in_header) + offsetof(struct fuse_init_in, flags) + sizeof(uint32_t))) return got;
     const struct fuse_in_header *in = (const struct fuse_in_header *)buf;

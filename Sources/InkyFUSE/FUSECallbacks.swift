@@ -22,12 +22,7 @@ enum FUSECallbacks {
         }
         ops.lookup = { request, parent, name in
             let reply = FUSEReply(request!)
-            let copied = String(cString: name!)
-            // The name lies in libfuse's receive buffer, which lives as long as its thread and
-            // keeps whatever later requests do not overwrite: a vault folder's or comic's name
-            // would outlive the lock there. Nothing reads it after this callback.
-            memset(UnsafeMutableRawPointer(mutating: name!), 0, strlen(name!))
-            let name = copied
+            let name = FUSECallbacks.takeName(name)
             let context = FUSECallbacks.context(request)
             let lookup = context.lookingUp(parent, name)
             defer { context.lookedUp(lookup) }
@@ -63,7 +58,7 @@ enum FUSECallbacks {
         }
         ops.open = { request, inode, info in
             let reply = FUSEReply(request!)
-            guard inky_fi_flags(info) & O_ACCMODE == O_RDONLY else { return reply.error(.EROFS) }
+            guard !FUSECallbacks.opensForWriting(inky_fi_flags(info)) else { return reply.error(FUSECallbacks.readOnly) }
             switch FUSECallbacks.context(request).filesystem.open(NodeID(inode), caller: FUSECallbacks.caller(request)) {
             case .success(let opened):
                 // fh 0 means "no descriptor"; a passthrough descriptor is stored plus one.
@@ -132,6 +127,7 @@ enum FUSECallbacks {
             if statvfs(FUSECallbacks.context(request).filesystem.sourcePath, &info) != 0 { return reply.error(.current) }
             reply.statfs(info)
         }
+        addWrites(to: &ops)
         return ops
     }
 

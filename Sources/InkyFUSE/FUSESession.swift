@@ -4,7 +4,9 @@ internal import CInkyFuseDevice
 import InkyCore
 import InkyTree
 
-/// A mounted FUSE session serving a `MountedFilesystem`, multithreaded, read-only.
+/// A mounted FUSE session serving a `MountedFilesystem`, multithreaded. Read-only but for the
+/// one write a tree accepts (`MountedFilesystem.unlink`): the mount is not `ro` (the kernel would
+/// refuse that write itself), so every other write is refused by the callbacks (`FUSEWrites`).
 public final class FUSESession {
     public enum Failure: Error, CustomStringConvertible {
         /// With what libfuse said, when it said something.
@@ -23,7 +25,8 @@ public final class FUSESession {
     private let mountpoint: String
     private let options: [String]
 
-    /// `options` are FUSE `-o` options (`allow_other`, …); read-only ones are always added.
+    /// `options` are FUSE `-o` options (`allow_other`, …); `nosuid`, `nodev` and
+    /// `default_permissions` (the kernel checks modes) are always added.
     public init(filesystem: any MountedFilesystem, mountpoint: String, options: [String], log: @escaping LogSink) {
         context = FUSEContext(filesystem: filesystem, log: log)
         self.mountpoint = mountpoint
@@ -35,7 +38,7 @@ public final class FUSESession {
     public func run(maxThreads: Int = 16, ready: () -> Void) throws(Failure) -> Int32 {
         // Only argv[0] and real options: positional arguments crash fuse_session_new.
         let fsname = context.filesystem.sourcePath.replacingOccurrences(of: ",", with: "_")
-        let optionText = (["ro", "default_permissions", "fsname=\(fsname)", "subtype=inkyfs"] + options).joined(separator: ",")
+        let optionText = (["nosuid", "nodev", "default_permissions", "fsname=\(fsname)", "subtype=inkyfs"] + options).joined(separator: ",")
         let argv = ["inkyfs", "-o", optionText].map { text in text.withCString { strdup($0) } }
         defer { argv.forEach { free($0) } }
         var cArgv = argv

@@ -3,8 +3,9 @@ import Foundation
 import InkyCore
 
 /// `-o` as mount.fuse3 and /etc/fstab pass it: FUSE options for libfuse, inkyfs's own settings,
-/// and words that belong to mount(8) and must not reach libfuse. The mount stays read-only,
-/// nosuid and nodev whatever the line says (`rw`, `dev`, `suid` are dropped).
+/// and words that belong to mount(8) and must not reach libfuse. The mount stays nosuid and
+/// nodev, and read-only but for `rm` in `Continue Reading/`, whatever the line says (`rw`, `ro`,
+/// `dev`, `suid` are dropped: the daemon refuses writes itself, and `ro` would refuse that one).
 ///
 /// An inkyfs setting is any of `mount`'s own options, named as its flag with `_` for `-`:
 /// `-o cache_size=512M,grayscale=1,covers=0` is `--cache-size 512M --grayscale --no-covers`. The

@@ -1,8 +1,9 @@
 #ifndef INKY_FUSE_DEVICE_H
 #define INKY_FUSE_DEVICE_H
 /* The FUSE session's own device I/O (fuse_session_custom_io): CPU-local readers of /dev/fuse,
-   FUSE_PARALLEL_DIROPS granted in the INIT reply, and splice. fuse_device.c says why each.
-   And the daemon's stat of its own mount, which must not keep the device open (own_mount.c). */
+   FUSE_PARALLEL_DIROPS granted in the INIT reply, FUSE_TMPFILE refused (EROFS), and splice.
+   fuse_device.c says why each. And the daemon's stat of its own mount, which must not keep the
+   device open (own_mount.c). */
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
