@@ -6,7 +6,9 @@ import Synchronization
 /// `Continue Reading/`: one link per comic in progress, most recent first, to the comic's
 /// directory in the library tree. A link's number is its comic's path number (the library's,
 /// kept in the state database), so the view keeps nothing per inode. The folder is the mounting
-/// user's alone (0500): its link names tell what they read, even from a 0700 folder.
+/// user's alone (0700): its link names tell what they read. Its write bit is there for the one
+/// write the mount accepts, `rm` of a link, which forgets that comic's reading state: the kernel
+/// (`default_permissions`) lets only the mounting user write in it, and root, whom `unlink` refuses.
 final class ContinueReadingView: TreeView, Sendable {
     let name: String
     private let library: LibraryFilesystem
@@ -39,7 +41,7 @@ final class ContinueReadingView: TreeView, Sendable {
     func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
         let now = Int64(Date().timeIntervalSince1970 * 1e9)
         if id == slot.rootID {
-            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o500, modifiedNanoseconds: now,
+            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: 0o700, modifiedNanoseconds: now,
                                            entryTimeout: 0, attributeTimeout: 0, linkCount: 2))
         }
         guard let comic = comic(of: id), let target = library.linkTarget(comic) else { return .failure(.ENOENT) }
@@ -60,4 +62,14 @@ final class ContinueReadingView: TreeView, Sendable {
     }
 
     func open(_ id: NodeID) -> Result<OpenedFile, Errno> { .failure(id == slot.rootID ? .EISDIR : .ELOOP) }
+
+    /// `rm` of a link forgets its comic, as `inkyfs progress forget` does. The reading state is
+    /// the mounting user's: root, whom the folder's mode does not stop, is refused as any other
+    /// user is. The listing is made anew at each request, so the link is gone from the next one.
+    func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> {
+        guard parent == slot.rootID else { return .failure(.ENOTDIR) }
+        guard caller.uid == getuid() else { return .failure(.EACCES) }
+        guard let comic = library.continueReadingLinks().first(where: { $0.name == name })?.comic else { return .failure(.ENOENT) }
+        return library.forgetReading(comic)
+    }
 }

@@ -89,6 +89,11 @@ final class ReadingSessions: Sendable {
             return session.waiting
         }
     }
+
+    /// `file`'s reading was forgotten: its next pages start a reading anew.
+    func forget(_ file: LibraryFile) {
+        _ = sessions.withLock { $0.removeValue(forKey: file) }
+    }
 }
 
 /// Pages the kernel may hold in its cache from reads that were not counted (a thumbnailer's,

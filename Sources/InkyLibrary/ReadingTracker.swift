@@ -78,6 +78,27 @@ extension LibraryFilesystem {
         }
     }
 
+    /// Forgets where the reader is in `comic` (a library path), as `inkyfs progress forget` does
+    /// (bookmarks stay): for `rm` of its link in `Continue Reading/`. Its reads still pending are
+    /// written first, so none brings it back after, and its reading starts over (two pages again,
+    /// `ReadingSessions`) rather than going on from a viewer still open on it.
+    func forgetReading(_ comic: String) -> Result<Void, Errno> {
+        guard let state else { return .failure(.ENOENT) }
+        let file = LibraryFile(path: realPath(comic))
+        readingSessions.forget(file)
+        return stateQueue.sync {
+            writePendingReads()
+            do {
+                guard try state.forgetProgress(file.path) else { return .failure(.ENOENT) }
+                logger("forgot the reading state of \(file.path) (its link in Continue Reading/ was removed)")
+                return .success(())
+            } catch {
+                logger(.error("cannot forget the reading state of \(file.path): \(error)"))
+                return .failure(ComicError.io(path: file.path, errno: EIO, detail: "\(error)").errno)
+            }
+        }
+    }
+
     /// Comics in progress under this library, most recent first, as link names that sort in
     /// that order: "01 - Issue 001", "02 - …".
     func continueReadingLinks() -> [ContinueLink] {

@@ -8,7 +8,8 @@ public struct NodeAttributes: Sendable, Equatable {
     public var kind: Kind
     public var size: Int64
     /// Permission bits only: the source's without write (`SourcePermissions`), 0777 for links;
-    /// the vault's and `Continue Reading/`'s 0500 and 0400, the mounting user's.
+    /// the vault's 0500 and 0400 and `Continue Reading/`'s 0700 (for `rm` of its links), the
+    /// mounting user's.
     public var permissions: UInt32
     public var modifiedNanoseconds: Int64
     /// Seconds the kernel may keep this name → node mapping.

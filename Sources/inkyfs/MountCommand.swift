@@ -18,7 +18,9 @@ struct MountCommand: ParsableCommand {
             or `fusermount3 -u MOUNTPOINT`.
 
             Comic archives appear as directories named like the archive without its extension, holding \
-            001.jpg, 002.png, ... in reading order. A comic that cannot be read holds only ERROR.txt saying why.
+            001.jpg, 002.png, ... in reading order. A comic that cannot be read holds only ERROR.txt saying why. \
+            The mount is read-only but for one write: rm of a link in Continue Reading/ forgets that comic \
+            (as `inkyfs progress forget` does).
 
             Examples:
               inkyfs mount ~/Comics ~/mnt
@@ -27,7 +29,7 @@ struct MountCommand: ParsableCommand {
 
             Without -o allow_other no other user can even look at the mount. With it, others read what \
             the library's own owners and modes let them read, never more (inkyfs never follows a link in \
-            the library); the unlocked vault and Continue Reading stay yours (0500/0400) unless \
+            the library); the unlocked vault (0500/0400) and Continue Reading (0700) stay yours unless \
             --vault-allow-other is given for the vault.
             """
     )

@@ -14,6 +14,7 @@ struct ProgressCommand: ParsableCommand {
             pages were seen; --all shows those too. Correct it by hand:
               inkyfs progress forget ~/Comics/Issue\\ 001.cbz       (no longer in progress; bookmarks stay)
               inkyfs progress set ~/Comics/Issue\\ 001.cbz 12       (at page 12, pages count from 1)
+            or remove its link in Continue Reading/ under the mount (rm), which forgets it as progress forget does.
             """
     )
 
