@@ -20,7 +20,8 @@ struct MountCommand: ParsableCommand {
             Comic archives appear as directories named like the archive without its extension, holding \
             001.jpg, 002.png, ... in reading order. A comic that cannot be read holds only ERROR.txt saying why. \
             The mount is read-only but for one write: rm of a link in Continue Reading/ forgets that comic \
-            (as `inkyfs progress forget` does).
+            (as `inkyfs progress forget` does). --read-only (-o ro) mounts it read-only in the kernel, that \
+            write included.
 
             Examples:
               inkyfs mount ~/Comics ~/mnt
@@ -102,6 +103,10 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Clear a stale mount left on MOUNTPOINT by a daemon that died.")
     var force = false
 
+    @Flag(help: ArgumentHelp("Mount read-only in the kernel (mount and statvfs say ro): rm in Continue Reading/ is refused "
+                               + "too. Without it, the daemon refuses every write but that one itself. -o ro in fstab."))
+    var readOnly = false
+
     @Flag(help: "Do not record reading progress.")
     var noProgress = false
 
@@ -163,7 +168,8 @@ struct MountCommand: ParsableCommand {
         let library = absolutePath(self.library)
         let mountpoint = absolutePath(self.mountpoint)
         let list = try MountOptionList(fuseOptions)
-        let options = list.fuse
+        // `ro` reaches libfuse, which mounts with MS_RDONLY: the kernel then refuses every write.
+        let options = list.fuse + (readOnly ? ["ro"] : [])
         do throws(MountPreflight.Problem) {
             try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force,
                                      reservedNames: (noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
@@ -213,7 +219,7 @@ struct MountCommand: ParsableCommand {
             statePath: stateOptions.databasePath,
             vaultDirectory: VaultOptions.directory(vault))
         configuration.vaultIdleSeconds = vaultIdle
-        configuration.settings = MountSettings.differing(self, fuseOptions: options)
+        configuration.settings = MountSettings.differing(self, fuseOptions: list.fuse)
         let settings = configuration.settings
         do throws(FUSESession.Failure) {
             try MountDaemon.run(configuration, log: { logger.write($0) }, warn: { message in

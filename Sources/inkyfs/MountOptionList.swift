@@ -4,8 +4,9 @@ import InkyCore
 
 /// `-o` as mount.fuse3 and /etc/fstab pass it: FUSE options for libfuse, inkyfs's own settings,
 /// and words that belong to mount(8) and must not reach libfuse. The mount stays nosuid and
-/// nodev, and read-only but for `rm` in `Continue Reading/`, whatever the line says (`rw`, `ro`,
-/// `dev`, `suid` are dropped: the daemon refuses writes itself, and `ro` would refuse that one).
+/// nodev, and read-only but for `rm` in `Continue Reading/`, whatever the line says (`rw`, `dev`,
+/// `suid` are dropped: the daemon refuses writes itself). `ro` is `--read-only`: read-only in the
+/// kernel, that one write included, as a person writing `ro` in fstab means.
 ///
 /// An inkyfs setting is any of `mount`'s own options, named as its flag with `_` for `-`:
 /// `-o cache_size=512M,grayscale=1,covers=0` is `--cache-size 512M --grayscale --no-covers`. The
@@ -18,7 +19,7 @@ struct MountOptionList {
     var flags: [String] = []
 
     static let mountWords: Set<String> = ["defaults", "nofail", "auto", "noauto", "user", "users", "nouser", "owner",
-                                          "group", "_netdev", "rw", "ro", "dev", "suid", "exec", "noexec", "nosuid", "nodev"]
+                                          "group", "_netdev", "rw", "dev", "suid", "exec", "noexec", "nosuid", "nodev"]
 
     init(_ arguments: [String], names: MountOptionNames = .mount) throws {
         var inViewsList = false
@@ -33,6 +34,8 @@ struct MountOptionList {
             inViewsList = false
             if option == "nonempty" {
                 allowNonEmpty = true // fuse3 mounts over anything; refusing is our check
+            } else if option == "ro" {
+                flags.append("--read-only")
             } else if let setting = try names.flags(key: key, value: value) {
                 flags += setting
                 inViewsList = key == "views"

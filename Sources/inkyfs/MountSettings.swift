@@ -31,6 +31,7 @@ enum MountSettings {
         note("--no-covers", command.noCovers ? "true" : nil, nil)
         note("--cover-cache-size", size(command.coverCacheSize), size(base.coverCacheSize))
         note("--page-cache-size", size(command.pageCacheSize), size(base.pageCacheSize))
+        note("--read-only", command.readOnly ? "true" : nil, nil)
         note("--no-progress", command.noProgress ? "true" : nil, nil)
         note("--continue-name", command.continueName, base.continueName)
         note("--no-continue", command.noContinue ? "true" : nil, nil)

@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import InkyTestSupport
 import XCTest
 
@@ -59,6 +60,33 @@ final class MountContinueReadingRemovalTests: XCTestCase {
         mount = try MountedLibrary(library: Corpus.fixtures, arguments: ["--state", state.path])
         XCTAssertEqual(try links(mount), ["01 - Moon Tales 02"], "still gone after a remount")
         XCTAssertEqual(try progress(Corpus.fixtures), ["Moon Tales/Moon Tales 02.cbt"])
+        XCTAssertEqual(mount.unmount(), 0)
+    }
+
+    /// `-o ro` (`--read-only`) is not dropped as `rw` is: the kernel mounts read-only, so it
+    /// refuses the `rm` before the daemon hears of it, and mount(8) and statvfs say `ro`.
+    func testAnRoMountRefusesRmInTheKernelAndSaysSo() throws {
+        let mount = try MountedLibrary(library: Corpus.fixtures, arguments: ["--state", state.path, "-o", "ro"])
+        try pageThrough(mount, "Space Patrol/Space Patrol 001", pages: ["001", "002"])
+        XCTAssertEqual(try links(mount), ["01 - Space Patrol 001"])
+        let link = mount.path("Continue Reading/01 - Space Patrol 001")
+        XCTAssertEqual(SystemCall.errnoOf { unlink(link) }, EROFS)
+        let removed = try CommandRunner.capture("/bin/rm", [link])
+        XCTAssertEqual(removed.status, 1)
+        XCTAssertTrue(removed.stderr.hasSuffix(": Read-only file system\n"), removed.stderr)
+        XCTAssertEqual(try links(mount), ["01 - Space Patrol 001"], "the link stays")
+        XCTAssertEqual(try progress(Corpus.fixtures), ["Space Patrol/Space Patrol 001.cbz"])
+
+        var volume = statvfs()
+        XCTAssertEqual(statvfs(mount.mountpoint.path, &volume), 0)
+        XCTAssertNotEqual(volume.f_flag & UInt(ST_RDONLY), 0, "ST_RDONLY")
+        let mounts = try XCTUnwrap(ProcFile.read("/proc/self/mounts"))
+        let line = try XCTUnwrap(mounts.split(separator: "\n").first { $0.contains(" \(mount.mountpoint.path) ") })
+        XCTAssertTrue(line.contains(" ro,") && line.contains("nosuid") && line.contains("nodev"), String(line))
+        XCTAssertTrue(mount.logSays("not the defaults:"), mount.logText)
+        let settings = mount.logText.split(separator: "\n").first { $0.contains("not the defaults:") } ?? ""
+        XCTAssertTrue(settings.contains(" --read-only "), "the setting the daemon runs with: \(settings)")
+        XCTAssertFalse(mount.logText.contains("forgot the reading state"), mount.logText)
         XCTAssertEqual(mount.unmount(), 0)
     }
 
