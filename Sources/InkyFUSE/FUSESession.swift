@@ -7,6 +7,7 @@ import InkyTree
 /// A mounted FUSE session serving a `MountedFilesystem`, multithreaded. Read-only but for the
 /// one write a tree accepts (`MountedFilesystem.unlink`): the mount is not `ro` (the kernel would
 /// refuse that write itself), so every other write is refused by the callbacks (`FUSEWrites`).
+/// `ro` among the options (`inkyfs mount --read-only`) has the kernel refuse them all.
 public final class FUSESession {
     public enum Failure: Error, CustomStringConvertible {
         /// With what libfuse said, when it said something.
