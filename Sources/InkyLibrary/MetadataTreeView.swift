@@ -66,7 +66,10 @@ final class MetadataTreeView: TreeView, Sendable {
     func attach(_ context: ViewContext) {
         attachment.withLock { $0 = (context, context.slot) }
         catalog.onCheck { [weak self] in self?.rebuild() }
+        rebuildSoon()  // From the mount's start, so the root's first listing shows the view.
     }
+
+    func waitForFirstContent(until deadline: DispatchTime) { _ = firstTree.wait(timeout: deadline) }
 
     /// Until the first tree is made the view is not shown, and that tree is made in the
     /// background: at 100,000 comics it takes seconds, which the mount root's first listing
@@ -130,6 +133,7 @@ final class MetadataTreeView: TreeView, Sendable {
         guard madeStamp != snapshot.stamp || madeLists != lists.generation else { return }
         let kept = state.withLock { $0.folders.values }
         ViewBuildHold.wait()
+        let started = ContinuousClock.now
         let made = catalog.root(kind, seriesViewName: seriesViewName, readingLists: lists.lists)
         let refreshed = refresh(kept, in: made)
         let (changes, wasShown, first) = state.withLock { state in
@@ -161,6 +165,10 @@ final class MetadataTreeView: TreeView, Sendable {
             return (changes, wasShown, first)
         }
         if first { firstTree.leave() }
+        if wasShown != !made.tree.isEmpty {  // On a large library: when the views are ready.
+            let took = (ContinuousClock.now - started).components, milliseconds = took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000
+            library.logger(made.tree.isEmpty ? "\(name)/ hidden: nothing in it" : "\(name)/ shown, made in \(milliseconds) ms")
+        }
         tell(changes, shownChanged: wasShown != !made.tree.isEmpty)
     }
 

@@ -25,7 +25,13 @@ public final class MountComposition: MountedFilesystem, Sendable {
             view.attach(context)
             return (view, context)
         }
+        // A small library's views are made in milliseconds from the index: waiting for them (a
+        // quarter second at most, all together) puts them in the root's first listing, right
+        // after `inkyfs mount`; a large library's appear when made.
+        let deadline = DispatchTime.now() + Self.firstContentWait
+        for (view, _) in self.views { view.waitForFirstContent(until: deadline) }
     }
+    static let firstContentWait = 0.25
 
     public var sourcePath: String { base.sourcePath }
 

@@ -52,6 +52,9 @@ public protocol TreeView: AnyObject, Sendable {
     func errnoWhileHidden(_ id: NodeID) -> Errno
     /// Once, before mounting.
     func attach(_ context: ViewContext)
+    /// Before mounting, after `attach`: waits (until `deadline` at most) for content the view
+    /// makes in the background, so the root's first listing shows it.
+    func waitForFirstContent(until deadline: DispatchTime)
 
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno>
     func attributes(of id: NodeID) -> Result<NodeAttributes, Errno>
@@ -119,4 +122,9 @@ public extension TreeView {
     func forget(_ id: NodeID, count: UInt64) {}
     func directoryListed(_ id: NodeID) {}
     func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> { .failure(.EROFS) }
+}
+
+extension TreeView {
+    /// Views whose content is there from the start wait for nothing.
+    public func waitForFirstContent(until deadline: DispatchTime) {}
 }
