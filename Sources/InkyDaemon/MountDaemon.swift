@@ -59,6 +59,14 @@ public enum MountDaemon {
         workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
         // Workers read the library and the vault's objects, nothing else (Landlock).
         workers.alsoReadable = configuration.vaultDirectory.map { [$0 + "/objects"] } ?? []
+        // A root mount's workers are not root, where that leaves them able to read the library.
+        if geteuid() == 0 {
+            if let reason = PrivilegeDrop.reasonToKeepRoot(for: [configuration.library] + workers.alsoReadable) {
+                log(.info("workers run as root: \(reason)"))
+            } else {
+                workers.dropRoot = true
+            }
+        }
         // Their stderr as log lines with levels, never raw in the log (libunarr's notes).
         workers.workerOutput = log
         if configuration.mount.limits.rendering.conversion.isActive || configuration.mount.covers != nil {

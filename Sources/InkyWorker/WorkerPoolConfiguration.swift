@@ -21,8 +21,14 @@ extension WorkerPool {
         /// Folders a mount's workers may read besides the library (the vault's objects; `Landlock`).
         public var alsoReadable: [String] = []
 
+        /// A root mount's workers become nobody with CAP_DAC_READ_SEARCH alone (`PrivilegeDrop`);
+        /// set by the daemon where the library's filesystems let nobody read what root does.
+        public var dropRoot = false
+
         /// The worker's command line: `arguments`, and the library (and what else it reads) when there is one.
-        var spawnArguments: [String] { arguments + (libraryRoot.map { ["--library", $0] + alsoReadable.flatMap { ["--also-read", $0] } } ?? []) }
+        var spawnArguments: [String] {
+            arguments + (libraryRoot.map { ["--library", $0] + alsoReadable.flatMap { ["--also-read", $0] } + (dropRoot ? ["--drop-root"] : []) } ?? [])
+        }
 
         public init(executable: String = HelperExecutable.worker.path, arguments: [String] = [], maxWorkers: Int = 4, timeout: Double = 15,
                     discardWorkerOutput: Bool = false) {

@@ -18,16 +18,23 @@ public enum WorkerServer {
     /// With `images`, the image library starts before the filter (it loads its format modules,
     /// which the filter's world may not reach): a mount that converts pages passes it.
     /// With a `library`, the worker confines itself (`Landlock`) to reading beneath it and
-    /// beneath `alsoReadable` (the vault's objects), before the seccomp filter.
+    /// beneath `alsoReadable` (the vault's objects), before the seccomp filter; with `dropRoot` too
+    /// (a root mount's), it first becomes nobody with CAP_DAC_READ_SEARCH alone (`PrivilegeDrop`).
     public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits(), library: String? = nil,
-                           alsoReadable: [String] = [], images: Bool = false) -> Never {
+                           alsoReadable: [String] = [], images: Bool = false, dropRoot: Bool = false) -> Never {
         nameTheTimeZone()
         ProcessHardening.makeNonDumpable()
         ProcessHardening.forbidNewPrivileges()
         ProcessHardening.releaseLargeBuffersEagerly()
+        limits.apply()
+        // A root mount's worker becomes nobody, with CAP_DAC_READ_SEARCH alone to open the library's
+        // comics, while it still has a single thread (capabilities are set per thread; later
+        // threads inherit them). The command line's workers run as their user and are left as they are.
+        if library != nil, dropRoot, case .failed(let step, let error) = PrivilegeDrop.dropRoot() {
+            FileHandle.standardError.write(Data("inkyfs worker: cannot drop root (step \(step)): \(error); it may still be root\n".utf8))
+        }
         exitWhenOrphaned()
         signal(SIGPIPE, SIG_IGN)
-        limits.apply()
         let channel = FrameChannel(fd: socket)
         // Opened before the filter, which still allows openat beneath it. Folders stay open for
         // a second, as the daemon's do: a folder's comics are listed one after another, and

@@ -27,8 +27,11 @@ struct InkyfsWorker: ParsableCommand {
         @Flag(help: "Start the image library before the sandbox: the mount converts pages.")
         var images = false
 
+        @Flag(help: "Run as root: become nobody, with CAP_DAC_READ_SEARCH alone, before the sandbox; with --library only.")
+        var dropRoot = false
+
         func run() throws {
-            WorkerServer.run(library: library, alsoReadable: alsoRead, images: images)
+            WorkerServer.run(library: library, alsoReadable: alsoRead, images: images, dropRoot: dropRoot)
         }
     }
 

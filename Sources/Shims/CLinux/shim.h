@@ -127,4 +127,42 @@ static inline int inky_landlock_confine(const int *folders, int count) {
     return done == 0 ? (int)abi : -failure;
 }
 
+/* A root mount's worker gives up root before Landlock and seccomp: uid and gid `uid`/`gid` (nobody,
+   nogroup), no supplementary groups, and of every capability only `keep` (CAP_DAC_READ_SEARCH, so
+   it can still open the library's 0600 comics: Landlock bounds where), in its effective and
+   permitted sets and its bounding set; none inheritable, none ambient. glibc's setgroups, setresgid
+   and setresuid change every thread of the process; the bounding set and capset change the calling
+   thread only, so this runs while the worker has no other thread, and every thread it starts later
+   inherits it. The capability structs and prctl numbers are kernel ABI, spelt out so
+   <linux/capability.h> stays out of the module. Returns 0, or the step that failed (1 ambient,
+   2 bounding set, 3 keepcaps, 4 setgroups, 5 setresgid, 6 setresuid, 7 capset, 8 a way back to
+   root was still open) with errno set. */
+extern int setgroups(unsigned long size, const unsigned int *list);
+extern int setresgid(unsigned int rgid, unsigned int egid, unsigned int sgid);
+extern int setresuid(unsigned int ruid, unsigned int euid, unsigned int suid);
+static inline int inky_drop_root(unsigned int uid, unsigned int gid, int keep) {
+    if (prctl(47 /* PR_CAP_AMBIENT */, 4 /* CLEAR_ALL */, 0, 0, 0) != 0 && errno != EINVAL) return 1;
+    for (int cap = 0; cap < 64; cap++) {
+        if (cap == keep) continue;
+        if (prctl(24 /* PR_CAPBSET_DROP */, cap, 0, 0, 0) != 0) {
+            if (errno == EINVAL) break; /* past the kernel's last capability */
+            return 2;
+        }
+    }
+    if (prctl(8 /* PR_SET_KEEPCAPS */, 1, 0, 0, 0) != 0) return 3;
+    if (setgroups(0, 0) != 0) return 4;
+    if (setresgid(gid, gid, gid) != 0) return 5;
+    if (setresuid(uid, uid, uid) != 0) return 6;
+    struct { unsigned int version; int pid; } header = { 0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0 };
+    struct { unsigned int effective, permitted, inheritable; } data[2] = {{0, 0, 0}, {0, 0, 0}};
+    if (keep >= 0) {
+        data[keep / 32].effective = 1U << (keep % 32);
+        data[keep / 32].permitted = 1U << (keep % 32);
+    }
+    if (syscall(SYS_capset, &header, data) != 0) return 7;
+    (void)prctl(8 /* PR_SET_KEEPCAPS */, 0, 0, 0, 0);
+    if (setresuid(0, 0, 0) == 0 || setresgid(0, 0, 0) == 0) { errno = EPERM; return 8; }
+    return 0;
+}
+
 #endif
