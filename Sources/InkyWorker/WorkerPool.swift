@@ -13,6 +13,10 @@ public final class WorkerPool: @unchecked Sendable {
     private let configuration: Configuration
     private let condition = NSCondition()
     private var idle: [WorkerProcess] = []
+    /// Signalled by `beginShutdown()`, reaped by `shutdown()`.
+    private var stopping: [WorkerProcess] = []
+    /// Exited, not reaped: `shutdown(reaping: false)`.
+    private var exited: [WorkerProcess] = []
     private var running = 0
     private var lastWorker: [String: pid_t] = [:]
     /// Workers started before the last `retireAll()` are stopped at their next check-in.
@@ -60,7 +64,7 @@ public final class WorkerPool: @unchecked Sendable {
             workers.forEach(forget)
             return workers
         }
-        for worker in stopped { worker.terminate() }
+        Self.end(stopped)
     }
 
     public init(_ configuration: Configuration) {
@@ -347,17 +351,49 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Stops every idle worker (busy ones stop when their request ends and the pool is gone).
-    public func shutdown() {
+    /// Signals every idle worker to end and returns at once: they give back their memory while
+    /// the caller finishes its own work (a daemon's last writes); `shutdown()` reaps them.
+    public func beginShutdown() {
+        let workers = takeIdle()
+        workers.forEach { $0.signalEnd() }
+        condition.withLock { stopping += workers }
+    }
+
+    /// Stops every idle worker and those `beginShutdown()` signalled, and waits until they are
+    /// gone (busy ones stop when their request ends and the pool is gone). `reaping: false`, for
+    /// a process that ends right after: waits until they have exited and leaves them unreaped
+    /// (`WorkerProcess.awaitExit`), kept here so that nothing reaps them before the process ends.
+    public func shutdown(reaping: Bool = true) {
         storedPages.closeAll()
         vaultPages.dropAll()
-        condition.lock()
-        let workers = idle
-        idle.removeAll()
-        running -= workers.count
-        workers.forEach(forget)
-        condition.unlock()
-        for worker in workers { worker.terminate() }
+        let workers = takeIdle() + condition.withLock { () -> [WorkerProcess] in
+            defer { stopping.removeAll() }
+            return stopping
+        }
+        if reaping {
+            Self.end(workers)
+        } else {
+            workers.forEach { $0.signalEnd() }
+            workers.forEach { $0.awaitExit() }
+            condition.withLock { exited += workers }
+        }
         output?.close()
+    }
+
+    private func takeIdle() -> [WorkerProcess] {
+        condition.withLock {
+            let workers = idle
+            idle.removeAll()
+            running -= workers.count
+            workers.forEach(forget)
+            return workers
+        }
+    }
+
+    /// All signalled first, then each reaped: they end side by side, not one after another
+    /// (each takes a few ms to give its memory back).
+    private static func end(_ workers: [WorkerProcess]) {
+        for worker in workers { worker.signalEnd() }
+        for worker in workers { worker.terminate() }
     }
 }

@@ -14,6 +14,8 @@ final class WorkerProcess {
     var vaultObject: String?
     private let channel: FrameChannel
     private var reaped = false
+    /// SIGKILL was sent by `signalEnd()`: a kill seen when reaping is ours, not from outside.
+    private var killSent = false
 
     /// Starts `executable arguments…` with the socket as fd 3, stdin and stdout on /dev/null
     /// (a library printing to stdout must not corrupt the protocol) and stderr on `output` (the
@@ -88,6 +90,23 @@ final class WorkerProcess {
         }
     }
 
+    /// Sends SIGKILL without waiting: workers stopped together give back their memory side by
+    /// side (a few ms each) while the caller goes on; `terminate()` reaps them after.
+    func signalEnd() {
+        guard !reaped, !killSent else { return }
+        killSent = true
+        kill(pid, SIGKILL)
+    }
+
+    /// Waits until the worker has exited, leaving it unreaped: a process about to end leaves
+    /// its dead children to whoever adopts them (a subreaper or PID 1). Reaping one frees its
+    /// /proc entries, which took 0-6 ms a worker at unmount, on the way out of the daemon.
+    func awaitExit() {
+        signalEnd()
+        var info = siginfo_t()
+        _ = Syscall.retrying { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
+    }
+
     func ending(grace: Double = 0) -> Ending {
         guard !reaped else { return Ending(signal: 0, status: 0, killedFromOutside: false) }
         reaped = true
@@ -104,6 +123,6 @@ final class WorkerProcess {
             _ = Syscall.retrying { waitpid(pid, &status, 0) }
         }
         let signal = status & 0x7F
-        return Ending(signal: signal, status: (status >> 8) & 0xFF, killedFromOutside: exited && signal == SIGKILL)
+        return Ending(signal: signal, status: (status >> 8) & 0xFF, killedFromOutside: exited && signal == SIGKILL && !killSent)
     }
 }
