@@ -124,6 +124,9 @@ public final class Database {
     /// Rows changed by the most recent INSERT, UPDATE or DELETE on this connection.
     public var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// Rows inserted, updated or deleted through this connection since it was opened.
+    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
     /// `PRAGMA user_version`: the schema version migrations compare against.
     public func userVersion() throws(SQLiteError) -> Int {
         let statement = try prepare("PRAGMA user_version")

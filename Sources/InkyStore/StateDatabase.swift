@@ -87,6 +87,19 @@ public final class StateDatabase: @unchecked Sendable {
         _ = try database.prepare("SELECT count(*) FROM comic_index").step()
     }
 
+    /// Copies what the write-ahead log holds into the database file and syncs both, when this
+    /// connection wrote anything: commits in WAL with `synchronous = NORMAL` reach the disk only
+    /// at a checkpoint, so the daemon calls this after its last write, and a power cut after an
+    /// unmount loses no page read. Waits for no reader. Nothing written, nothing done: even
+    /// with nothing to copy a checkpoint syncs the files and the folder (about 2 ms here).
+    public func checkpoint() {
+        guard !isInMemory else { return }
+        _ = try? withDatabase { database throws(SQLiteError) in
+            guard database.totalChanges > 0 else { return }
+            try database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        }
+    }
+
     /// True when the file could not be used and this run keeps its state in memory only.
     public var isInMemory: Bool { path == ":memory:" }
 
