@@ -34,4 +34,25 @@ final class MountExitTests: XCTestCase {
         let rows = try ArchiveMaker.run("/usr/bin/sqlite3", [database, "SELECT count(*) FROM reading"])
         XCTAssertGreaterThan(Int(rows.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 3, "reading state written")
     }
+
+    /// Pages read right before an unmount: once the daemon is gone their progress is in the
+    /// database file itself, copied there from the write-ahead log and synced, not only in the
+    /// log, whose commits reach the disk only at a checkpoint.
+    func testProgressReadRightBeforeTheUnmountIsInTheDatabaseFileOnceTheDaemonIsGone() throws {
+        let library = ArchiveMaker.temporaryDirectory("lib")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let comic = library.appendingPathComponent("One.cbz")
+        try FileManager.default.copyItem(atPath: Corpus.fixture("Space Patrol/Space Patrol 001.cbz"), toPath: comic.path)
+        let mounted = try MountedLibrary(library: library)
+        defer { mounted.unmount() }
+        // One page after another as a reader turns them: the last ones wait to be written
+        // (reads are coalesced) when the unmount comes.
+        for page in 3...6 { _ = try readFile(mounted.path(String(format: "One/%03d.jpg", page))) }
+        _ = try ArchiveMaker.run("/usr/bin/fusermount3", ["-u", mounted.mountpoint.path])
+        XCTAssertEqual(mounted.process.waitForExit(), 0, mounted.logText)
+        // immutable=1: the database file alone, its write-ahead log not read.
+        let database = mounted.stateHome.appendingPathComponent("inkyfs/state.sqlite").path
+        let row = try ArchiveMaker.run("/usr/bin/sqlite3", ["file:\(database)?immutable=1", "SELECT path, last_page, page_count FROM reading"])
+        XCTAssertEqual(row.trimmingCharacters(in: .whitespacesAndNewlines), "\(comic.path)|5|12", "page 006 of 12, 0-based")
+    }
 }
