@@ -120,11 +120,11 @@ extension LibraryFilesystem {
     /// generation: a changed archive whose pages' numbers happened to come out the same (the
     /// number carries 16 bits of it) still gets fresh inodes, never the old file's cached bytes.
     func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot,
-                                source known: SourcePermissions? = nil) -> NodeAttributes {
+                        source known: SourcePermissions? = nil, entryTimeout: Double? = nil) -> NodeAttributes {
         let source = known ?? comicPermissions(comic)
         var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
                                         modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
-                                        entryTimeout: comic.isVault ? options.pageEntryTimeout : pageEntryTimeout,
+                                        entryTimeout: entryTimeout ?? (comic.isVault ? options.pageEntryTimeout : pageEntryTimeout),
                                         attributeTimeout: options.pageAttributeTimeout,
                                         owner: source.owner, group: source.group)
         attributes.generation = snapshot.identity.generation
@@ -210,19 +210,24 @@ extension LibraryFilesystem {
     /// their attributes, numbered in one go.
     func comicEntries(_ comic: ComicRef, _ snapshot: ComicState.Snapshot, _ source: SourcePermissions) -> [DirectoryEntry] {
         let children = comicChildren(comic, snapshot)
+        // Once a comic, not once a page: the entry timeout reads the watcher's coverage under
+        // two locks.
+        let entryTimeout = comic.isVault ? options.pageEntryTimeout : pageEntryTimeout
+        let listing = try? snapshot.listing.get()
         return zip(children, nodes.ids(for: children.map(\.node))).map { child, id in
-            DirectoryEntry(name: child.name, id: id, kind: .regularFile, attributes: listedAttributes(id, child.node, comic, snapshot, source))
+            let attributes = listedAttributes(id, child.node, comic, snapshot, listing, source, entryTimeout: entryTimeout)
+            return DirectoryEntry(name: child.name, id: id, kind: .regularFile, attributes: attributes)
         }
     }
 
     /// A comic file's attributes as its listing tells them; nil for a page whose size only a
     /// render tells (a listing never renders).
     private func listedAttributes(_ id: NodeID, _ node: Node, _ comic: ComicRef, _ snapshot: ComicState.Snapshot,
-                                  _ source: SourcePermissions) -> NodeAttributes? {
+                                  _ listing: ComicListing?, _ source: SourcePermissions, entryTimeout: Double) -> NodeAttributes? {
         switch node {
         case .page(_, _, let index):
-            guard case .success(let listing) = snapshot.listing, let page = listing.pages[safe: index], page.isSizeKnown else { return nil }
-            return fileAttributes(id, comic, size: page.size, snapshot, source: source)
+            guard let page = listing?.pages[safe: index], page.isSizeKnown else { return nil }
+            return fileAttributes(id, comic, size: page.size, snapshot, source: source, entryTimeout: entryTimeout)
         case .comicInfo:
             guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return nil }
             return fileAttributes(id, comic, size: size, snapshot, source: source)
