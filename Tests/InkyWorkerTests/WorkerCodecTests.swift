@@ -174,7 +174,7 @@ final class WorkerCodecTests: XCTestCase {
     /// `parserFailed`, as for any other garbage.
     func testAWorkerSendingAMalformedBinaryListingIsStopped() throws {
         // A binary frame of 3 bytes: the listing tag, then an identity cut short.
-        let pool = WorkerPool(.init(executable: "/bin/sh", arguments: ["-c", #"printf '\003\000\000\000\003\001\000\000' >&3; sleep 600"#],
+        let pool = WorkerPool(.init(executable: "/bin/sh", arguments: ["-c", #"printf '\003\000\000\000\003\001\000\000' >&3; exec sleep 600"#],
                                     maxWorkers: 1, timeout: 300))
         defer { pool.shutdown() }
         let started = Date()

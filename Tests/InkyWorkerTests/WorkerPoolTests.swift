@@ -88,11 +88,11 @@ final class WorkerPoolTests: XCTestCase {
     }
 
     func testImpostorsAreStoppedWithTypedErrors() throws {
-        let garbage = pool(executable: "/bin/sh", arguments: ["-c", "head -c 64 /dev/urandom >&3; sleep 30"])
+        let garbage = pool(executable: "/bin/sh", arguments: ["-c", "head -c 64 /dev/urandom >&3; exec sleep 30"])
         XCTAssertThrowsError(try garbage.list("x.cbz", limits: .default)) { error in
             XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "the worker sent garbage and was stopped"))
         }
-        let silent = pool(timeout: 1, executable: "/bin/sh", arguments: ["-c", "sleep 600"])
+        let silent = pool(timeout: 1, executable: "/bin/sh", arguments: ["-c", "exec sleep 600"])
         let started = Date()
         XCTAssertThrowsError(try silent.list("x.cbz", limits: .default)) { error in
             XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "timed out: the archive parser made no progress for 1 s"))
