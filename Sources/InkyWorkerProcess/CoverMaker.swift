@@ -19,7 +19,10 @@ public enum CoverMaker {
 
     /// How a cover is converted (`inkyfs-worker __convert --cover` times the same). The width is bounded
     /// too (three heights): a panorama strip must not become a huge cover.
+    /// It fits `CoverSize.bytes`, the size every `folder.jpg` is listed with before it is made.
     public static func settings(height: Int, maxBytes: Int) -> ImageConversion {
-        ImageConversion(fit: ImageSize(width: height * 3, height: height), output: .jpeg, jpegQuality: 80, maxBytes: maxBytes)
+        var settings = ImageConversion(fit: ImageSize(width: height * 3, height: height), output: .jpeg, jpegQuality: 80, maxBytes: maxBytes)
+        settings.fitBytes = CoverSize.bytes
+        return settings
     }
 }
