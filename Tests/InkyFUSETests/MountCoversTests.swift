@@ -128,8 +128,14 @@ final class MountCoversTests: XCTestCase {
         }
         XCTAssertEqual(mount.unmount(), 0)
 
-        // Room for the largest cover alone: each new one pushes out the one used longest ago.
-        let cap = covers.map(\.count).max()! + 100
+        // Room for the largest cover alone: each new one pushes out the one used longest ago. (The
+        // cache keeps covers as made; folder.jpg serves them padded to the size they were listed with.)
+        let made = scratch.appendingPathComponent("big").path + "/inkyfs/covers"
+        let madeSizes = try FileManager.default.contentsOfDirectory(atPath: made).map { name in
+            try FileManager.default.attributesOfItem(atPath: made + "/" + name)[.size] as? Int ?? 0
+        }
+        XCTAssertEqual(madeSizes.count, 3)
+        let cap = madeSizes.max()! + 100
         let tiny = scratch.appendingPathComponent("tiny")
         mount = try MountedLibrary(library: library, arguments: ["-o", "cover_cache_size=\(cap)B"],
                                    environment: ["XDG_CACHE_HOME": tiny.path], covers: true)
@@ -143,16 +149,18 @@ final class MountCoversTests: XCTestCase {
         let total = try kept.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? Int ?? 0) }
         XCTAssertLessThanOrEqual(total, cap)
         XCTAssertEqual(kept.count, 1, "\(kept)")
-        XCTAssertEqual(try readFile(folder + "/" + kept[0]), covers[2], "the newest stays")
+        XCTAssertEqual(try readFile(folder + "/" + kept[0]), try readFile(made + "/" + kept[0]), "the newest stays")
 
-        // A first page that is no image: no folder.jpg, tried once, and the mount goes on.
+        // A first page that is no image: listed at first (nothing is known before the making),
+        // tried once, then no folder.jpg (the kernel is told), and the mount goes on.
         let broken = library.appendingPathComponent("Broken")
         try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
         try ArchiveMaker.zip(at: broken.appendingPathComponent("Broken 01.cbz"),
                              members: [("p1.jpg", ArchiveMaker.noise(count: 5000, seed: 7)), ("p2.jpg", covers[0])])
         mount = try MountedLibrary(library: library, environment: ["XDG_CACHE_HOME": tiny.path], covers: true)
-        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: mount.path("Broken")).contains("folder.jpg"))
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: mount.path("Broken")).contains("folder.jpg"))
         XCTAssertTrue(mount.logSays("cover failed"), mount.logText)
+        XCTAssertTrue(waitUntil(10) { !((try? FileManager.default.contentsOfDirectory(atPath: mount.path("Broken"))) ?? ["folder.jpg"]).contains("folder.jpg") })
         for _ in 0..<2 {
             XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: mount.path("Broken")).contains("folder.jpg"))
             XCTAssertEqual(errnoName(readErrno(mount.path("Broken/folder.jpg"))), errnoName(ENOENT), "a failed cover is no folder.jpg")
@@ -170,8 +178,8 @@ final class MountCoversTests: XCTestCase {
     }
 
     /// `ls -l` of a series folder whose cover is not made returns while the worker making it
-    /// is held back (a test hook of debug builds), without `folder.jpg`; once the worker may go
-    /// on, the cover appears in the listing by itself, and reads as a JPEG.
+    /// is held back (a test hook of debug builds), with `folder.jpg` at the size it will have;
+    /// the first read waits for the worker, and reads as a JPEG of that size.
     func testAListingNeverWaitsForACover() throws {
         try makeSeries()
         let hold = scratch.appendingPathComponent("hold")
@@ -180,13 +188,31 @@ final class MountCoversTests: XCTestCase {
                                                                         "INKYFS_TEST_WORKER_HOLD": hold.path], covers: true)
         let listing = try ArchiveMaker.run("/bin/ls", ["-la", mount.path("Series")])
         XCTAssertTrue(listing.contains("Series 01") && listing.contains(".directory"), listing)
-        XCTAssertFalse(listing.contains("folder.jpg"), "no cover yet: its worker is held\n\(listing)")
+        XCTAssertTrue(listing.contains("196608 ") && listing.contains("folder.jpg"), "listed with its size, not made yet\n\(listing)")
         // The making is under way and held: the folder is listed and looked up again at once.
         XCTAssertEqual(try ArchiveMaker.run("/bin/ls", ["-la", mount.path("Series")]), listing)
-        XCTAssertNil(statSize(mount.path("Series/folder.jpg")))
+        XCTAssertEqual(statSize(mount.path("Series/folder.jpg")), 196_608)
+        // The first read waits in the daemon (the kernel counts it as waiting) for the held
+        // worker, and gets the whole cover once the worker may go on: not an error, nor less.
+        let read = DispatchGroup()
+        let cover = LockedBox<[UInt8]?>(nil)
+        let path = mount.path("Series/folder.jpg")
+        DispatchQueue.global().async(group: read) { cover.value = try? readFile(path) }
+        XCTAssertTrue(waitUntil(30) { Self.requestsWaiting(in: mount) > 0 }, "a read waiting in the daemon")
+        XCTAssertEqual(read.wait(timeout: .now()), .timedOut)
         try FileManager.default.removeItem(at: hold)
-        XCTAssertTrue(appears("folder.jpg", in: mount.path("Series")), mount.logText)
+        XCTAssertEqual(read.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(cover.value?.count, 196_608)
         XCTAssertEqual(try inspect(mount.path("Series/folder.jpg")).height, 600)
         XCTAssertEqual(mount.unmount(), 0)
+    }
+
+    /// Requests the kernel has sent the mount and not had answered (fusectl's `waiting`).
+    private static func requestsWaiting(in mount: MountedLibrary) -> Int {
+        var info = stat()
+        guard stat(mount.mountpoint.path, &info) == 0,
+              let text = try? String(contentsOfFile: "/sys/fs/fuse/connections/\(info.st_dev & 0xFF | (info.st_dev >> 12) & ~0xFF)/waiting", encoding: .utf8)
+        else { return 0 }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }
