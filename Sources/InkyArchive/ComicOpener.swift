@@ -30,14 +30,16 @@ public enum ComicOpener {
         let source = FileSource(bytes: bytes, label: label)
         let format = try detectFormat(source)
         if format == .pdf { return try PDFComicReader(bytes: bytes, label: label, limits: limits) }
-        return try reader(for: format, label: label, limits: limits,
+        // A ZIP is listed from its central directory: each local header is a chunk to decrypt.
+        return try reader(for: format, label: label, limits: limits, listFromDirectory: true,
                           rar4: { () throws(ComicError) in try UnarrComicReader(bytes: source, limits: limits) },
                           source: { FileSource(bytes: bytes, label: label) })
     }
 
     /// The backend for a detected format, wherever the bytes come from: `rar4` makes the unarr
-    /// reader, `source` opens the bytes again for libarchive (each restart reopens them).
-    static func reader(for format: ArchiveFormat, label: String, limits: ComicLimits,
+    /// reader, `source` opens the bytes again for libarchive (each restart reopens them);
+    /// `listFromDirectory` lists a ZIP from its central directory (`ZipDirectoryListing`).
+    static func reader(for format: ArchiveFormat, label: String, limits: ComicLimits, listFromDirectory: Bool = false,
                                rar4: () throws(ComicError) -> UnarrComicReader,
                                source: @escaping () throws(ComicError) -> FileSource) throws(ComicError) -> any ComicReader {
         switch format {
@@ -48,7 +50,10 @@ public enum ComicOpener {
             // behind it; what that reader does not decode goes to libarchive.
             if let reader = try SevenZipComicReader.open(source: source(), limits: limits) { return reader }
             return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
-        case .zip, .rar5, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
+        case .zip:
+            return try LibArchiveComicReader(label: label, format: format, limits: limits,
+                                             listFromDirectory: listFromDirectory, openSource: source)
+        case .rar5, .tar, .gzip, .bzip2, .xz, .zstd, .lzip:
             return try LibArchiveComicReader(label: label, format: format, limits: limits, openSource: source)
         case .pdf, .ace, .oldRAR, .folder:
             // A PDF never comes here: each `open` hands it to MuPDF, by name or through its bytes.

@@ -103,9 +103,9 @@ final class FileSource {
         self.init(bytes: try ArchiveFile(path: path), label: path)
     }
 
-    /// Announces ranges about to be read, when the bytes are a plain file (a vault object's are not).
+    /// Announces ranges about to be read (`RandomAccessBytes.willNeed`).
     func willNeed(_ ranges: [(offset: Int64, length: Int)]) {
-        (bytes as? ArchiveFile)?.willNeed(ranges)
+        bytes.willNeed(ranges)
     }
 
     init(bytes: any RandomAccessBytes, label: String) {

@@ -35,12 +35,18 @@ final class LibArchiveComicReader: EntryStreamingReader {
 
     /// Opens the archive's bytes again when the decoder has to restart.
     private let openSource: () throws(ComicError) -> FileSource
+    /// A ZIP listed from its central directory: each entry's local header offset and path, by
+    /// entry index; nil when libarchive walked the headers.
+    private let members: [(offset: Int64, path: String)]?
 
     convenience init(path: String, format: ArchiveFormat, limits: ComicLimits) throws(ComicError) {
         try self.init(label: path, format: format, limits: limits) { () throws(ComicError) in try FileSource(path: path) }
     }
 
-    init(label: String, format: ArchiveFormat, limits: ComicLimits,
+    /// `listFromDirectory`: a ZIP whose central directory is whole is listed from it alone, and
+    /// each member read from its own local header on (`ZipDirectoryListing`): for bytes where
+    /// every local header costs a round trip and a decryption (a vault object).
+    init(label: String, format: ArchiveFormat, limits: ComicLimits, listFromDirectory: Bool = false,
          openSource: @escaping () throws(ComicError) -> FileSource) throws(ComicError) {
         self.path = label
         self.format = format
@@ -73,15 +79,26 @@ final class LibArchiveComicReader: EntryStreamingReader {
         if directory?.hasOverlappingRecords == true {
             throw .corrupted(path: path, detail: "overlapping entries: central-directory records share one member's bytes (an overlap bomb?)")
         }
-        if let directory {
-            // Listing visits every local header: fetch them together, not one seek at a time.
-            source.willNeed(directory.localHeaderOffsets.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
-        }
-        var handle = try LibArchiveHandle(source: source, format: format)
-        var walk = try HeaderWalk.walk(handle, path: path, limits: limits, capture: true)
-        if walk.captureFailed {
-            handle = try LibArchiveHandle(source: reopen(), format: format)
-            walk = try HeaderWalk.walk(handle, path: path, limits: limits, capture: false)
+        let members = listFromDirectory ? directory.flatMap(ZipDirectoryListing.init) : nil
+        self.members = members.map { listed in zip(listed.localHeaderOffsets, listed.entries.map(\.path)).map { ($0, $1) } }
+        var walk = HeaderWalk()
+        var handleDamage: [(offset: Int64, why: String)] = []
+        var counted = source  // whose bytes the listing's stats count, as before
+        if let members {
+            walk.entries = members.entries
+        } else {
+            if let directory {
+                // Listing visits every local header: fetch them together, not one seek at a time.
+                source.willNeed(directory.localHeaderOffsets.map { ($0, LibArchiveHandle.CallbackState.firstBlock) })
+            }
+            var handle = try LibArchiveHandle(source: source, format: format)
+            walk = try HeaderWalk.walk(handle, path: path, limits: limits, capture: true)
+            if walk.captureFailed {
+                handle = try LibArchiveHandle(source: reopen(), format: format)
+                walk = try HeaderWalk.walk(handle, path: path, limits: limits, capture: false)
+            }
+            handleDamage = handle.damagedHeaders
+            counted = handle.source
         }
         var entries = walk.entries
         for index in entries.indices where encryptedNames.contains(entries[index].path) {
@@ -99,7 +116,7 @@ final class LibArchiveComicReader: EntryStreamingReader {
         archiveComment = directory.flatMap { $0.comment.isEmpty ? nil : $0.comment }
         var listing = try ComicListing.build(path: path, format: format, entries: entries, isSolid: solid, limits: limits)
         // Offsets in the file, also after a resync shifted what libarchive reads.
-        damagedHeaders += handle.damagedHeaders.map { ($0.offset + shift, $0.why) }
+        damagedHeaders += handleDamage.map { ($0.offset + shift, $0.why) }
         for damaged in damagedHeaders.prefix(max(0, ComicListing.maxSkippedKept - listing.skipped.count)) {
             listing.skipped.append(SkippedEntry(path: "(header at byte \(damaged.offset))", reason: .damagedHeader(damaged.why)))
         }
@@ -107,6 +124,10 @@ final class LibArchiveComicReader: EntryStreamingReader {
             // Offsets into the bytes this reader reads: the file itself, or a vault object's
             // plaintext, whose ranges the daemon then decrypts instead of the file's it preads.
             let records = ZipStoredEntries.records(of: directory, for: entries)
+            if members != nil {
+                // Locating stored members reads their local headers: all asked for at once.
+                source.willNeed(records.values.filter { $0.method == 0 }.map { ($0.localHeaderOffset, 30 + $0.name.count) })
+            }
             let stored = ZipStoredEntries.locate(in: source, records: records, entries: entries)
             for number in listing.pages.indices { listing.pages[number].storedData = stored[listing.pages[number].entryIndex] }
             // The CRC-32s the directory declares: a CBZ made of the pages (`--as cbz`) needs no
@@ -119,10 +140,13 @@ final class LibArchiveComicReader: EntryStreamingReader {
             listing.pages[number].learnedCRC32 = checksums[listing.pages[number].entryIndex]
         }
         self.listing = listing
-        finishedStats.sourceBytesRead = handle.source.bytesRead
+        finishedStats.sourceBytesRead = counted.bytesRead
     }
 
     deinit { chunkStorage?.deallocate() }
+
+    /// Whether the listing came from a ZIP's central directory alone (`ZipDirectoryListing`).
+    var isListedFromDirectory: Bool { members != nil }
 
     func countProduced(_ bytes: Int64) { finishedStats.pageBytesProduced += bytes }
 
@@ -143,38 +167,62 @@ final class LibArchiveComicReader: EntryStreamingReader {
     }
 
     func cost(of page: Page) -> ReadCost {
-        handle == nil ? (page.entryIndex == 0 || !listing.isSolid ? .direct : .forward(skippedEntries: page.entryIndex))
+        members != nil ? .direct : handle == nil ? (page.entryIndex == 0 || !listing.isSolid ? .direct : .forward(skippedEntries: page.entryIndex))
             : position.cost(of: page.entryIndex, isSolid: listing.isSolid)
     }
 
     func stream(entryIndex: Int, name: String, size: Int64,
                 into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        if members != nil { return try streamMember(entryIndex: entryIndex, name: name, size: size, into: sink) }
         do throws(ComicError) {
             let handle = try positionedHandle(at: entryIndex)
-            var budget = PageBudget(path: path, entryName: name, declaredSize: size, limits: limits)
-            let consumedAtStart = handle.source.bytesRead
-            position.pendingEntry = nil
-            let expected = checksums[entryIndex]
-            var crc: UInt32 = 0
-            while true {
-                let got = try handle.readData(into: chunk, count: Self.chunkBytes)
-                if got == 0 { break }
-                try budget.accept(got, consumed: handle.source.bytesRead - consumedAtStart)
-                let bytes = UnsafeRawBufferPointer(start: chunk, count: got)
-                if expected != nil { crc = CRC32.checksum(bytes, continuing: crc) }
-                sink(bytes)
-                onProgress?()
-            }
-            try budget.finish()
-            // A failed page is dropped whole by whoever collects it (the daemon drops what a
-            // worker sent of a page that then fails), so checking at the end serves no bad byte.
-            if let expected, crc != expected { throw .corrupted(path: path, detail: "'\(name)' fails its CRC-32") }
+            try pump(handle, entryIndex: entryIndex, name: name, size: size, into: sink)
         } catch {
             // After a decoder error the handle's state is unknown: start clean next time. An
             // entry that only failed its checksum leaves the stream intact, positioned after it.
             if handle?.entryEndedDamaged != true { dropHandle() }
             throw error
         }
+    }
+
+    /// A member of a ZIP listed from its directory: libarchive's streaming reader from the
+    /// member's local header on, on a handle of its own (no walk through the headers before
+    /// it). The header must name the member the directory does, or nothing is read.
+    private func streamMember(entryIndex: Int, name: String, size: Int64,
+                              into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        guard let members, members.indices.contains(entryIndex) else {
+            throw .corrupted(path: path, detail: "entry \(entryIndex) is not in the central directory")
+        }
+        let member = members[entryIndex]
+        let handle = try LibArchiveHandle(source: openSource().shifted(by: member.offset), format: format, zipMember: true)
+        defer { finishedStats.sourceBytesRead += handle.source.bytesRead }
+        guard case .entry(let local) = try handle.nextHeader(), local.path == member.path else {
+            throw .corrupted(path: path, detail: "'\(name)': its local header does not match the central directory")
+        }
+        try pump(handle, entryIndex: entryIndex, name: name, size: size, into: sink)
+    }
+
+    /// The current entry's bytes into `sink` under the page budget, then its CRC-32 checked.
+    private func pump(_ handle: LibArchiveHandle, entryIndex: Int, name: String, size: Int64,
+                      into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        var budget = PageBudget(path: path, entryName: name, declaredSize: size, limits: limits)
+        let consumedAtStart = handle.source.bytesRead
+        position.pendingEntry = nil
+        let expected = checksums[entryIndex]
+        var crc: UInt32 = 0
+        while true {
+            let got = try handle.readData(into: chunk, count: Self.chunkBytes)
+            if got == 0 { break }
+            try budget.accept(got, consumed: handle.source.bytesRead - consumedAtStart)
+            let bytes = UnsafeRawBufferPointer(start: chunk, count: got)
+            if expected != nil { crc = CRC32.checksum(bytes, continuing: crc) }
+            sink(bytes)
+            onProgress?()
+        }
+        try budget.finish()
+        // A failed page is dropped whole by whoever collects it (the daemon drops what a
+        // worker sent of a page that then fails), so checking at the end serves no bad byte.
+        if let expected, crc != expected { throw .corrupted(path: path, detail: "'\(name)' fails its CRC-32") }
     }
 
     /// A handle whose current header is `entryIndex`, reopening only to go backwards.

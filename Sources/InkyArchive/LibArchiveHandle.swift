@@ -66,7 +66,9 @@ final class LibArchiveHandle {
         }
     }
 
-    init(source: FileSource, format: ArchiveFormat) throws(ComicError) {
+    /// `zipMember`: the source starts at one ZIP member's local header, read with libarchive's
+    /// streaming ZIP reader (the seekable one would look for the directory at the end).
+    init(source: FileSource, format: ArchiveFormat, zipMember: Bool = false) throws(ComicError) {
         _ = Self.utf8Names
         guard let archive = archive_read_new() else {
             throw .limitExceeded(path: source.path, detail: "out of memory opening the archive")
@@ -75,7 +77,11 @@ final class LibArchiveHandle {
         self.format = format
         self.archive = archive
         self.callbackState = CallbackState(source: source)
-        Self.enableFormats(of: format, on: archive)
+        if zipMember && format == .zip {
+            archive_read_support_format_zip_streamable(archive)
+        } else {
+            Self.enableFormats(of: format, on: archive)
+        }
         let client = Unmanaged.passUnretained(callbackState).toOpaque()
         archive_read_set_read_callback(archive, { _, client, block in
             let state = Unmanaged<CallbackState>.fromOpaque(client!).takeUnretainedValue()

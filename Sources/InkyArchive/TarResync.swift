@@ -49,4 +49,8 @@ final class ShiftedBytes: RandomAccessBytes {
     func read(at position: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int {
         try base.read(at: position + offset, into: buffer, count: count)
     }
+
+    func willNeed(_ ranges: [(offset: Int64, length: Int)]) {
+        base.willNeed(ranges.map { ($0.offset + offset, $0.length) })
+    }
 }

@@ -5,4 +5,13 @@ public protocol RandomAccessBytes: AnyObject {
     var size: Int64 { get }
     /// Reads up to `count` bytes at `offset` into `buffer`; returns 0 at the end.
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws(ComicError) -> Int
+    /// Announces ranges about to be read, so scattered small reads find them in memory instead
+    /// of each waiting on the disk in turn: a hint only (posix_fadvise WILLNEED for a file, for
+    /// a vault object the sealed chunks that hold them).
+    func willNeed(_ ranges: [(offset: Int64, length: Int)])
+}
+
+extension RandomAccessBytes {
+    /// Bytes already in memory need no hint.
+    public func willNeed(_ ranges: [(offset: Int64, length: Int)]) {}
 }

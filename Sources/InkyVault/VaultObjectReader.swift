@@ -189,6 +189,20 @@ public final class VaultObjectReader {
         return written
     }
 
+    /// Asks the kernel to start reading the sealed chunks that hold these plaintext ranges
+    /// (posix_fadvise WILLNEED): a listing's scattered small reads (a ZIP's local headers, one
+    /// chunk each) then find them in memory instead of each waiting on the disk in turn. A hint
+    /// only; nothing is decrypted here.
+    public func willNeed(_ ranges: [(offset: UInt64, length: Int)]) {
+        for range in ranges where range.offset < size && range.length > 0 {
+            let chunks = layout.chunks(coveringOffset: range.offset, count: Int(min(UInt64(range.length), size - range.offset)))
+            guard let last = chunks.last else { continue }
+            let start = layout.storedOffset(ofChunk: chunks.lowerBound)
+            let end = layout.storedOffset(ofChunk: last) + UInt64(layout.storedLength(ofChunk: last))
+            _ = posix_fadvise(file.raw, off_t(start), off_t(end - start), 3 /* POSIX_FADV_WILLNEED */)
+        }
+    }
+
     /// Reads the sealed chunks from `first` on (up to `end`, as many as a run holds) in one go.
     private func readRun(from first: UInt64, to end: UInt64) throws(VaultError) {
         let run = self.run ?? SealedChunkRun(layout: layout, direct: direct)

@@ -20,4 +20,8 @@ final class VaultObjectBytes: RandomAccessBytes {
             throw .corrupted(path: reader.path, detail: "\(error)")
         }
     }
+
+    func willNeed(_ ranges: [(offset: Int64, length: Int)]) {
+        reader.willNeed(ranges.compactMap { $0.offset >= 0 ? (UInt64($0.offset), $0.length) : nil })
+    }
 }
