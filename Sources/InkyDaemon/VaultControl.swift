@@ -41,6 +41,10 @@ enum VaultControl {
             ProcessHardening.wipeFreedMemory()
             // Straight from the receive buffer into locked memory: no other copy is made.
             let secret = SecureBytes(count: password.count) { $0.copyMemory(from: password) }
+            // Workers for its comics start now, beside the password's derivation (~200 ms), not
+            // after it: the first listing then waits for no process start, and their start-up
+            // does not compete with it. They hold no key until a comic's is sent.
+            if Vault.holdsObjects(at: vaultDirectory) { pool.warmUpVaultWorkers() }
             do throws(VaultError) {
                 let vault = try Vault.unlock(at: vaultDirectory, password: secret,
                                              acceptRollback: request == .unlockAcceptingRollback)
@@ -48,9 +52,6 @@ enum VaultControl {
                 // and show that comic's ERROR.txt ("not a comic archive") until the next lock.
                 pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
                 let count = (try? vault.entries.count) ?? 0
-                // Its comics' first listings (for the vault's views, or as Vault/ is read) then
-                // wait for no process start.
-                if count > 0 { pool.warmUpVaultWorkers() }
                 filesystem.unlockVault(vault)
                 log("vault unlocked")
                 // Counts and random object names only: the log never learns a comic's name.

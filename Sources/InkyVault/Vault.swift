@@ -34,6 +34,19 @@ public enum Vault {
         try unlock(at: directory, password: password, environment: .system, acceptRollback: acceptRollback)
     }
 
+    /// Whether the vault in `directory` holds any object file: known without the password (the
+    /// files are there to see, their names random), so work that only a vault with comics needs
+    /// can start while the password is still being derived. False when unreadable.
+    public static func holdsObjects(at directory: String) -> Bool {
+        guard let folder = opendir(VaultPaths(root: directory).objects) else { return false }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { return true }
+        }
+        return false
+    }
+
     static func create(
         at directory: String, password: SecureBytes, kdf: VaultKDF, environment: VaultEnvironment
     ) throws(VaultError) {

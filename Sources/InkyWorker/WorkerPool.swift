@@ -27,6 +27,9 @@ public final class WorkerPool: @unchecked Sendable {
     private var vaultWorkers: [pid_t: String] = [:]
     /// Workers starting in the background for a vault object that has one busy.
     private var startingFor: [String: Int] = [:]
+    /// Workers starting in the background for no comic yet (a vault's, at unlock), by whether
+    /// their output is discarded: a request they fit waits for one rather than start its own.
+    private var startingAhead: [Bool: Int] = [:]
     private let storedPages: StoredPageReader
     private let vaultPages = VaultStoredPageReader()
     /// Where workers' stderr goes when `Configuration.workerOutput` says.
@@ -114,7 +117,8 @@ public final class WorkerPool: @unchecked Sendable {
     func exchange(path: String, request: WorkerRequest,
                           handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
         let key = keyProvider?(path)
-        let worker = try checkOut(for: path, vault: key != nil)
+        let decodes = switch request { case .read, .cover: true; default: false }
+        let worker = try checkOut(for: path, vault: key != nil, decodes: decodes)
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
@@ -177,8 +181,11 @@ public final class WorkerPool: @unchecked Sendable {
     /// vault comics starts none: each goes back to its own. While its own worker is busy, a
     /// request waits for it (a page's decode, milliseconds) instead of starting one in its place
     /// (a process and its sandbox, 40-180 ms), or of stopping another comic's; a second worker
-    /// for it starts beside, in the background, only in a free slot (`vaultWorkersPerObject`).
-    private func checkOut(for path: String, vault: Bool) throws(ComicError) -> WorkerProcess {
+    /// for it starts beside, in the background, only in a free slot (`vaultWorkersPerObject`),
+    /// and only for a request that `decodes` pages (a listing or a ComicInfo.xml takes its own
+    /// worker milliseconds, less than a start: the vault's views list every comic as the
+    /// reader lists the first, and each second worker started for that was never used).
+    private func checkOut(for path: String, vault: Bool, decodes: Bool) throws(ComicError) -> WorkerProcess {
         condition.lock()
         defer { condition.unlock() }
         let quiet = configuration.discardWorkerOutput || (vault && Self.vaultWorkersAreQuiet)
@@ -193,7 +200,16 @@ public final class WorkerPool: @unchecked Sendable {
             if vault, let index = idle.lastIndex(where: { $0.vaultObject == path }) { return idle.remove(at: index) }
             if let index = idle.lastIndex(where: fits) { return claim(idle.remove(at: index), for: path, vault: vault) }
             if vault, workers(of: path) > 0 {
-                if running < configuration.maxWorkers, workers(of: path) < vaultWorkersPerObject { startInBackground(quiet: quiet, for: path) }
+                if decodes, running < configuration.maxWorkers, workers(of: path) < vaultWorkersPerObject {
+                    startInBackground(quiet: quiet, for: path)
+                }
+                condition.wait()
+                continue
+            }
+            // One started ahead is nearly ready (a vault's first listing comes right after the
+            // unlock that started them): starting another for this request costs a process start
+            // (40-180 ms of CPU) and waits as long.
+            if (vault ? startingAhead[quiet] ?? 0 : startingAhead.values.reduce(0, +)) > 0 {
                 condition.wait()
                 continue
             }
@@ -255,7 +271,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// where the request that wanted it (or any that fits) takes it.
     private func startInBackground(quiet: Bool, for path: String?) {
         running += 1
-        if let path { startingFor[path, default: 0] += 1 }
+        if let path { startingFor[path, default: 0] += 1 } else { startingAhead[quiet, default: 0] += 1 }
         let started = epoch
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             let worker = try? WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
@@ -264,6 +280,8 @@ public final class WorkerPool: @unchecked Sendable {
                 if let path {
                     startingFor[path, default: 1] -= 1
                     if startingFor[path] == 0 { startingFor[path] = nil }
+                } else {
+                    startingAhead[quiet, default: 1] -= 1
                 }
                 if let worker { epochs[worker.pid] = started }
             }
@@ -276,12 +294,13 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// While a vault is unlocked: workers for its comics started ahead, in free slots, so the
+    /// As a vault is unlocked: workers for its comics started ahead, in free slots, so the
     /// first comic opened (and the second worker of each) does not wait for a process to start.
+    /// Those already idle or starting count: calling it again starts no more.
     public func warmUpVaultWorkers() {
         condition.withLock {
             let quiet = configuration.discardWorkerOutput || Self.vaultWorkersAreQuiet
-            let spare = idle.filter { $0.vaultObject == nil && $0.isQuiet == quiet }.count
+            let spare = idle.filter { $0.vaultObject == nil && $0.isQuiet == quiet }.count + (startingAhead[quiet] ?? 0)
             let ahead = min(vaultWorkersPerObject, ProcessInfo.processInfo.activeProcessorCount)
             for _ in spare..<max(spare, ahead) where running < configuration.maxWorkers {
                 startInBackground(quiet: quiet, for: nil)
