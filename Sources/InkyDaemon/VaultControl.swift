@@ -41,10 +41,10 @@ enum VaultControl {
             ProcessHardening.wipeFreedMemory()
             // Straight from the receive buffer into locked memory: no other copy is made.
             let secret = SecureBytes(count: password.count) { $0.copyMemory(from: password) }
-            // Workers for its comics start now, beside the password's derivation (~200 ms), not
-            // after it: the first listing then waits for no process start, and their start-up
-            // does not compete with it. They hold no key until a comic's is sent.
-            if Vault.holdsObjects(at: vaultDirectory) { pool.warmUpVaultWorkers() }
+            // The first comic's worker starts now, beside the password's derivation (~200 ms on
+            // one CPU), not after it: the first listing then waits for no process start. One
+            // only, so the derivation keeps its CPU on two. It holds no key until a comic's is sent.
+            if Vault.holdsObjects(at: vaultDirectory) { pool.warmUpVaultWorkers(atMost: 1) }
             do throws(VaultError) {
                 let vault = try Vault.unlock(at: vaultDirectory, password: secret,
                                              acceptRollback: request == .unlockAcceptingRollback)
@@ -52,6 +52,8 @@ enum VaultControl {
                 // and show that comic's ERROR.txt ("not a comic archive") until the next lock.
                 pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
                 let count = (try? vault.entries.count) ?? 0
+                // The others (a second for the first comic, the next comic's) wait for no process start either.
+                if count > 0 { pool.warmUpVaultWorkers() }
                 filesystem.unlockVault(vault)
                 log("vault unlocked")
                 // Counts and random object names only: the log never learns a comic's name.

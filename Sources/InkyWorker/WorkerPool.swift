@@ -296,12 +296,14 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// As a vault is unlocked: workers for its comics started ahead, in free slots, so the
     /// first comic opened (and the second worker of each) does not wait for a process to start.
-    /// Those already idle or starting count: calling it again starts no more.
-    public func warmUpVaultWorkers() {
+    /// Those already idle or starting count: calling it again starts no more. `atMost` caps the
+    /// count, for workers started while the password is derived (each CPU they take is one
+    /// the derivation waits for).
+    public func warmUpVaultWorkers(atMost limit: Int = .max) {
         condition.withLock {
             let quiet = configuration.discardWorkerOutput || Self.vaultWorkersAreQuiet
             let spare = idle.filter { $0.vaultObject == nil && $0.isQuiet == quiet }.count + (startingAhead[quiet] ?? 0)
-            let ahead = min(vaultWorkersPerObject, ProcessInfo.processInfo.activeProcessorCount)
+            let ahead = min(vaultWorkersPerObject, ProcessInfo.processInfo.activeProcessorCount, limit)
             for _ in spare..<max(spare, ahead) where running < configuration.maxWorkers {
                 startInBackground(quiet: quiet, for: nil)
             }
