@@ -18,6 +18,7 @@ extension WorkerPool {
             return true
         }
         guard let result else { throw .parserFailed(path: path, detail: "the worker gave no listing") }
+        if case .success(let (listing, _)) = result { startDecoding(path, listing: listing) }
         return try result.get()
     }
 

@@ -236,6 +236,19 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// After a vault comic is listed: a second worker for it starts beside, in a free slot, when
+    /// it has pages a worker decodes (the daemon reads stored ones itself), so its pages decode
+    /// two at a time from the first read on and switching to it later starts none. A comic of
+    /// stored pages gets none: its listing's worker is all it needs.
+    func startDecoding(_ path: String, listing: ComicListing) {
+        guard listing.pages.contains(where: { $0.storedData == nil }) else { return }
+        condition.withLock {
+            // Only a vault object has workers of its own (the one that listed it, at least).
+            guard workers(of: path) == 1, running < configuration.maxWorkers else { return }
+            startInBackground(quiet: configuration.discardWorkerOutput || Self.vaultWorkersAreQuiet, for: path)
+        }
+    }
+
     /// A vault object's worker is its own from the moment it is handed out (the caller holds the lock).
     private func claim(_ worker: WorkerProcess, for path: String, vault: Bool) -> WorkerProcess {
         if vault, worker.vaultObject == nil {
