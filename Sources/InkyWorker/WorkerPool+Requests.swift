@@ -1,6 +1,41 @@
 import InkyCore
 
 extension WorkerPool {
+    /// Streams entries of a comic; `deliver` gets each entry's complete bytes or its error,
+    /// in the order the worker finishes them.
+    /// Stored ZIP members are read here without a worker (`storedPage`).
+    public func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+                     deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+        var decoded: [EntryRequest] = []
+        for entry in entries {
+            if let stored = entry.stored, let result = storedPage(path, identity: identity, entry: entry, stored: stored, limits: limits) {
+                deliver(entry.source, result)
+            } else {
+                decoded.append(entry)
+            }
+        }
+        guard !decoded.isEmpty else { return }
+        var collector = PageCollector(path: path, entries: decoded, renderedLimit: limits.maxPageBytes)
+        try exchange(path: path, request: .read(path: path, identity: identity, entries: decoded, limits: limits)) { reply, data throws(ComicError) in
+            try collector.accept(reply: reply, data: data, deliver: deliver)
+        }
+        if let failure = collector.requestFailure { throw failure }
+    }
+
+    /// A stored ZIP member read here: a vault object's by decrypting its range of the plaintext,
+    /// a library file's with one `pread`; nil leaves it to a worker. A path with neither an idle
+    /// reader nor a key is read as a plain file: after a lock that may be a vault object read
+    /// late, whose ciphertext then fails the CRC-32 (and the library discards any vault page
+    /// whose read began before the lock).
+    private func storedPage(_ path: String, identity: FileIdentity, entry: EntryRequest, stored: StoredData,
+                            limits: ComicLimits) -> Result<[UInt8], ComicError>? {
+        switch vaultPages.read(path, identity: identity, entry: entry, stored: stored, limits: limits, key: { keyProvider?(path) }) {
+        case .read(let result): return result
+        case .toWorker: return nil
+        case .notVaultObject: return storedPages.read(path, identity: identity, entry: entry, stored: stored, limits: limits)
+        }
+    }
+
     /// Lists a comic in a worker.
     public func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
         var result: Result<(ComicListing, FileIdentity), ComicError>?
