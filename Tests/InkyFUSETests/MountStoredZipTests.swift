@@ -9,24 +9,9 @@ import XCTest
 final class MountStoredZipTests: XCTestCase {
     /// Members alternately stored and deflated (odd members deflated when `mixed`).
     static func zip(at url: URL, _ members: [(String, [UInt8])], mixed: Bool) throws {
-        let dir = ArchiveMaker.temporaryDirectory("members")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var list: [[String]] = []
-        for (index, member) in members.enumerated() {
-            let file = dir.appendingPathComponent("m\(index)")
-            try Data(member.1).write(to: file)
-            list.append([member.0, file.path, mixed && index % 2 == 1 ? "deflated" : "stored"])
-        }
-        let manifest = dir.appendingPathComponent("list.json")
-        try JSONSerialization.data(withJSONObject: list).write(to: manifest)
-        try ArchiveMaker.python("""
-            import json, sys, zipfile
-            with zipfile.ZipFile(sys.argv[1], "w") as z:
-                for name, path, how in json.load(open(sys.argv[2])):
-                    info = zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0))
-                    info.compress_type = zipfile.ZIP_DEFLATED if how == "deflated" else zipfile.ZIP_STORED
-                    z.writestr(info, open(path, "rb").read())
-            """, arguments: [url.path, manifest.path])
+        try ArchiveMaker.zip(at: url, members: members.enumerated().map { index, member in
+            (member.0, member.1, deflated: mixed && index % 2 == 1)
+        })
     }
 
     /// Pages of a size that crosses the folding CRC's 64- and 16-byte steps in every way.

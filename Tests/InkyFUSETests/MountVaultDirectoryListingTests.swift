@@ -34,24 +34,7 @@ final class MountVaultDirectoryListingTests: XCTestCase {
     /// its flag says, then `patch` applied to its bytes; put in the vault and the library alike.
     private func comic(_ stem: String, _ members: [(String, [UInt8], deflated: Bool)], patch: (inout PatchedZip) -> Void = { _ in }) throws {
         let made = folder.appendingPathComponent("made-\(stem).cbz")
-        let dir = ArchiveMaker.temporaryDirectory("members")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var list: [[String]] = []
-        for (index, member) in members.enumerated() {
-            let file = dir.appendingPathComponent("m\(index)")
-            try Data(member.1).write(to: file)
-            list.append([member.0, file.path, member.deflated ? "deflated" : "stored"])
-        }
-        let manifest = dir.appendingPathComponent("list.json")
-        try JSONSerialization.data(withJSONObject: list).write(to: manifest)
-        try ArchiveMaker.python("""
-            import json, sys, zipfile
-            with zipfile.ZipFile(sys.argv[1], "w") as z:
-                for name, path, how in json.load(open(sys.argv[2])):
-                    info = zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0))
-                    info.compress_type = zipfile.ZIP_DEFLATED if how == "deflated" else zipfile.ZIP_STORED
-                    z.writestr(info, open(path, "rb").read())
-            """, arguments: [made.path, manifest.path])
+        try ArchiveMaker.zip(at: made, members: members)
         var bytes = PatchedZip(try readFile(made.path))
         patch(&bytes)
         let file = library.appendingPathComponent("Private/\(stem).cbz")

@@ -26,26 +26,30 @@ public enum ArchiveMaker {
     /// A ZIP with the given members (name → bytes), in this order.
     /// `compression`: "stored" or "deflated".
     public static func zip(at url: URL, members: [(String, [UInt8])], compression: String = "stored", password: String? = nil) throws {
+        try zip(at: url, members: members.map { ($0.0, $0.1, deflated: compression != "stored") })
+    }
+
+    /// A ZIP written by Python's zipfile with `members` in this order, each stored or deflated as
+    /// its flag says (an archive of both kinds is as real ones are).
+    public static func zip(at url: URL, members: [(String, [UInt8], deflated: Bool)]) throws {
         let dir = temporaryDirectory("members")
         defer { try? FileManager.default.removeItem(at: dir) }
         var list: [[String]] = []
         for (index, member) in members.enumerated() {
             let file = dir.appendingPathComponent("m\(index)")
             try Data(member.1).write(to: file)
-            list.append([member.0, file.path])
+            list.append([member.0, file.path, member.deflated ? "deflated" : "stored"])
         }
         let manifest = dir.appendingPathComponent("list.json")
         try JSONSerialization.data(withJSONObject: list).write(to: manifest)
         try python("""
             import json, sys, zipfile
-            members = json.load(open(sys.argv[2]))
-            mode = zipfile.ZIP_STORED if sys.argv[3] == "stored" else zipfile.ZIP_DEFLATED
-            with zipfile.ZipFile(sys.argv[1], "w", mode) as z:
-                for name, path in members:
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                for name, path, how in json.load(open(sys.argv[2])):
                     info = zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0))
-                    info.compress_type = mode
+                    info.compress_type = zipfile.ZIP_DEFLATED if how == "deflated" else zipfile.ZIP_STORED
                     z.writestr(info, open(path, "rb").read())
-            """, arguments: [url.path, manifest.path, compression])
+            """, arguments: [url.path, manifest.path])
     }
 
     /// Runs a Python 3 program; throws with its stderr when it fails.
