@@ -39,6 +39,11 @@ final class ComicState: Sendable {
     /// Held while the pages' CRC-32s are computed, so concurrent opens of the CBZ compute once.
     let checksumLock = Mutex(())
 
+    /// Held from a claim of pages to their request's place on the fetch strand, and while the
+    /// window moves: fetches reach the strand in the order they claimed, so a later page is never
+    /// decoded before an earlier one (which would send a solid decoder back to the start).
+    let fetchOrder = Mutex(())
+
     /// An I/O error while listing is the disk's, not the archive's: such a comic is listed
     /// again at a lookup this long after, so it recovers with the disk instead of at remount.
     static let ioErrorRetrySeconds = 5.0
@@ -189,6 +194,9 @@ final class ComicState: Sendable {
         get { state.withLock { s in s.comicInfo } }
         set { state.withLock { s in s.comicInfo = newValue } }
     }
+
+    /// The page the last read was of.
+    var currentPage: Int { state.withLock { s in s.currentPage } }
 
     /// Records the page a reader is on; returns the previous one.
     func moveTo(page: Int) -> Int {

@@ -57,11 +57,13 @@ final class PageCache: Sendable {
     func isInFlight(_ key: Key) -> Bool { state.withLock { $0.inFlight[key] != nil } }
 
     /// Marks the keys that are neither cached nor being fetched as in flight and returns them.
-    func claim(_ keys: [Key]) -> [Key] {
+    /// `waiter` waits for the first key when it is claimed, from the claim on: no completion can
+    /// come between, so it is never called here (a caller may hold a lock the waiter's reply needs).
+    func claim(_ keys: [Key], first waiter: Waiter? = nil) -> [Key] {
         state.withLock { state in
             keys.filter { key in
                 guard state.pages[key] == nil, state.inFlight[key] == nil, state.oversize?.key != key else { return false }
-                state.inFlight[key] = []
+                state.inFlight[key] = key == keys.first ? waiter.map { [$0] } ?? [] : []
                 return true
             }
         }

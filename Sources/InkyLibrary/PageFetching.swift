@@ -45,32 +45,47 @@ extension LibraryFilesystem {
     }
 
     /// Evicts pages outside twice the window and fetches the next pages ahead.
+    ///
+    /// Only while this read is the comic's last: a read the reader has left behind (its thread
+    /// late, as on a loaded machine) would evict, around a page long passed, the pages the reader
+    /// reads next, and fetch again pages evicted behind it: a solid decoder sent back for each.
+    /// The later read moves the window itself.
     private func maintainWindow(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int, previous: Int) {
-        if current != previous {
-            let policy = options.window
-            cache.drop(comic: state.comic) { key in
-                key.generation != snapshot.generation || policy.shouldEvict(key.index, current: current)
+        state.fetchOrder.withLock { _ in
+            guard state.currentPage == current else { return }
+            if current != previous {
+                let policy = options.window
+                cache.drop(comic: state.comic) { key in
+                    key.generation != snapshot.generation || policy.shouldEvict(key.index, current: current)
+                }
             }
+            var ahead = options.window.prefetched(after: current, pageCount: listing.pages.count)
+            if listing.isSolid, let here = listing.pages[safe: current] {
+                // In a solid stream only pages after this one are cheap; the rest wait for their turn.
+                ahead = ahead.filter { listing.pages[$0].source > here.source }
+            }
+            if !ahead.isEmpty { _ = claimAndRequest(state, snapshot, listing, pages: ahead, first: nil) }
         }
-        var ahead = options.window.prefetched(after: current, pageCount: listing.pages.count)
-        if listing.isSolid, let here = listing.pages[safe: current] {
-            // In a solid stream only pages after this one are cheap; the rest wait for their turn.
-            ahead = ahead.filter { listing.pages[$0].source > here.source }
-        }
-        if !ahead.isEmpty { fetch(state, snapshot, listing, pages: ahead, first: nil) }
     }
 
     /// Fetches pages on the comic's queue, in stream order, and completes their waiters.
     func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
                pages: [Int], first waiter: PageCache.Waiter?) {
         let keys = pages.map { PageCache.Key(comic: state.comic, generation: snapshot.generation, index: $0) }
-        let claimed = cache.claim(keys)
-        if let waiter, let firstKey = keys.first {
-            if claimed.contains(firstKey) { _ = cache.wait(for: firstKey, waiter) } else if !cache.wait(for: firstKey, waiter) {
-                waiter(.failure(.parserFailed(path: state.realPath, detail: "page vanished from the cache")))
-            }
+        let claimed = state.fetchOrder.withLock { _ in claimAndRequest(state, snapshot, listing, pages: pages, first: waiter) }
+        // Outside the lock: a page cached already calls its waiter here.
+        if let waiter, let firstKey = keys.first, !claimed.contains(firstKey), !cache.wait(for: firstKey, waiter) {
+            waiter(.failure(.parserFailed(path: state.realPath, detail: "page vanished from the cache")))
         }
-        guard !claimed.isEmpty else { return }
+    }
+
+    /// Claims the pages (`waiter` waiting for the first when it is claimed) and sends the claimed
+    /// ones to be fetched. Under the comic's `fetchOrder`, so the strand gets them in claim order.
+    private func claimAndRequest(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
+                                 pages: [Int], first waiter: PageCache.Waiter?) -> [PageCache.Key] {
+        let keys = pages.map { PageCache.Key(comic: state.comic, generation: snapshot.generation, index: $0) }
+        let claimed = cache.claim(keys, first: waiter)
+        guard !claimed.isEmpty else { return claimed }
         if listing.isSolid {
             // One decoder, one stream: the pages in stream order, one request after another.
             request(claimed, state, snapshot, listing, strand: state.comic)
@@ -79,6 +94,7 @@ extension LibraryFilesystem {
             // pool spreads them over its workers and the cores (a deflated CBZ reads ~2x faster).
             for key in claimed { request([key], state, snapshot, listing, strand: nil) }
         }
+        return claimed
     }
 
     /// Asks the backend for the claimed pages in one request on a fetch thread and completes
@@ -150,18 +166,18 @@ extension LibraryFilesystem {
             }
         }
         // Pages of the run on disk are served off the strand, so they never wait behind a decode from
-        // the start; the others go to the strand now, in the order claimed (a hop first would let two
-        // fetches swap places there and send the decoder back).
+        // the start. All go to the strand now too, in the order claimed: there a page the disk served
+        // is no longer in flight and not asked again, and one it did not hold is decoded in its turn
+        // (sent there only after the disk missed it, it would come after fetches claimed later, and
+        // the decoder, past it by then, would go back).
         let kept = resume.map { resume in claimed.filter { options.resumePages?.mayKeep(resume, $0.index) ?? false } } ?? []
-        let rest = claimed.filter { !kept.contains($0) }
-        if !rest.isEmpty { fetches.submit(strand: strand) { work(rest) } }
-        guard !kept.isEmpty else { return }
-        fetches.submit(strand: nil) { [fetches] in
-            var pending = Set(kept)
-            fromResume(&pending)
-            let missing = kept.filter(pending.contains)
-            if !missing.isEmpty { fetches.submit(strand: strand) { work(missing) } }
+        if !kept.isEmpty {
+            fetches.submit(strand: nil) {
+                var pending = Set(kept)
+                fromResume(&pending)
+            }
         }
+        fetches.submit(strand: strand) { work(claimed) }
     }
 
     /// The disk cache's keys of the claimed pages a worker converts, for a library comic only.
