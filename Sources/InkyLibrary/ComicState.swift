@@ -23,6 +23,8 @@ final class ComicState: Sendable {
         var pageIndex: [String: Int]?
         var comicInfo: [UInt8]?
         var currentPage = 0
+        /// The number of the last read's move (`moveTo`).
+        var lastMove = 0
         var listedAt = Date.distantPast
         var zipLayout: (generation: Int, layout: StoredZipLayout)?
         var permissions: SourcePermissions?
@@ -33,6 +35,8 @@ final class ComicState: Sendable {
     }
     private let state = Mutex(State())
     private static let revisions = Atomic(0)
+    /// Reads' moves, numbered across all states: a move numbered lower came first.
+    private static let moves = Atomic(0)
 
     fileprivate static func nextRevision() -> Int { revisions.add(1, ordering: .relaxed).newValue }
 
@@ -195,17 +199,18 @@ final class ComicState: Sendable {
         set { state.withLock { s in s.comicInfo = newValue } }
     }
 
-    /// The page the last read was of.
-    var currentPage: Int { state.withLock { s in s.currentPage } }
-
-    /// Records the page a reader is on; returns the previous one.
-    func moveTo(page: Int) -> Int {
+    /// Records the page a reader is on; returns the previous one and this move's number.
+    func moveTo(page: Int) -> (previous: Int, move: Int) {
         state.withLock { s in
             let previous = s.currentPage
             s.currentPage = page
-            return previous
+            s.lastMove = Self.moves.add(1, ordering: .relaxed).newValue
+            return (previous, s.lastMove)
         }
     }
+
+    /// Whether no read moved after move `move`.
+    func isLastMove(_ move: Int) -> Bool { state.withLock { s in s.lastMove == move } }
 }
 
 private extension ComicState.State {

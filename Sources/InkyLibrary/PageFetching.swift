@@ -21,12 +21,12 @@ extension LibraryFilesystem {
             return completion(.failure(comic.isVault ? .EIO : .ESTALE))
         }
         let key = PageCache.Key(comic: comic, generation: generation, index: index)
-        let previous = state.moveTo(page: index)
+        let (previous, move) = state.moveTo(page: index)
         // The resume run moves before the reply (once a reader has this page it asks for the next,
         // whose move must come after), and after the page's claim when it is fetched (the run's first
         // decode from the start, after a remount, waits for the page the reader is waiting for).
         if let bytes = cache.page(key) {
-            if forReader { keepResumeRun(state, snapshot, listing, current: index) }
+            if forReader { keepResumeRun(state, snapshot, listing, current: index, move: move) }
             completion(.success(bytes))
         } else {
             let logger = self.logger
@@ -39,9 +39,9 @@ extension LibraryFilesystem {
             if !cache.wait(for: key, waiter) {
                 fetch(state, snapshot, listing, pages: [index], first: waiter)
             }
-            if forReader { keepResumeRun(state, snapshot, listing, current: index) }
+            if forReader { keepResumeRun(state, snapshot, listing, current: index, move: move) }
         }
-        maintainWindow(state, snapshot, listing, current: index, previous: previous)
+        maintainWindow(state, snapshot, listing, current: index, previous: previous, move: move)
     }
 
     /// Evicts pages outside twice the window and fetches the next pages ahead.
@@ -50,9 +50,10 @@ extension LibraryFilesystem {
     /// late, as on a loaded machine) would evict, around a page long passed, the pages the reader
     /// reads next, and fetch again pages evicted behind it: a solid decoder sent back for each.
     /// The later read moves the window itself.
-    private func maintainWindow(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int, previous: Int) {
+    private func maintainWindow(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
+                                current: Int, previous: Int, move: Int) {
         state.fetchOrder.withLock { _ in
-            guard state.currentPage == current else { return }
+            guard state.isLastMove(move) else { return }
             if current != previous {
                 let policy = options.window
                 cache.drop(comic: state.comic) { key in

@@ -38,6 +38,8 @@ public final class ResumePages: Sendable {
         var asked = false
         /// Moves so far: a write waiting for the reader to settle is dropped when another came.
         var moves = 0
+        /// The order of the read that moved the run last (`move`).
+        var order = 0
         /// A worker's decoder was moved through this comic in this mount.
         var positioned = false
         /// The last page a request of this mount decoded: where that decoder stands.
@@ -88,9 +90,16 @@ public final class ResumePages: Sendable {
 
     /// Moves the comic's run; nil when it stands where it was (nothing to do), else this move's
     /// number and whether it is the comic's first in this mount (its run is written at once).
-    func move(_ comic: Comic, to run: ClosedRange<Int>?) -> (number: Int, first: Bool)? {
+    /// `order` numbers the reads: a read whose thread came late, after a later read moved the run,
+    /// moves nothing (moved back, the run would drop pages the decoder is past, to be decoded again).
+    func move(_ comic: Comic, to run: ClosedRange<Int>?, order: Int) -> (number: Int, first: Bool)? {
         known.withLock { known in
-            if let before = known[comic.name], before.run == run { return nil }
+            if let before = known[comic.name] {
+                guard order > before.order else { return nil }
+                known[comic.name]!.order = order
+                if before.run == run { return nil }
+            }
+            known[comic.name, default: Known()].order = order
             known[comic.name, default: Known()].run = run
             known[comic.name]!.moves += 1
             defer { known[comic.name]!.asked = true }

@@ -17,10 +17,11 @@ extension LibraryFilesystem {
     /// After a reader read page `current`: moves the comic's run there. Once the reader stays on
     /// it (`ResumePages.settle`), or at once for the comic's first read in this mount and for its
     /// last page, the comic's strand writes the run: removes the pages that left it and decodes
-    /// the ones missing. Reading the last page drops them all.
-    func keepResumeRun(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int) {
+    /// the ones missing. Reading the last page drops them all. `order`: the read's move
+    /// (`ComicState.moveTo`); a read a later one overtook moves nothing.
+    func keepResumeRun(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, current: Int, move order: Int) {
         guard let resume = options.resumePages, let comic = resumeComic(state.comic, snapshot, listing),
-              let move = resume.move(comic, to: resume.run(reading: current, of: listing.pages.count)) else { return }
+              let move = resume.move(comic, to: resume.run(reading: current, of: listing.pages.count), order: order) else { return }
         if move.first || current == listing.pages.count - 1 {
             return writeRun(of: state, snapshot, listing, comic)
         }
