@@ -47,7 +47,8 @@ let package = Package(
         // Header only (no library): ZIP's CRC-32 folded with PCLMULQDQ, for stored pages the daemon reads itself.
         .systemLibrary(name: "CCRC32", path: "Sources/Shims/CCRC32"),
         // libvips: every page format comics carry, decoded at the scale needed (shrink-on-load).
-        .systemLibrary(name: "CVips", path: "Sources/Shims/CVips", pkgConfig: "vips",
+        // Its headers only, which need GLib's: CInkyVips loads the library when a worker converts pages.
+        .systemLibrary(name: "CVips", path: "Sources/Shims/CVips", pkgConfig: "glib-2.0",
                        providers: [.apt(["libvips-dev"])]),
         // libjxl's decoder alone gives back the JPEG a JPEG XL was made from, bit-exact.
         .systemLibrary(name: "CJxl", path: "Sources/Shims/CJxl", pkgConfig: "libjxl",
@@ -57,8 +58,10 @@ let package = Package(
 
         // C code of our own, in .c files (headers only declare): the FUSE device's readers.
         .target(name: "CInkyFuseDevice", cSettings: fortified),
+        // libvips loaded on first need (dlopen), behind fixed-argument wrappers of its varargs calls.
+        .target(name: "CInkyVips", dependencies: ["CVips"], cSettings: fortified),
         // A JPEG decoded at the scale it is needed (libjpeg-turbo's scaled IDCT) into a libvips image.
-        .target(name: "CInkyScaledJPEG", dependencies: ["CVips"], cSettings: fortified),
+        .target(name: "CInkyScaledJPEG", dependencies: ["CInkyVips"], cSettings: fortified, linkerSettings: [.linkedLibrary("jpeg")]),
         // PDF comics over MuPDF: every fz_try/fz_catch stays in C, behind one small API.
         // Debian ships MuPDF as static archives only (libmupdf-dev): the libraries they call follow them.
         .target(name: "CInkyPDF", cSettings: fortified, linkerSettings: ["mupdf", "mupdf-third", "mujs", "gumbo", "openjp2", "jbig2dec", "jpeg",
@@ -68,7 +71,7 @@ let package = Package(
         .target(name: "InkyPDF", dependencies: ["InkyCore", "CInkyPDF"]),
         .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr", "CLZMA"]),
         // Page images: decoding, fitting, grayscale, JPEG/PNG encoding, pixel limits.
-        .target(name: "InkyImage", dependencies: ["CVips", "CJxl", "CInkyScaledJPEG"]),
+        .target(name: "InkyImage", dependencies: ["CInkyVips", "CJxl", "CInkyScaledJPEG"]),
         // The daemon's side of workers: pool, protocol, spawning, sandbox rules. No parser.
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyVault", "CLinux", "CCRC32"]),
         // The worker's side: parsing, converting, covers. Linked into inkyfs-worker only.

@@ -32,7 +32,6 @@ static void inky_jpeg_note_warning(j_common_ptr info, int level) {
     if (level < 0) ((struct inky_jpeg_error *)info->err)->warned = 1;
 }
 
-static void inky_jpeg_free_pixels(VipsImage *image, void *pixels) { (void)image; free(pixels); }
 
 /* The small step left after a scaled decode (1688 -> 1680 rows for a 2700-row page into 1680),
  * done here as one bilinear pass in 8-bit fixed point: at a ratio of 0.8 or more each output pixel
@@ -152,14 +151,11 @@ int inky_jpeg_scaled(const void *bytes, size_t length, long long max_pixels, int
         width = to_width;
         height = to_height;
     }
-    VipsImage *image = vips_image_new_from_memory(pixels, width * height * bands, (int)width, (int)height, bands, VIPS_FORMAT_UCHAR);
+    VipsImage *image = inky_vips_take_pixels(pixels, width * height * bands, (int)width, (int)height, bands);
     if (!image) {
-        free(pixels);
         snprintf(message, message_size, "libvips would not take the pixels");
         return -1;
     }
-    image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
-    g_signal_connect(image, "postclose", G_CALLBACK(inky_jpeg_free_pixels), pixels);
     *out = image;
     return 0;
 }

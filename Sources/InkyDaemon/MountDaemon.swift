@@ -81,7 +81,10 @@ public enum MountDaemon {
         }
         // Their stderr as log lines with levels, never raw in the log (libunarr's notes).
         workers.workerOutput = log
-        if configuration.mount.limits.rendering.conversion.isActive || configuration.mount.covers != nil {
+        // Only a worker that converts pages loads libvips (about 20 ms of CPU at each start):
+        // covers are made for folders, so a mount of one comic file converts nothing unless asked.
+        let coversFolders = configuration.mount.covers != nil && LibraryRoot(path: configuration.library).isFolder
+        if configuration.mount.limits.rendering.conversion.isActive || coversFolders {
             workers.arguments.append("--images")
         }
         let pool = WorkerPool(workers)

@@ -1,4 +1,4 @@
-internal import CVips
+internal import CInkyVips
 
 /// What a page becomes: at most `fit` (width, height) pixels, shrunk on load and never enlarged,
 /// in grayscale if asked, encoded as JPEG, or as PNG where JPEG would hurt (transparency, or a
@@ -182,7 +182,7 @@ public enum ImageConverter {
         } catch {
             guard case .unencodable = error else { throw error }
             let small = try VipsImageHandle.make(ImageError.undecodable) { inky_vips_thumbnail(raw.baseAddress, raw.count, 64, 64, $0) }
-            guard vips_image_wio_input(small.pointer) == 0 else { throw .undecodable(VipsRuntime.takeError()) }
+            guard inky_vips_wio_input(small.pointer) == 0 else { throw .undecodable(VipsRuntime.takeError()) }
             throw error
         }
     }

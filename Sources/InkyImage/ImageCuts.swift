@@ -1,4 +1,4 @@
-internal import CVips
+internal import CInkyVips
 
 /// Part of an image to keep: piece `position` of `count`, counted left to right across the
 /// width (`vertical == false`, a spread's halves) or top to bottom down the height (strips).
@@ -108,7 +108,7 @@ enum ImageCuts {
         guard inky_vips_gray_rows(image.pointer, Int32(top), Int32(height), &buffer, &length) == 0, let buffer else {
             throw .undecodable(VipsRuntime.takeError())
         }
-        defer { g_free(buffer) }
+        defer { inky_vips_free(buffer) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 }

@@ -1,4 +1,4 @@
-internal import CVips
+internal import CInkyVips
 internal import CInkyScaledJPEG
 
 /// A JPEG page decoded by libjpeg-turbo at the scale the box needs, and for a grayscale profile

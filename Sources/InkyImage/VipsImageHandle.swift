@@ -1,4 +1,4 @@
-internal import CVips
+internal import CInkyVips
 import Foundation
 import Synchronization
 
@@ -10,10 +10,10 @@ final class VipsImageHandle {
 
     deinit { inky_vips_unref(pointer) }
 
-    var width: Int { Int(vips_image_get_width(pointer)) }
-    var height: Int { Int(vips_image_get_height(pointer)) }
-    var bands: Int { Int(vips_image_get_bands(pointer)) }
-    var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    var width: Int { Int(inky_vips_width(pointer)) }
+    var height: Int { Int(inky_vips_height(pointer)) }
+    var bands: Int { Int(inky_vips_bands(pointer)) }
+    var hasAlpha: Bool { inky_vips_has_alpha(pointer) != 0 }
     /// The loader libvips chose ("jpegload_buffer", "gifload_buffer"...).
     var loader: String { String(cString: inky_vips_loader(pointer)) }
     var hasPalette: Bool { inky_vips_has_palette(pointer) != 0 }
@@ -47,7 +47,7 @@ final class VipsImageHandle {
         // The ticks go with this call: an image encoded again (at a lower quality, to fit a
         // page's budget) must not call them.
         if let handler { inky_vips_unwatch(pointer, handler) }
-        defer { g_free(buffer) }
+        defer { inky_vips_free(buffer) }
         guard status == 0, let buffer else { throw .unencodable(VipsRuntime.takeError()) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
@@ -71,8 +71,8 @@ enum VipsRuntime {
 
     /// libvips' error buffer is process-wide text that grows until cleared: taken and cleared.
     static func takeError() -> String {
-        let text = String(cString: vips_error_buffer()).trimmingCharacters(in: .whitespacesAndNewlines)
-        vips_error_clear()
+        let text = String(cString: inky_vips_error()).trimmingCharacters(in: .whitespacesAndNewlines)
+        inky_vips_error_clear()
         return text.isEmpty ? "libvips gave no reason" : text
     }
 

@@ -1,7 +1,7 @@
 #ifndef INKY_JPEG_SCALED_H
 #define INKY_JPEG_SCALED_H
 #include <stddef.h>
-#include <vips/vips.h>
+#include <inky_vips.h>
 
 /* A JPEG page decoded by libjpeg-turbo at the scale it is needed (jpeg_scaled.c says how).
  * 0: `*out` holds the image, one band when `gray` or the JPEG is gray, else three. 1: not for
