@@ -84,6 +84,13 @@ enum WorkerFault {
         lines.append("open for writing: \(result(file))")
         if file >= 0 { close(file) }
         lines.append("open read-only: \(result({ let fd = open(path, O_RDONLY); if fd >= 0 { close(fd) }; return fd }()))")
+        // posix_fadvise gives its error number back rather than setting errno.
+        let comic = open(path, O_RDONLY)
+        for (name, advice) in [("read-ahead advice", POSIX_FADV_WILLNEED), ("drop advice", POSIX_FADV_DONTNEED)] {
+            let failed = posix_fadvise(comic, 0, 4096, advice)
+            lines.append("\(name): \(failed == 0 ? "allowed" : String(cString: strerror(failed)))")
+        }
+        if comic >= 0 { close(comic) }
         let network = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         lines.append("socket: \(result(network))")
         if network >= 0 { close(network) }

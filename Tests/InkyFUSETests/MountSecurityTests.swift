@@ -132,7 +132,8 @@ final class MountSecurityTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Moon Tales/Moon Tales 02")), ["ERROR.txt"])
         let report = String(decoding: try readFile(mount.path("Moon Tales/Moon Tales 02/ERROR.txt")), as: UTF8.self)
         for line in ["open for writing: Permission denied", "open read-only: allowed", "socket: Operation not permitted",
-                     "kill the daemon: Operation not permitted", "fork: Operation not permitted", "execve: Operation not permitted"] {
+                     "kill the daemon: Operation not permitted", "fork: Operation not permitted", "execve: Operation not permitted",
+                     "read-ahead advice: allowed", "drop advice: Operation not permitted"] {
             XCTAssertTrue(report.contains(line), "\(line)\n\(report)")
         }
         let probeLine = try XCTUnwrap(report.split(separator: "\n").first { $0.contains("probe /tmp/inkyfs-probe-") })
