@@ -16,13 +16,13 @@ extension ComicOpener {
         let format = try detectFormat(FileSource(bytes: file, label: label))
         do throws(ComicError) {
             switch format {
-            // MuPDF and unarr open files by name: they get the descriptor's own name, which
-            // is the opened file itself (the link in /proc is to it, not to a path). They keep
-            // their own descriptor, so `file` may close once they have opened.
+            // Neither is handed a name to open again (the /proc/self/fd name would be opened
+            // with the worker's own rights, which a root mount's worker no longer has): MuPDF
+            // reads through the descriptor as it reads a vault object's bytes, unarr a mapping.
             case .pdf:
-                return try PDFComicReader(path: "/proc/self/fd/\(descriptor)", limits: limits)
+                return try PDFComicReader(bytes: file, label: label, limits: limits)
             case .rar4:
-                return try UnarrComicReader(path: "/proc/self/fd/\(descriptor)", limits: limits)
+                return try UnarrComicReader(descriptor: descriptor, source: FileSource(bytes: file, label: label), limits: limits)
             default:
                 return try reader(for: format, label: label, limits: limits, rar4: { () throws(ComicError) in
                     throw .unsupportedFormat(path: label, format: format.displayName)
@@ -31,5 +31,29 @@ extension ComicOpener {
         } catch {
             throw error.relabeled(label)
         }
+    }
+
+    /// A folder of loose images as the caller listed it, each page it reads passed as a descriptor
+    /// (`FolderMember`); takes ownership of them and closes `folder` (nothing is
+    /// opened in it here).
+    public static func open(folder: Int32, members: [FolderMember], label: String,
+                            limits: ComicLimits = .default) throws(ComicError) -> any ComicReader {
+        if folder >= 0 { close(folder) }
+        return try FolderComicReader(members: members, label: label, limits: limits)
+    }
+}
+
+/// A file of a folder comic as the daemon listed it, with its descriptor when the request reads it.
+public struct FolderMember: Sendable {
+    public var name: String
+    public var kind: EntryKind
+    public var size: Int64
+    public var descriptor: Int32
+
+    public init(name: String, kind: EntryKind, size: Int64, descriptor: Int32) {
+        self.name = name
+        self.kind = kind
+        self.size = size
+        self.descriptor = descriptor
     }
 }

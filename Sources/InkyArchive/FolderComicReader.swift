@@ -12,6 +12,29 @@ final class FolderComicReader: ComicReader {
     private var currentStats = ReaderStats()
     /// The folder's descriptor when opened from one (owned), else -1 (pages opened by path).
     private let folder: Int32
+    /// A folder's files passed in one by one (a worker opens nothing by name), by name: owned.
+    private var passed: [String: Int32]?
+
+    /// The folder as the daemon listed it (in name order), with the descriptors of the pages it
+    /// passed: a page without one is refused, never opened here. Takes ownership of them all.
+    init(members: [FolderMember], label: String, limits: ComicLimits) throws(ComicError) {
+        path = label
+        self.limits = limits
+        folder = -1
+        let entries = members.enumerated().map { index, member in
+            ArchiveEntry(index: index, path: member.name, kind: member.kind, declaredSize: member.size)
+        }
+        do throws(ComicError) {
+            listing = try ComicListing.build(path: label, format: .folder, entries: entries, isSolid: false, limits: limits)
+        } catch {
+            members.forEach { if $0.descriptor >= 0 { close($0.descriptor) } }
+            throw error
+        }
+        passed = Dictionary(members.filter { $0.descriptor >= 0 }.map { ($0.name, $0.descriptor) }, uniquingKeysWith: { first, second in
+            close(second)
+            return first
+        })
+    }
 
     init(path: String, limits: ComicLimits) throws(ComicError) {
         self.path = path
@@ -36,13 +59,17 @@ final class FolderComicReader: ComicReader {
         listing = try ComicListing.build(path: label, format: .folder, entries: entries, isSolid: false, limits: limits)
     }
 
-    deinit { if folder >= 0 { close(folder) } }
+    deinit {
+        if folder >= 0 { close(folder) }
+        passed?.values.forEach { close($0) }
+    }
 
     var stats: ReaderStats { currentStats }
 
     func cost(of page: Page) -> ReadCost { .direct }
 
     func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        if passed != nil { return try readPassed(page, into: sink) }
         let source = try pageSource(page.sourcePath)
         var budget = PageBudget(path: path, entryName: page.sourcePath, declaredSize: page.size, limits: limits)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
@@ -59,6 +86,29 @@ final class FolderComicReader: ComicReader {
     }
 
     func readComicInfo() throws(ComicError) -> [UInt8]? { nil }
+
+    /// A page from the descriptor passed for it, from its start (`pread`: read again, it reads the same).
+    private func readPassed(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        let name = path + "/" + page.sourcePath
+        guard let descriptor = passed?[page.sourcePath] else {
+            throw .io(path: name, errno: EACCES, detail: "not a regular file the daemon could open")
+        }
+        var budget = PageBudget(path: path, entryName: page.sourcePath, declaredSize: page.size, limits: limits)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let got = Syscall.retrying { pread(descriptor, buffer, 1 << 16, off_t(offset)) }
+            if got < 0 { throw FileSource.ioError(path: name, errno: errno, action: "cannot read") }
+            if got == 0 { break }
+            offset += Int64(got)
+            try budget.accept(got, consumed: nil)
+            sink(UnsafeRawBufferPointer(start: buffer, count: got))
+        }
+        try budget.finish()
+        currentStats.sourceBytesRead += offset
+        currentStats.pageBytesProduced += page.size
+    }
 
     /// True when `path` is a directory holding at least one image and nothing but images
     /// (hidden files aside): the rule for "a folder is a comic".

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CUnarr
 import InkyCore
 
@@ -9,6 +12,8 @@ final class UnarrArchive {
     let path: String
     /// For archives opened from memory: unarr reads this buffer until the stream is closed.
     private var memory: UnsafeMutableRawBufferPointer?
+    /// For archives opened from a descriptor: unarr reads this mapping of the file.
+    private var mapping: UnsafeMutableRawBufferPointer?
 
     init(path: String) throws(ComicError) {
         guard let stream = ar_open_file(path) else {
@@ -43,9 +48,34 @@ final class UnarrArchive {
         memory = buffer
     }
 
+    /// A RAR archive read through a descriptor passed in (unarr itself opens only names): the
+    /// file mapped read-only, which no one else's write can change under unarr (MAP_PRIVATE) and
+    /// which costs address space, not memory; the mapping outlives the descriptor.
+    init(descriptor: Int32, size: Int64, label: String) throws(ComicError) {
+        guard size > 0, let base = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+            let code = errno
+            throw .io(path: label, errno: code, detail: "cannot map the archive: \(String(cString: strerror(code)))")
+        }
+        let mapped = UnsafeMutableRawBufferPointer(start: base, count: Int(size))
+        guard let stream = ar_open_memory(base, Int(size)) else {
+            munmap(base, Int(size))
+            throw .corrupted(path: label, detail: "unarr cannot open the archive in memory")
+        }
+        guard let archive = ar_open_rar_archive(stream) else {
+            ar_close(stream)
+            munmap(base, Int(size))
+            throw .corrupted(path: label, detail: "unarr cannot read the RAR headers")
+        }
+        self.path = label
+        self.stream = stream
+        self.archive = archive
+        mapping = mapped
+    }
+
     deinit {
         ar_close_archive(archive)
         ar_close(stream)
+        if let mapping { munmap(mapping.baseAddress, mapping.count) }
         if let memory {
             memory.initializeMemory(as: UInt8.self, repeating: 0)
             memory.deallocate()

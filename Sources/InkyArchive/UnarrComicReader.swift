@@ -33,6 +33,13 @@ final class UnarrComicReader: EntryStreamingReader {
         try self.init(source: bytes, limits: limits) { () throws(ComicError) in try UnarrArchive(memory: contents, label: bytes.path) }
     }
 
+    /// From a descriptor passed in (a worker opens nothing by name): unarr reads a mapping of it.
+    convenience init(descriptor: Int32, source: FileSource, limits: ComicLimits) throws(ComicError) {
+        try self.init(source: source, limits: limits) { () throws(ComicError) in
+            try UnarrArchive(descriptor: descriptor, size: source.size, label: source.path)
+        }
+    }
+
     private init(source: FileSource, limits: ComicLimits, open: () throws(ComicError) -> UnarrArchive) throws(ComicError) {
         let path = source.path
         let scan = try RARHeaderScan.scan(source)

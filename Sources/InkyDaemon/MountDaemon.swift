@@ -69,7 +69,7 @@ public enum MountDaemon {
         ProcessHardening.releaseLargeBuffersEagerly()
         var workers = configuration.workers
         workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
-        // Workers read the library and the vault's objects, nothing else (Landlock).
+        // Comics come from the library and the vault's objects, opened here and passed to workers.
         workers.alsoReadable = configuration.vaultDirectory.map { [$0 + "/objects"] } ?? []
         // A root mount's workers are not root, where that leaves them able to read the library.
         if geteuid() == 0 {

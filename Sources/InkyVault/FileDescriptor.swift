@@ -19,6 +19,12 @@ final class FileDescriptor {
         self.path = path
     }
 
+    /// A descriptor opened elsewhere, now owned here.
+    init(adopting descriptor: Int32, path: String) {
+        raw = descriptor
+        self.path = path
+    }
+
     /// `name` in the folder `parent`, opened relative to that descriptor (`path` is for messages).
     init(at parent: FileDescriptor, name: String, path: String, flags: Int32, mode: mode_t = 0o600) throws(VaultError) {
         let descriptor = Syscall.retrying { openat(parent.raw, name, flags | O_CLOEXEC, mode) }

@@ -52,7 +52,26 @@ public final class VaultObjectReader {
     /// Opens the object at `path` with its object key (`VaultKeys.objectKey(fileID:)`).
     /// `directReads`: reads spanning several chunks bypass the page cache (`SealedChunkRun`),
     /// for a reader that keeps what it decrypts itself (the daemon's stored pages).
-    public init(path: String, key: SecureBytes, directReads: Bool = false) throws(VaultError) {
+    public convenience init(path: String, key: SecureBytes, directReads: Bool = false) throws(VaultError) {
+        // Never through a symlink, never blocking on a FIFO planted as an object.
+        let file: FileDescriptor
+        do { file = try FileDescriptor.regularFile(path) } catch {
+            if case .io(_, _, let code) = error, code.code != EINVAL && code.code != ELOOP { throw error }
+            throw .damagedObject(path: path, detail: "not a regular file")
+        }
+        try self.init(file: file, key: key, direct: directReads ? SealedChunkRun.directDescriptor(path: path, sameAs: file) : nil)
+    }
+
+    /// Reads the object through `descriptor`, opened by someone else (the daemon, for a worker
+    /// that opens nothing by name), which it takes and closes; `path` names it in messages.
+    public convenience init(descriptor: Int32, path: String, key: SecureBytes) throws(VaultError) {
+        let file = FileDescriptor(adopting: descriptor, path: path)
+        guard (try file.status().st_mode & S_IFMT) == S_IFREG else { throw .damagedObject(path: path, detail: "not a regular file") }
+        try self.init(file: file, key: key, direct: nil)
+    }
+
+    private init(file: FileDescriptor, key: SecureBytes, direct: FileDescriptor?) throws(VaultError) {
+        let path = file.path
         guard key.count == AESGCM.keyLength else { throw .crypto(.invalidKeyLength) }
         self.path = path
         self.key = key
@@ -61,14 +80,8 @@ public final class VaultObjectReader {
         } catch {
             throw .crypto(error)
         }
-        // Never through a symlink, never blocking on a FIFO planted as an object.
-        let file: FileDescriptor
-        do { file = try FileDescriptor.regularFile(path) } catch {
-            if case .io(_, _, let code) = error, code.code != EINVAL && code.code != ELOOP { throw error }
-            throw .damagedObject(path: path, detail: "not a regular file")
-        }
         self.file = file
-        direct = directReads ? SealedChunkRun.directDescriptor(path: path, sameAs: file) : nil
+        self.direct = direct
         let info = try file.status()
         var headerBytes = [UInt8](repeating: 0, count: VaultObjectHeader.length)
         let headerRead = try headerBytes.withMutableBytes { (buffer) throws(VaultError) in

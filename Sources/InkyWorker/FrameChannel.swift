@@ -29,10 +29,56 @@ package final class FrameChannel {
         case binary([UInt8])
     }
 
-    package init(fd: Int32) { self.fd = fd }
+    /// Whether descriptors sent with frames are kept (a worker's end: each comic comes as one);
+    /// at the daemon's end the kernel closes any a worker sends (its reads take no control data).
+    private let acceptsDescriptors: Bool
+    /// Descriptors received so far and not yet taken, in the order they were sent.
+    private var received: [Int32] = []
+    /// Where one `recvmsg` puts the descriptors it brings (one buffer, not one per read).
+    private let control = UnsafeMutableRawBufferPointer.allocate(byteCount: SocketRights.space(FrameChannel.descriptorsPerSend), alignment: 8)
+
+    package init(fd: Int32, acceptsDescriptors: Bool = false) {
+        self.fd = fd
+        self.acceptsDescriptors = acceptsDescriptors
+    }
     deinit {
         close(fd)
+        received.forEach { close($0) }
         scratch.deallocate()
+        control.deallocate()
+    }
+
+    /// The descriptors that came with the frames read so far; the caller owns them now.
+    package func takeDescriptors() -> [Int32] {
+        defer { received.removeAll() }
+        return received
+    }
+
+    /// Most descriptors one `sendmsg` carries (the kernel's limit is 253).
+    package static let descriptorsPerSend = 250
+
+    /// Sends `bytes` (whole frames) with `descriptors` attached (SCM_RIGHTS). More descriptors
+    /// than one send carries ride on single bytes sent before the rest, a batch each, so `bytes`
+    /// must hold at least one byte per batch. The peer owns copies; the caller still closes these.
+    package func send(_ bytes: [UInt8], descriptors: [Int32]) throws(Failure) {
+        guard !descriptors.isEmpty else { return try send(bytes) }
+        let batches = stride(from: 0, to: descriptors.count, by: Self.descriptorsPerSend).map {
+            Array(descriptors[$0..<min($0 + Self.descriptorsPerSend, descriptors.count)])
+        }
+        guard bytes.count >= batches.count else { throw .io(EINVAL) }
+        var sent = 0
+        for (index, batch) in batches.enumerated() {
+            let end = index == batches.count - 1 ? bytes.count : sent + 1
+            let result = bytes.withUnsafeBytes { raw in
+                SocketRights.send(fd, UnsafeRawBufferPointer(rebasing: raw[sent..<end]), descriptors: batch)
+            }
+            if result < 0 {
+                throw errno == EPIPE || errno == ECONNRESET ? .closed : .io(errno)
+            }
+            // A stream socket may take part of it: the descriptors went with the first byte.
+            sent += result
+        }
+        if sent < bytes.count { try send(Array(bytes[sent...])) }
     }
 
     /// Sends a data frame straight from `payload`: header and bytes in one writev, no copy into
@@ -148,7 +194,9 @@ package final class FrameChannel {
                 if ready == 0 { throw .timedOut }
                 if ready < 0 { throw .io(errno) }
             }
-            let got = Syscall.retrying { recv(fd, buffer.baseAddress! + filled, count - filled, wait == nil ? 0 : Int32(MSG_DONTWAIT)) }
+            let flags: Int32 = wait == nil ? 0 : Int32(MSG_DONTWAIT)
+            let got = acceptsDescriptors ? receiveKeepingDescriptors(into: buffer.baseAddress! + filled, count: count - filled, flags: flags)
+                : Syscall.retrying { recv(fd, buffer.baseAddress! + filled, count - filled, flags) }
             if got == 0 { throw .closed }
             if got < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK {
@@ -160,5 +208,13 @@ package final class FrameChannel {
             mustWait = false
             filled += got
         }
+    }
+
+    /// `recv` that keeps the descriptors the bytes came with.
+    private func receiveKeepingDescriptors(into buffer: UnsafeMutableRawPointer, count: Int, flags: Int32) -> Int {
+        let (got, descriptors) = SocketRights.receive(fd, UnsafeMutableRawBufferPointer(start: buffer, count: count), flags: flags,
+                                                      control: control)
+        received.append(contentsOf: descriptors)
+        return got
     }
 }

@@ -6,15 +6,15 @@ internal import CLinux
 import InkyCore
 
 /// A root mount's worker stops being root before it touches an archive: it becomes `nobody`
-/// (group `nogroup`, no supplementary groups) and keeps one capability, CAP_DAC_READ_SEARCH, so it
-/// still opens a 0600 comic or a 0700 folder of the library (and a root vault's objects) itself;
-/// Landlock bounds where. Every other capability is gone from its effective, permitted, inheritable,
-/// ambient and bounding sets: a parser taken over by a hostile archive cannot write, chown, signal
-/// or ptrace as root, load a module or mount, even where seccomp is missing (another architecture)
-/// or Landlock is (an older kernel: then it can still read any file, as root could).
+/// (group `nogroup`, no supplementary groups) with no capability in its effective, permitted,
+/// inheritable, ambient or bounding sets. It needs none: the daemon opens every comic (and each
+/// page of a folder comic, each vault object) and passes the descriptor (`RequestFiles`). A parser
+/// taken over by a hostile archive then cannot open a 0600 file of root's, write, chown, signal or
+/// ptrace as root, load a module or mount, even where seccomp is missing (another architecture)
+/// or Landlock is (an older kernel).
 public enum PrivilegeDrop {
     public enum Outcome: Equatable, Sendable {
-        /// Now `uid`/`gid`, with CAP_DAC_READ_SEARCH only.
+        /// Now `uid`/`gid`, with no capability.
         case dropped(uid: UInt32, gid: UInt32)
         /// Not root: nothing to give up.
         case notRoot
@@ -22,11 +22,10 @@ public enum PrivilegeDrop {
         case failed(step: Int32, Errno)
     }
 
-    /// Filesystems where the kernel decides who reads with the caller's uid and capabilities, so
-    /// nobody with CAP_DAC_READ_SEARCH reads what root does. Elsewhere another party decides with
-    /// the uid alone (an NFS or SMB server, a FUSE daemon, which without allow_other serves only
-    /// the user who mounted it): there a nobody worker would find the comics only root may read
-    /// closed, so a root mount's workers keep root there.
+    /// Filesystems where a file is read with the rights of whoever opened it (the daemon), so
+    /// nobody reads through the descriptor it is passed what root does. Elsewhere another party
+    /// may decide each read by the reader's uid (an NFS or SMB server, a FUSE daemon, which without
+    /// allow_other serves only the user who mounted it): a root mount's workers keep root there.
     static let localFilesystems: Set<String> = [
         "ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "f2fs", "bcachefs", "jfs", "reiserfs", "nilfs2",
         "tmpfs", "ramfs", "overlay", "squashfs", "erofs", "iso9660", "udf", "vfat", "msdos", "exfat", "ntfs3", "hfsplus",
@@ -88,8 +87,8 @@ public enum PrivilegeDrop {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// CAP_DAC_READ_SEARCH (linux/capability.h): read any file, search any folder.
-    static let readAnything: Int32 = 2
+    /// No capability kept (`inky_drop_root` keeps the one it is given, none for -1).
+    static let keepNone: Int32 = -1
 
     /// The account a root worker becomes: `nobody` and its group (`nogroup` on Debian), or the
     /// overflow ids 65534 where the system has no `nobody`.
@@ -98,14 +97,14 @@ public enum PrivilegeDrop {
         return (entry.pointee.pw_uid, entry.pointee.pw_gid)
     }
 
-    /// Drops root, keeping CAP_DAC_READ_SEARCH, when this process runs as root. Call while it has
+    /// Drops root, and every capability, when this process runs as root. Call while it has
     /// one thread (the bounding set and capabilities are set for the calling thread only; threads
     /// started afterwards inherit them), after what needs root and before Landlock and seccomp.
     /// Exits the process if a way back to root stayed open after the drop.
     public static func dropRoot() -> Outcome {
         guard getuid() == 0 || geteuid() == 0 else { return .notRoot }
         let account = unprivilegedAccount()
-        let step = inky_drop_root(account.uid, account.gid, readAnything)
+        let step = inky_drop_root(account.uid, account.gid, keepNone)
         if step == 0 { return .dropped(uid: account.uid, gid: account.gid) }
         let error = Errno(errno)
         if step == 8 {

@@ -28,7 +28,9 @@ final class StoredPageReader: Sendable {
     }
 
     /// The mounted library: files are opened beneath it, never through a link (`ConfinedFile`).
-    private let root: LibraryRoot?
+    /// The library, also where the pool opens the comics it sends workers (`RequestFiles`); the
+    /// pool keeps its folders open a second: a folder's comics are opened one after another.
+    let root: LibraryRoot?
 
     init(root: LibraryRoot? = nil) { self.root = root }
 

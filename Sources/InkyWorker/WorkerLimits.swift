@@ -25,6 +25,12 @@ public struct WorkerLimits: Sendable, Equatable {
         setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
         var core = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &core)
+        // A folder comic's pages come as one descriptor each: as many as the hard limit allows.
+        var files = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+            files.rlim_cur = files.rlim_max
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+        }
     }
 
     /// ASan and TSan reserve terabytes of shadow address space at startup, so under

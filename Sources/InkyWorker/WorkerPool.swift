@@ -73,7 +73,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
-        storedPages = StoredPageReader(root: configuration.libraryRoot.map(LibraryRoot.init(path:)))
+        storedPages = StoredPageReader(root: configuration.libraryRoot.map { LibraryRoot(path: $0, cachedFolders: 16) })
         output = configuration.discardWorkerOutput ? nil : configuration.workerOutput.flatMap(WorkerOutput.init)
     }
 
@@ -84,6 +84,7 @@ public final class WorkerPool: @unchecked Sendable {
                           handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
         let key = keyProvider?(path)
         let decodes = switch request { case .read, .cover: true; default: false }
+        let files = try RequestFiles.open(for: request, isVaultObject: key != nil, root: storedPages.root) // workers open nothing
         let worker = try checkOut(for: path, vault: key != nil, decodes: decodes)
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
@@ -94,7 +95,7 @@ public final class WorkerPool: @unchecked Sendable {
                 // Straight from locked memory: no frame is built around a copy of the key.
                 try key.withUnsafeBytes { (raw) throws(FrameChannel.Failure) in try worker.send(data: raw) }
             }
-            try worker.send(request)
+            try worker.send(request, files: files)
             var finished = false
             var malformed = false
             while !finished && violation == nil && !malformed {

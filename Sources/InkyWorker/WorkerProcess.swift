@@ -57,6 +57,15 @@ final class WorkerProcess {
         try channel.send(WorkerCodec.frame(request))
     }
 
+    /// A request and, in a data frame right after it, the files it reads as descriptors (one
+    /// `sendmsg` for both while they fit one; `RequestFiles`).
+    func send(_ request: WorkerRequest, files: RequestFiles?) throws(FrameChannel.Failure) {
+        guard let files else { return try send(request) }
+        let payload = files.payload
+        try channel.send(WorkerCodec.frame(request) + WorkerFrame.header(length: payload.count, kind: 2) + payload,
+                         descriptors: files.descriptors)
+    }
+
     /// A data frame straight from `payload` (a key in locked memory: no copy of it is made).
     func send(data payload: UnsafeRawBufferPointer) throws(FrameChannel.Failure) {
         try channel.sendData(payload)

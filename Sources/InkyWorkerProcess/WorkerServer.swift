@@ -13,49 +13,43 @@ import InkyVault
 /// takes only this process down; the daemon's watchdog and respawn handle the rest.
 public enum WorkerServer {
     /// Applies the worker's resource limits, then serves until the daemon closes the socket.
-    /// With `library`, every comic is opened beneath that folder without following a link
-    /// (`LibraryRoot`), and a path outside it is refused: the daemon's mount passes it.
-    /// With `images`, the image library starts before the filter (it loads its format modules,
-    /// which the filter's world may not reach): a mount that converts pages passes it.
-    /// With a `library`, the worker confines itself (`Landlock`) to reading beneath it and
-    /// beneath `alsoReadable` (the vault's objects), before the seccomp filter; with `dropRoot` too
-    /// (a root mount's), it first becomes nobody with CAP_DAC_READ_SEARCH alone (`PrivilegeDrop`).
+    /// Every comic comes as a descriptor the daemon opened, with its request (`RequestFiles`):
+    /// the worker opens nothing by name. With `images`, the image library starts before the
+    /// filter (it loads its format modules, which the filter's world may not reach): a mount that
+    /// converts pages passes it. With `library` (a mount's worker), it confines itself
+    /// (`Landlock`) to reading the system's libraries and nothing else, before the seccomp filter;
+    /// with `dropRoot` too (a root mount's), it first becomes nobody with no capability (`PrivilegeDrop`).
     public static func run(socket: Int32 = 3, limits: WorkerLimits = WorkerLimits(), library: String? = nil,
-                           alsoReadable: [String] = [], images: Bool = false, dropRoot: Bool = false) -> Never {
+                           images: Bool = false, dropRoot: Bool = false) -> Never {
         nameTheTimeZone()
         ProcessHardening.makeNonDumpable()
         ProcessHardening.forbidNewPrivileges()
         ProcessHardening.releaseLargeBuffersEagerly()
         limits.apply()
-        // A root mount's worker becomes nobody, with CAP_DAC_READ_SEARCH alone to open the library's
-        // comics, while it still has a single thread (capabilities are set per thread; later
+        // A root mount's worker becomes nobody, without any capability (the daemon opens the
+        // comics), while it still has a single thread (capabilities are set per thread; later
         // threads inherit them). The command line's workers run as their user and are left as they are.
         if library != nil, dropRoot, case .failed(let step, let error) = PrivilegeDrop.dropRoot() {
             FileHandle.standardError.write(Data("inkyfs worker: cannot drop root (step \(step)): \(error); it may still be root\n".utf8))
         }
         exitWhenOrphaned()
         signal(SIGPIPE, SIG_IGN)
-        let channel = FrameChannel(fd: socket)
-        // Opened before the filter, which still allows openat beneath it. Folders stay open for
-        // a second, as the daemon's do: a folder's comics are listed one after another, and
-        // opening each one's path component by component was 8% of a worker's listing time.
-        // A folder kept open is the one that was there, never a link put in its place.
-        let root = library.map { LibraryRoot(path: $0, cachedFolders: 16) }
+        let channel = FrameChannel(fd: socket, acceptsDescriptors: true)
         if images {
             do throws(ImageError) { try ImageConverter.start() } catch {
                 FileHandle.standardError.write(Data("inkyfs worker: \(error); pages are served as they are\n".utf8))
             }
         }
-        // A mount's worker reads its library (and the vault's objects) and nothing else; the
-        // command line's workers read what the user named, anywhere, and are not confined.
-        if let library, case .failed(let error) = Landlock.confine(readable: [library] + alsoReadable) {
-            FileHandle.standardError.write(Data("inkyfs worker: cannot confine to the library (Landlock): \(error)\n".utf8))
+        // A mount's worker reads the comics it is given and may open no file of the library, nor
+        // any other but the system's libraries; the command line's workers are not confined.
+        if library != nil, case .failed(let error) = Landlock.confine(readable: []) {
+            FileHandle.standardError.write(Data("inkyfs worker: cannot confine to the system's libraries (Landlock): \(error)\n".utf8))
         }
         // Last: from here on the worker can only decode (SeccompFilter says what that leaves).
         if !SeccompFilter.install() {
             FileHandle.standardError.write(Data("inkyfs worker: no seccomp filter on this system; running without\n".utf8))
         }
-        var session = WorkerSession(root: root)
+        var session = WorkerSession()
         while true {
             let frame: WorkerFrame
             do throws(FrameChannel.Failure) {
@@ -77,8 +71,10 @@ public enum WorkerServer {
                 #endif
                 continue
             }
+            // The files it reads, in the frame after it (nothing else may come there).
+            guard let files = receiveFiles(on: channel) else { exit(2) }
             do throws(FrameChannel.Failure) {
-                try session.handle(request, on: channel)
+                try session.handle(request, files: files, on: channel)
             } catch {
                 exit(0)
             }
@@ -109,6 +105,17 @@ extension WorkerServer {
             UnsafeMutableRawBufferPointer(mutating: bytes).initializeMemory(as: UInt8.self, repeating: 0)
         }
         return key
+    }
+
+    /// The frame of descriptors that follows a request (`RequestFiles`); nil for anything else.
+    static func receiveFiles(on channel: FrameChannel) -> RequestFiles? {
+        var files: RequestFiles?
+        try? channel.receive(timeout: 5) { frame in
+            guard case .data(let bytes) = frame else { return }
+            files = RequestFiles.decode(bytes, descriptors: channel.takeDescriptors())
+        }
+        channel.takeDescriptors().forEach { close($0) }
+        return files
     }
 
     /// Exits as soon as the daemon is gone, even while a decoder spins. PR_SET_PDEATHSIG is
@@ -167,8 +174,6 @@ struct WorkerSession {
     /// Keyed by the limits too: a reader made for one page conversion (a server's fit to a
     /// reader's width) never serves a request with another.
     private var readers: [(path: String, identity: FileIdentity, limits: ComicLimits, reader: any ComicReader)] = []
-    /// The library the daemon mounts, when it said so: comics are opened beneath it only.
-    let root: LibraryRoot?
     /// Keys of vault objects this worker was given for the current request, by object path.
     var keys: [String: SecureBytes] = [:]
 
@@ -184,9 +189,9 @@ struct WorkerSession {
     private let heartbeatTarget = HeartbeatTarget()
     private var heartbeat: () -> Void { { [heartbeatTarget] in heartbeatTarget.beat() } }
 
-    init(root: LibraryRoot?) { self.root = root }
+    init() {}
 
-    mutating func handle(_ request: WorkerRequest, on channel: FrameChannel) throws(FrameChannel.Failure) {
+    mutating func handle(_ request: WorkerRequest, files: RequestFiles, on channel: FrameChannel) throws(FrameChannel.Failure) {
         let sink = ReplySink(channel)
         heartbeatTarget.sink = sink
         defer { heartbeatTarget.sink = nil }
@@ -202,7 +207,7 @@ struct WorkerSession {
                 // Listed afresh, never from a kept reader: a folder of images whose page was
                 // rewritten in place keeps its identity, and its kept reader the old sizes.
                 readers.removeAll { $0.path == path }
-                let (identity, reader) = try open(path, expected: nil, limits: limits)
+                let (identity, reader) = try open(path, files: files, expected: nil, limits: limits)
                 var listing = reader.listing
                 // A vault object's path is random hex: its tags alone, for the vault's own views
                 // (kept in the daemon's memory, never in the index).
@@ -213,7 +218,7 @@ struct WorkerSession {
             }
         case .read(let path, let identity, let entries, let limits):
             do throws(ComicError) {
-                let reader = try open(path, expected: identity, limits: limits).1
+                let reader = try open(path, files: files, expected: identity, limits: limits).1
                 for entry in entries {
                     let page = entry.page
                     if page.isSizeKnown {
@@ -232,7 +237,7 @@ struct WorkerSession {
             break // handled by the loop, which reads the key frame that follows
         case .comicInfo(let path, let identity, let limits):
             do throws(ComicError) {
-                let reader = try open(path, expected: identity, limits: limits).1
+                let reader = try open(path, files: files, expected: identity, limits: limits).1
                 if let bytes = try reader.readComicInfo() {
                     stream(.comicInfo, size: Int64(bytes.count), to: sink) { chunkSink in
                         bytes.withUnsafeBytes { chunkSink($0) }
@@ -244,7 +249,7 @@ struct WorkerSession {
             sink.send(.done)
         case .cover(let path, let identity, let entry, let height, let limits):
             do throws(ComicError) {
-                let reader = try open(path, expected: identity, limits: limits).1
+                let reader = try open(path, files: files, expected: identity, limits: limits).1
                 let cover = try CoverMaker.cover(of: entry.page, in: reader, height: height, limits: limits)
                 stream(entry.source, size: Int64(cover.count), to: sink) { chunkSink in
                     cover.withUnsafeBytes { chunkSink($0) }
@@ -310,49 +315,63 @@ struct WorkerSession {
         }
     }
 
-    /// A reader for `path`, reused while the file keeps the identity the daemon expects.
-    private mutating func open(_ path: String, expected: FileIdentity?, limits: ComicLimits) throws(ComicError) -> (FileIdentity, any ComicReader) {
-        // A library comic is opened first and known by what was opened: a path swapped for a
-        // link since the daemon looked is never followed (ELOOP), and never read.
-        let opened = keys[path] == nil ? try ConfinedFile.open(path, beneath: root) : nil
+    /// A reader for `path` from the descriptor the daemon passed, reused while the file keeps
+    /// the identity the daemon expects (a folder's is made again: its pages come per request).
+    private mutating func open(_ path: String, files: RequestFiles, expected: FileIdentity?,
+                               limits: ComicLimits) throws(ComicError) -> (FileIdentity, any ComicReader) {
+        // Known by what the daemon opened: a path swapped for a link since it listed it was
+        // never followed (ELOOP, in the daemon), and is never read.
+        let descriptor = files.takeComic()
         var handedOver = false
-        defer { if let opened, !handedOver { close(opened.descriptor) } }
-        let current: FileIdentity
-        switch opened.map({ .success($0.identity) }) ?? FileIdentity.of(path) {
-        case .success(let identity): current = identity
-        case .failure(let code): throw .io(path: path, errno: code.code, detail: code.description)
+        defer { if descriptor >= 0, !handedOver { close(descriptor) } }
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+            throw .io(path: path, errno: EBADF, detail: "the daemon passed no file")
         }
+        let current = FileIdentity(info)
+        let isFolder = info.st_mode & S_IFMT == S_IFDIR
         if let expected, expected != current {
             throw .io(path: path, errno: ESTALE, detail: "the file changed on disk since it was listed")
         }
-        if let index = readers.firstIndex(where: { $0.path == path && $0.identity == current && $0.limits == limits }) {
+        if !isFolder, let index = readers.firstIndex(where: { $0.path == path && $0.identity == current && $0.limits == limits }) {
             let kept = readers.remove(at: index)
             readers.append(kept)
             return (current, kept.reader)
         }
-        readers.removeAll { $0.path == path && $0.identity != current }
+        readers.removeAll { $0.path == path && ($0.identity != current || isFolder) }
         var reader: any ComicReader
+        handedOver = true
         if let key = keys[path] {
             // A vault object: parsed from chunks decrypted on demand, named only by its object
             // path (random hex) in any message, never by the comic's name.
             let object: VaultObjectReader
             do throws(VaultError) {
-                object = try VaultObjectReader(path: path, key: key)
+                object = try VaultObjectReader(descriptor: descriptor, path: path, key: key)
             } catch {
                 throw .corrupted(path: path, detail: "vault object: \(error)")
             }
             reader = try ComicOpener.open(bytes: VaultObjectBytes(object), label: path, limits: limits)
-        } else if let opened {
-            handedOver = true
-            reader = try ComicOpener.open(descriptor: opened.descriptor, label: path, limits: limits)
+        } else if isFolder {
+            let members = files.takeFolderEntries().map { entry in
+                let kind: EntryKind = switch entry.kind {
+                case .page, .file: .file
+                case .directory: .directory
+                case .symlink: .symlink
+                case .comic, .other: .other
+                }
+                return FolderMember(name: entry.name, kind: kind, size: entry.size, descriptor: entry.descriptor)
+            }
+            reader = try ComicOpener.open(folder: descriptor, members: members, label: path, limits: limits)
         } else {
-            reader = try ComicOpener.open(path, limits: limits)
+            reader = try ComicOpener.open(descriptor: descriptor, label: path, limits: limits)
         }
         if limits.rendering.conversion.isActive {
             reader = ConvertingComicReader(reader, limits: limits, isPrivate: keys[path] != nil)
         }
-        readers.append((path, current, limits, reader))
         reader.onProgress = heartbeat
+        // A folder's reader holds only this request's pages: never kept for the next.
+        guard !isFolder else { return (current, reader) }
+        readers.append((path, current, limits, reader))
         if readers.count > Self.keptReaders { readers.removeFirst() }
         return (current, reader)
     }

@@ -18,20 +18,19 @@ struct InkyfsWorker: ParsableCommand {
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "serve", shouldDisplay: false)
 
-        @Option(help: "The mounted library: comics are opened beneath it only, never through a link.")
+        @Option(help: ArgumentHelp("The mounted library: a mount's worker, which opens no file itself.",
+                                   discussion: "Every comic comes with its request as a descriptor the daemon opened. The worker confines itself (Landlock) to reading the system's libraries only, neither the library nor any other file."))
         var library: String?
-
-        @Option(help: "A folder the worker may also read beneath (the vault's objects); with --library only.")
-        var alsoRead: [String] = []
 
         @Flag(help: "Start the image library before the sandbox: the mount converts pages.")
         var images = false
 
-        @Flag(help: "Run as root: become nobody, with CAP_DAC_READ_SEARCH alone, before the sandbox; with --library only.")
+        @Flag(help: ArgumentHelp("Run as root: become nobody, with no capability at all, before the sandbox; with --library only.",
+                                 discussion: "The worker becomes nobody/nogroup without supplementary groups, and empties its effective, permitted, inheritable, ambient and bounding capability sets: it needs none, since the daemon passes every comic open."))
         var dropRoot = false
 
         func run() throws {
-            WorkerServer.run(library: library, alsoReadable: alsoRead, images: images, dropRoot: dropRoot)
+            WorkerServer.run(library: library, images: images, dropRoot: dropRoot)
         }
     }
 

@@ -3,8 +3,9 @@ import InkyTestSupport
 import XCTest
 
 /// A worker taken over by a hostile archive, simulated by injecting calls into a real worker of
-/// a real mount with gdb (the tests run as root: the worker of a root mount): it reads its
-/// library, and not `/etc/shadow`, a file outside the library, or the daemon's memory.
+/// a real mount with gdb (the tests run as root: the worker of a root mount): it opens no file of
+/// its library (the daemon passes it each comic open), nor `/etc/shadow`, a file outside the
+/// library, or the daemon's memory.
 final class MountWorkerConfinementTests: XCTestCase {
     private var library: URL!
     private var outside: URL!
@@ -36,7 +37,7 @@ final class MountWorkerConfinementTests: XCTestCase {
         return stride(from: 0, to: values.count - 1, by: 2).map { values[$0] >= 0 ? values[$0] : -values[$0 + 1] }
     }
 
-    func testAHijackedWorkerReadsItsLibraryAndNothingElse() throws {
+    func testAHijackedWorkerOpensNeitherItsLibraryNorAnythingElse() throws {
         let mount = try MountedLibrary(library: library)
         XCTAssertFalse(try readFile(mount.path("Issue/001.jpg")).isEmpty)
         XCTAssertTrue(waitUntil(10) { !mount.workerPIDs.isEmpty })
@@ -44,9 +45,9 @@ final class MountWorkerConfinementTests: XCTestCase {
         let results = try openInside(worker, [library.appendingPathComponent("Issue.cbz").path, "/etc/shadow",
                                               outside.appendingPathComponent("notes.txt").path,
                                               "/proc/\(mount.process.processIdentifier)/mem"])
-        XCTAssertGreaterThanOrEqual(results[0], 0, "the library is readable: \(results)")
-        XCTAssertEqual(Array(results.dropFirst()), [-Int(EACCES), -Int(EACCES), -Int(EACCES)],
-                       "/etc/shadow, a file outside the library, the daemon's memory: \(results)")
+        // The comic is 0644 in a 0755 folder: nobody's own rights would open it; Landlock does not.
+        XCTAssertEqual(results, [-Int(EACCES), -Int(EACCES), -Int(EACCES), -Int(EACCES)],
+                       "the comic it just read, /etc/shadow, a file outside the library, the daemon's memory: \(results)")
         XCTAssertTrue(mount.isDaemonAlive)
         XCTAssertEqual(mount.unmount(), 0)
     }

@@ -3,10 +3,12 @@ import InkyTestSupport
 import XCTest
 
 /// The workers of a root mount are not root: they run as nobody, with no supplementary groups and
-/// of every capability only CAP_DAC_READ_SEARCH, so they still open the library's 0600 comics
-/// (Landlock bounds where) and nothing a parser taken over by a hostile archive does is done as
-/// root. Checked on the real workers of a real mount: their /proc status, every thread of them,
-/// and calls injected with gdb; the private comics read through the mount byte for byte.
+/// no capability at all, and open no file of the library: the daemon passes each comic (each page
+/// of a folder comic) as a descriptor, and Landlock lets them read the system's libraries only.
+/// Nothing a parser taken over by a hostile archive does is done as root, and it cannot open the
+/// library's 0600 comics. Checked on the real workers of a real mount: their /proc status, every
+/// thread of them, and calls injected with gdb; the private comics, in every format, read through
+/// the mount byte for byte.
 final class MountWorkerPrivilegeTests: XCTestCase {
     private var library: URL!
     private var scratch: URL!
@@ -28,8 +30,19 @@ final class MountWorkerPrivilegeTests: XCTestCase {
                              compression: "deflated")
         try PDFMaker.imagePDF(at: library.appendingPathComponent("Book.pdf"), images: images)
         try Self.writeStoredRAR4(at: library.appendingPathComponent("Old.cbr"), members: [("a.jpg", images[0]), ("b.png", images[1])])
-        // Root's and no one else's: nobody without CAP_DAC_READ_SEARCH could open none of them.
-        for path in ["Private/Issue.cbz", "Book.pdf", "Old.cbr"] { XCTAssertEqual(chmod(library.appendingPathComponent(path).path, 0o600), 0) }
+        // A solid LZMA2 7z (liblzma's reader), and a folder of loose images (a descriptor per page).
+        let staged = scratch.appendingPathComponent("staged")
+        try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: images[0], to: staged.appendingPathComponent("p1.jpg"))
+        try FileManager.default.copyItem(at: images[1], to: staged.appendingPathComponent("p2.png"))
+        _ = try ArchiveMaker.run("/usr/bin/7z", ["a", "-bd", "-ms=on", library.appendingPathComponent("Solid.cb7").path, "p1.jpg", "p2.png"], in: staged)
+        let loose = privateFolder.appendingPathComponent("Loose")
+        try FileManager.default.copyItem(at: staged, to: loose)
+        // Root's and no one else's: nobody, without any capability, can open none of them.
+        for path in ["Private/Issue.cbz", "Book.pdf", "Old.cbr", "Solid.cb7", "Private/Loose/p1.jpg", "Private/Loose/p2.png"] {
+            XCTAssertEqual(chmod(library.appendingPathComponent(path).path, 0o600), 0)
+        }
+        XCTAssertEqual(chmod(loose.path, 0o700), 0)
         XCTAssertEqual(chmod(privateFolder.path, 0o700), 0)
         XCTAssertEqual(chmod(library.path, 0o700), 0)
     }
@@ -90,7 +103,7 @@ final class MountWorkerPrivilegeTests: XCTestCase {
         }
     }
 
-    func testARootMountsWorkersAreNobodyWithReadSearchAlone() throws {
+    func testARootMountsWorkersAreNobodyWithNoCapability() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"), "needs gdb")
         let mount = try MountedLibrary(library: library)
         XCTAssertFalse(try readFile(mount.path("Private/Issue/001.jpg")).isEmpty)
@@ -99,13 +112,13 @@ final class MountWorkerPrivilegeTests: XCTestCase {
         let fields = ["Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp"]
         let ids = { (id: UInt32) in Array(repeating: String(id), count: 4).joined(separator: "\t") }
         let expected = ["Uid:\t" + ids(nobody.uid), "Gid:\t" + ids(nobody.gid), "Groups:",
-                        "CapInh:\t0000000000000000", "CapPrm:\t0000000000000004", "CapEff:\t0000000000000004",
-                        "CapBnd:\t0000000000000004", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"]
+                        "CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+                        "CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"]
         for pid in mount.workerPIDs {
             let threads = threadStatus(pid, fields)
             XCTAssertGreaterThanOrEqual(threads.count / fields.count, 2, "the serving thread and the orphan watch at least: \(threads)")
             XCTAssertEqual(threads, Array(Array(repeating: expected, count: threads.count / fields.count).joined()),
-                           "every thread: nobody, no groups, CAP_DAC_READ_SEARCH (bit 2) alone, in no inheritable or ambient set")
+                           "every thread: nobody, no groups, no capability in any set")
         }
 
         let comic = library.appendingPathComponent("Private/Issue.cbz").path
@@ -114,8 +127,11 @@ final class MountWorkerPrivilegeTests: XCTestCase {
         XCTAssertEqual(chmod(secret, 0o600), 0)
         let results = try inject(worker, [
             "((int (*)(void))getuid)()",
-            // CAP_DAC_READ_SEARCH: the library's 0600 comic still opens.
+            // The library's 0600 comic, which the worker read a moment ago through the daemon's
+            // descriptor, does not open by name (root's CAP_DAC_READ_SEARCH opened it).
             "((int (*)(const char *, int))open)(\"\(comic)\", 0)",
+            // A file anyone may read, outside the system's libraries: Landlock alone refuses it.
+            "((int (*)(const char *, int))open)(\"/etc/passwd\", 0)",
             // access() checks for the real uid with no capability (kernel: only a real uid of 0
             // keeps them there), so it tells nobody from root: root gets 0.
             "((int (*)(const char *, int))access)(\"\(comic)\", 4)",
@@ -129,12 +145,12 @@ final class MountWorkerPrivilegeTests: XCTestCase {
             "((long (*)(long, ...))syscall)(62, 1, 0)",
             "((long (*)(long, ...))syscall)(92, \"\(comic)\", 0, 0)",
         ])
-        XCTAssertEqual(results.count, 8)
-        guard results.count == 8 else { return }
+        XCTAssertEqual(results.count, 9)
+        guard results.count == 9 else { return }
         XCTAssertEqual(results[0], Int(nobody.uid), "getuid")
-        XCTAssertGreaterThanOrEqual(results[1], 0, "the private comic opens: \(results)")
-        XCTAssertEqual(Array(results[2...]), [-Int(EACCES), -Int(EACCES), -Int(EACCES), -Int(EPERM), -Int(EPERM), -Int(EPERM)],
-                       "access, W_OK for the effective ids, a root file outside, setuid(0), kill(1, 0), chown: \(results)")
+        let refused: [Int32] = [EACCES, EACCES, EACCES, EACCES, EACCES, EPERM, EPERM, EPERM]
+        XCTAssertEqual(Array(results[1...]), refused.map { -Int($0) },
+                       "open of the private comic, of /etc/passwd, access, W_OK for the effective ids, a root file outside, setuid(0), kill(1, 0), chown: \(results)")
         XCTAssertTrue(mount.isDaemonAlive)
         XCTAssertEqual(mount.unmount(), 0)
     }
@@ -145,7 +161,7 @@ final class MountWorkerPrivilegeTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Private/Issue")).sorted(), ["001.jpg", "002.png"])
         XCTAssertEqual(try readFile(mount.path("Private/Issue/001.jpg")), try ReferenceArchive.member("p1.jpg", of: comic), "Python's zipfile")
         XCTAssertEqual(try readFile(mount.path("Private/Issue/002.png")), try ReferenceArchive.member("p2.png", of: comic))
-        // MuPDF and libunarr open the worker's descriptor again by its /proc/self/fd name.
+        // MuPDF reads through the passed descriptor, libunarr a mapping of it.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Book")).sorted(), ["001.jpg", "002.png"])
         XCTAssertEqual(try readFile(mount.path("Book/001.jpg")), try readFile(images[0].path), "MuPDF: the embedded image")
         XCTAssertEqual(try readFile(mount.path("Book/002.png")), try readFile(images[1].path))
@@ -153,10 +169,36 @@ final class MountWorkerPrivilegeTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Old")).sorted(), ["001.jpg", "002.png"])
         XCTAssertEqual(try readFile(mount.path("Old/001.jpg")), try ReferenceArchive.member("a.jpg", of: rar), "libunarr, against bsdtar")
         XCTAssertEqual(try readFile(mount.path("Old/002.png")), try ReferenceArchive.member("b.png", of: rar))
+        let sevenZip = library.appendingPathComponent("Solid.cb7").path
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Solid")).sorted(), ["001.jpg", "002.png"])
+        XCTAssertEqual(try readFile(mount.path("Solid/001.jpg")), try ReferenceArchive.member("p1.jpg", of: sevenZip), "liblzma, against 7z")
+        XCTAssertEqual(try readFile(mount.path("Solid/002.png")), try ReferenceArchive.member("p2.png", of: sevenZip))
         XCTAssertTrue(waitForServingWorkers(of: mount))
         for worker in mount.workerPIDs {
             XCTAssertEqual(threadStatus(worker, ["Uid"]).first, "Uid:\t" + Array(repeating: String(nobody.uid), count: 4).joined(separator: "\t"),
                            "these reads were a nobody's")
+        }
+        XCTAssertEqual(mount.unmount(), 0)
+    }
+
+    /// A folder of loose images is a comic served as a CBZ: the worker lists it and reads each page
+    /// from a descriptor the daemon opened for it (the folder and its images are root's alone).
+    func testARootMountServesAPrivateFolderComicAsNobody() throws {
+        let mount = try MountedLibrary(library: library, arguments: ["--as", "cbz", "--no-list-ahead", "--no-continue"])
+        let cbz = mount.path("Private/Loose.cbz")
+        let names = try ArchiveMaker.run("/usr/bin/python3", ["-c", "import sys, zipfile; print(*zipfile.ZipFile(sys.argv[1]).namelist())", cbz])
+        let members = names.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(members.count, 2, names)
+        guard members.count == 2 else { return }
+        let originals = ["p1.jpg", "p2.png"].map { library.appendingPathComponent("Private/Loose/" + $0).path }
+        for (member, original) in zip(members, originals) {
+            XCTAssertEqual(try ReferenceArchive.member(member, of: cbz), try readFile(original), "Python's zipfile, \(member)")
+        }
+        XCTAssertTrue(waitForServingWorkers(of: mount))
+        XCTAssertFalse(mount.workerPIDs.isEmpty)
+        for worker in mount.workerPIDs {
+            XCTAssertEqual(Set(threadStatus(worker, ["Uid", "CapPrm"])), ["Uid:\t" + Array(repeating: String(nobody.uid), count: 4).joined(separator: "\t"),
+                                                                         "CapPrm:\t0000000000000000"], "these reads were a nobody's, every thread")
         }
         XCTAssertEqual(mount.unmount(), 0)
     }

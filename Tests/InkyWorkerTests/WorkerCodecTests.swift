@@ -177,9 +177,14 @@ final class WorkerCodecTests: XCTestCase {
         let pool = WorkerPool(.init(executable: "/bin/sh", arguments: ["-c", #"printf '\003\000\000\000\003\001\000\000' >&3; exec sleep 600"#],
                                     maxWorkers: 1, timeout: 300))
         defer { pool.shutdown() }
+        // A file the pool can open and pass on: what follows is the impostor's doing.
+        let folder = ArchiveMaker.temporaryDirectory("malformed-listing")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let comic = folder.appendingPathComponent("x.cbz").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: comic, contents: Data("PK".utf8)))
         let started = Date()
-        XCTAssertThrowsError(try pool.list("x.cbz", limits: .default)) { error in
-            XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "the worker sent garbage and was stopped"))
+        XCTAssertThrowsError(try pool.list(comic, limits: .default)) { error in
+            XCTAssertEqual(error as? ComicError, .parserFailed(path: comic, detail: "the worker sent garbage and was stopped"))
         }
         // Far below the timeout (300 s) and the worker's own end (600 s), however loaded the machine.
         XCTAssertLessThan(Date().timeIntervalSince(started), 120, "stopped at once, not at the timeout")

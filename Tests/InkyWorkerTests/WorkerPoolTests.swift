@@ -88,20 +88,25 @@ final class WorkerPoolTests: XCTestCase {
     }
 
     func testImpostorsAreStoppedWithTypedErrors() throws {
+        // A file the pool can open and pass on: what follows is the impostor's doing.
+        let folder = ArchiveMaker.temporaryDirectory("impostors")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let comic = folder.appendingPathComponent("x.cbz").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: comic, contents: Data("PK".utf8)))
         let garbage = pool(executable: "/bin/sh", arguments: ["-c", "head -c 64 /dev/urandom >&3; exec sleep 30"])
-        XCTAssertThrowsError(try garbage.list("x.cbz", limits: .default)) { error in
-            XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "the worker sent garbage and was stopped"))
+        XCTAssertThrowsError(try garbage.list(comic, limits: .default)) { error in
+            XCTAssertEqual(error as? ComicError, .parserFailed(path: comic, detail: "the worker sent garbage and was stopped"))
         }
         let silent = pool(timeout: 1, executable: "/bin/sh", arguments: ["-c", "exec sleep 600"])
         let started = Date()
-        XCTAssertThrowsError(try silent.list("x.cbz", limits: .default)) { error in
-            XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "timed out: the archive parser made no progress for 1 s"))
+        XCTAssertThrowsError(try silent.list(comic, limits: .default)) { error in
+            XCTAssertEqual(error as? ComicError, .parserFailed(path: comic, detail: "timed out: the archive parser made no progress for 1 s"))
         }
         // The 1 s timeout ended it, not the worker's own end 600 s later: a bound on a hang, generous.
         XCTAssertLessThan(Date().timeIntervalSince(started), 120)
         let dying = pool(executable: "/bin/sh", arguments: ["-c", "kill -SEGV $$"])
-        XCTAssertThrowsError(try dying.list("x.cbz", limits: .default)) { error in
-            XCTAssertEqual(error as? ComicError, .parserFailed(path: "x.cbz", detail: "the worker crashed (signal 11)"))
+        XCTAssertThrowsError(try dying.list(comic, limits: .default)) { error in
+            XCTAssertEqual(error as? ComicError, .parserFailed(path: comic, detail: "the worker crashed (signal 11)"))
         }
     }
 }

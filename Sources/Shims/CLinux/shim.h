@@ -128,8 +128,8 @@ static inline int inky_landlock_confine(const int *folders, int count) {
 }
 
 /* A root mount's worker gives up root before Landlock and seccomp: uid and gid `uid`/`gid` (nobody,
-   nogroup), no supplementary groups, and of every capability only `keep` (CAP_DAC_READ_SEARCH, so
-   it can still open the library's 0600 comics: Landlock bounds where), in its effective and
+   nogroup), no supplementary groups, and of every capability only `keep` (-1: none; a mount's
+   worker keeps none, since the daemon passes it every comic open), in its effective and
    permitted sets and its bounding set; none inheritable, none ambient. glibc's setgroups, setresgid
    and setresuid change every thread of the process; the bounding set and capset change the calling
    thread only, so this runs while the worker has no other thread, and every thread it starts later
