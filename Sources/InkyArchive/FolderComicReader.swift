@@ -2,8 +2,9 @@ import Foundation
 import InkyCore
 
 /// A directory of loose images read as a comic: its image files (not recursive) are the pages.
-/// Opened from a descriptor (a worker's, opened beneath the library root), each page is opened
-/// relative to it without following links: a page swapped for a link to `/etc/shadow` is refused.
+/// Opened from a descriptor of the folder, each page is opened relative to it without following
+/// links: a page swapped for a link to `/etc/shadow` is refused. A worker gets the folder as the
+/// daemon listed it and a descriptor per page it reads (`init(members:)`), and opens nothing.
 final class FolderComicReader: ComicReader {
     let path: String
     let listing: ComicListing

@@ -61,8 +61,8 @@ public enum ComicError: Error, Equatable, Sendable, Codable {
 }
 
 extension ComicError {
-    /// The same error naming `path` instead (a reader opened under another name, such as a
-    /// descriptor's /proc/self/fd alias, reports as the comic the daemon asked about).
+    /// The same error naming `path` instead (a reader opened under another name reports as the
+    /// comic the daemon asked about).
     public func relabeled(_ path: String) -> ComicError {
         switch self {
         case .notAComicArchive: .notAComicArchive(path: path)

@@ -4,8 +4,8 @@ import Glibc
 #endif
 import InkyCore
 
-/// A comic file (or a folder of loose images) of the mounted library opened for reading where it is read (a worker, the
-/// pool's stored-page reader): beneath the library root, without following any link, so a
+/// A comic file (or a folder of loose images) of the mounted library opened for reading by the pool
+/// (to pass to a worker, or for its stored-page reader): beneath the library root, without following any link, so a
 /// comic swapped for a link to `/etc/shadow` after it was listed is refused, not read.
 package enum ConfinedFile {
     package struct Opened {
