@@ -21,6 +21,11 @@ extension ComicOpener {
             // reads through the descriptor as it reads a vault object's bytes, unarr a mapping.
             case .pdf:
                 return try PDFComicReader(bytes: file, label: label, limits: limits)
+            case .rar4 where Int64(info.st_size) > largestMappedRAR:
+                // A mapping this large would leave too little of the worker's address space (2 GiB)
+                // to decode in: libarchive's RAR reader reads it through the descriptor instead.
+                return try LibArchiveComicReader(label: label, format: .rar4, limits: limits,
+                                                 openSource: { FileSource(bytes: file, label: label) })
             case .rar4:
                 return try UnarrComicReader(descriptor: descriptor, source: FileSource(bytes: file, label: label), limits: limits)
             default:
@@ -32,6 +37,9 @@ extension ComicOpener {
             throw error.relabeled(label)
         }
     }
+
+    /// The largest RAR4 unarr reads (from a mapping of the whole file); larger ones go to libarchive.
+    static let largestMappedRAR: Int64 = 1 << 30
 
     /// A folder of loose images as the caller listed it, each page it reads passed as a descriptor
     /// (`FolderMember`); takes ownership of them and closes `folder` (nothing is

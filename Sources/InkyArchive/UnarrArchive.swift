@@ -49,8 +49,10 @@ final class UnarrArchive {
     }
 
     /// A RAR archive read through a descriptor passed in (unarr itself opens only names): the
-    /// file mapped read-only, which no one else's write can change under unarr (MAP_PRIVATE) and
-    /// which costs address space, not memory; the mapping outlives the descriptor.
+    /// file mapped read-only, which costs address space, not memory (files over
+    /// `ComicOpener.largestMappedRAR` go to libarchive); the mapping outlives the descriptor. A
+    /// file cut short under it makes reads past its new end fault: the worker dies, that
+    /// comic reads EIO, and the pool starts another, as for any crash.
     init(descriptor: Int32, size: Int64, label: String) throws(ComicError) {
         guard size > 0, let base = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
             let code = errno
