@@ -109,8 +109,12 @@ public enum MountDaemon {
         }
         // The watcher is told to stop before the last writes are finished and synced.
         defer { filesystem.stopWatching() }
-        // Pages converted last are still being written: a remount finds them.
-        defer { configuration.mount.pageCache?.finishWrites() }
+        // Pages converted last are still being written: a remount finds them. A cover being
+        // written is finished, and none is started after (its temporary file would stay).
+        defer {
+            configuration.mount.pageCache?.finishWrites()
+            configuration.mount.covers?.finishWrites()
+        }
         let opened = Result { () throws(ControlError) in
             try ControlServer(mountpoint: configuration.mountpoint, log: log) { request, password in
                 VaultControl.handle(request, password: password, filesystem: filesystem, pool: pool,

@@ -18,6 +18,8 @@ final class BoundedFileDirectory: Sendable {
     /// Total bytes of the files on disk, counted once at start and kept up to date after; held
     /// while a file is written or removed, so the count and the folder change together.
     private let total = Mutex<Int64?>(nil)
+    /// Set by `close`, under `total`'s lock: no file is written after.
+    private let closed = Atomic<Bool>(false)
 
     init(directory: String, capacity: Int64, suffix: String, slack: Int64 = 0) {
         self.directory = directory
@@ -54,20 +56,53 @@ final class BoundedFileDirectory: Sendable {
     }
 
     private func write(_ name: String, _ bytes: [UInt8], total: inout Int64?) {
-        let manager = FileManager.default
-        try? manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        guard !closed.load(ordering: .relaxed) else { return }
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        if total == nil { sweepTemporaries() }
         let final = directory + "/" + name
-        let temporary = directory + "/.\(name).\(getpid()).tmp"
+        let temporary = directory + "/.\(name).\(getpid())" + Self.temporarySuffix
         // Counted before the new file lands: measured after, it would count twice.
         let before = total ?? measured()
         let replaced = fileSize(final) ?? 0
-        guard manager.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
-              rename(temporary, final) == 0 else {
+        let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard file >= 0 else { return }
+        let failed = bytes.withUnsafeBytes { Syscall.writeFully(file, $0) }
+        Glibc.close(file)
+        guard failed == nil, rename(temporary, final) == 0 else {
             unlink(temporary)
             return
         }
         total = before - replaced + Int64(bytes.count)
         if total! > capacity { total = evict(keeping: final) }
+    }
+
+    /// Waits for a file being written, then writes no more: a daemon ending mid-write would leave
+    /// its temporary file, which no cap counts, behind.
+    func close() {
+        total.withLock { _ in closed.store(true, ordering: .relaxed) }
+    }
+
+    private static let temporarySuffix = ".tmp"
+
+    /// Temporary files that an ended process left (a daemon killed mid-write, or one of an older
+    /// inkyfs, whose Foundation writes left `.dat.nosync…` files): removed, once, at the first
+    /// write. Ours name their writer: one of a process still running is left to it.
+    private func sweepTemporaries() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(".") {
+            let writer: Int32?
+            if name.hasSuffix(Self.temporarySuffix) {
+                writer = name.dropLast(Self.temporarySuffix.count).split(separator: ".").last.flatMap { Int32($0) }
+                guard writer != nil else { continue }
+            } else if name.hasPrefix(".dat.nosync") {
+                writer = nil
+            } else {
+                continue
+            }
+            if let writer, writer == getpid() || kill(writer, 0) == 0 || errno == EPERM { continue }
+            unlink(directory + "/" + name)
+        }
     }
 
     /// Removes a file found bad (truncated, corrupt, not what its name says).

@@ -45,6 +45,9 @@ public final class CoverCache: Sendable {
     /// Stores a cover (atomically: a reader never sees half of one), then evicts down to the cap.
     public func store(_ key: String, _ bytes: [UInt8]) { files.write(key, bytes) }
 
+    /// Waits for a cover being written and stores none after (the end of a mount).
+    public func finishWrites() { files.close() }
+
     /// Bytes of the covers on disk (what the cap bounds).
     public var size: Int64 { files.size }
 }
