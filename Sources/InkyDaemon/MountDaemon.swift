@@ -127,15 +127,17 @@ public enum MountDaemon {
             log(.warning("no control socket: inkyfs vault unlock/lock cannot reach this mount: \(problem)"))
             if configuration.vaultDirectory != nil { warn("inkyfs: warning: the vault cannot be unlocked on this mount: \(problem)") }
         }
-        let idleLock = VaultIdleLock(after: configuration.vaultIdleSeconds, filesystem: filesystem, pool: pool, log: log)
+        let idleLock = VaultIdleLock(after: configuration.vaultIdleSeconds, filesystem: filesystem, log: log)
         idleLock?.start()
         defer { idleLock?.stop() }
         defer {
             control?.stop()
-            filesystem.lockVault()
+            filesystem.vault.lock()
         }
         // The tree the kernel sees: the library with the views' folders at its root.
         let mounted = MountComposition(base: filesystem, views: filesystem.standardViews())
+        // After the tree's (the library's, then `Vault/`'s, attached above): the workers go.
+        VaultControl.stopWorkersAtLock(filesystem, pool)
         let session = FUSESession(filesystem: mounted, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
         defer {

@@ -11,31 +11,31 @@ enum VaultControl {
                        log: LogSink) -> ControlReply {
         func reply(_ outcome: ControlReply.Outcome, _ message: String) -> ControlReply {
             var reply = ControlReply(outcome: outcome, message: message, mountpoint: mountpoint, library: filesystem.libraryPath)
-            reply.vaultUnlocked = filesystem.vaultIsUnlocked
+            reply.vaultUnlocked = filesystem.vault.isUnlocked
             reply.pid = getpid()
             reply.settings = settings
             reply.vaultDirectory = vaultDirectory
-            if idleLockSeconds > 0, let idle = filesystem.vaultIdleSeconds { reply.vaultLocksIn = max(0, idleLockSeconds - idle) }
+            if idleLockSeconds > 0, let idle = filesystem.vault.idleSeconds { reply.vaultLocksIn = max(0, idleLockSeconds - idle) }
             return reply
         }
         guard let vaultDirectory else { return reply(request == .status ? .ok : .failed, "this mount has no vault") }
         switch request {
         case .debug:
-            let wiped = filesystem.wipedVaultPages
-            return reply(.ok, "unlocked=\(filesystem.vaultIsUnlocked) cachedVaultPages=\(filesystem.cachedVaultPages) liveKeyBuffers=\(SecureBytes.liveCount) keysInWorkers=\(pool.workersHoldingKeys)"
+            let wiped = filesystem.vault.wipedPages
+            return reply(.ok, "unlocked=\(filesystem.vault.isUnlocked) cachedVaultPages=\(filesystem.vault.cachedPages) liveKeyBuffers=\(SecureBytes.liveCount) keysInWorkers=\(pool.workersHoldingKeys)"
                          + " pagesDecryptedInDaemon=\(pool.vaultPagesDecryptedHere) wipedVaultPages=\(wiped.inPlace) wipedVaultPagesShared=\(wiped.shared)")
         case .status:
             // No vault made yet (`inkyfs vault init`): none to be locked or unlocked.
-            if !filesystem.vaultIsUnlocked, !FileManager.default.fileExists(atPath: vaultDirectory) {
+            if !filesystem.vault.isUnlocked, !FileManager.default.fileExists(atPath: vaultDirectory) {
                 return reply(.ok, "this mount has no vault (none at \(vaultDirectory) yet)")
             }
-            return reply(.ok, filesystem.vaultIsUnlocked ? "vault unlocked" : "vault locked")
+            return reply(.ok, filesystem.vault.isUnlocked ? "vault unlocked" : "vault locked")
         case .lock:
-            let wasUnlocked = lock(filesystem, pool)
+            let wasUnlocked = filesystem.vault.lock()
             if wasUnlocked { log("vault locked") }
             return reply(.ok, wasUnlocked ? "vault locked" : "the vault was already locked")
         case .unlock, .unlockAcceptingRollback:
-            if filesystem.vaultIsUnlocked { return reply(.ok, "the vault is already unlocked" + shown(filesystem, mountpoint)) }
+            if filesystem.vault.isUnlocked { return reply(.ok, "the vault is already unlocked" + shown(filesystem, mountpoint)) }
             guard let password else { return reply(.failed, "no password") }
             // Before any vault byte passes through the heap: freed buffers are overwritten.
             ProcessHardening.wipeFreedMemory()
@@ -48,13 +48,10 @@ enum VaultControl {
             do throws(VaultError) {
                 let vault = try Vault.unlock(at: vaultDirectory, password: secret,
                                              acceptRollback: request == .unlockAcceptingRollback)
-                // Keys first: a lookup between the two would list an object without its key
-                // and show that comic's ERROR.txt ("not a comic archive") until the next lock.
-                pool.keyProvider = { [weak filesystem] path in filesystem?.objectKey(forObjectPath: path) }
                 let count = (try? vault.entries.count) ?? 0
                 // The others (a second for the first comic, the next comic's) wait for no process start either.
                 if count > 0 { pool.warmUpVaultWorkers() }
-                filesystem.unlockVault(vault)
+                filesystem.vault.unlock(vault)
                 log("vault unlocked")
                 // Counts and random object names only: the log never learns a comic's name.
                 let report = vault.unlockReport.lines
@@ -83,13 +80,10 @@ enum VaultControl {
         return "it locks itself after \(idle) without use; lock it now with: inkyfs vault lock"
     }
 
-    /// Hides the vault, stops every worker (none keeps a key, reader or decrypted chunk) and
-    /// wipes the keys: the one lock, by command or by idleness. Returns whether it was unlocked.
-    @discardableResult
-    static func lock(_ filesystem: LibraryFilesystem, _ pool: WorkerPool) -> Bool {
-        let wasUnlocked = filesystem.lockVault()
-        pool.keyProvider = nil
-        pool.retireAll()
-        return wasUnlocked
+    /// The daemon's part of every lock (`VaultSession.whenLocking`, after the tree's): every
+    /// worker stops (idle ones now, busy ones when their request ends), so none keeps a key,
+    /// reader or decrypted chunk, and the pool's own readers of vault objects go with their keys.
+    static func stopWorkersAtLock(_ filesystem: LibraryFilesystem, _ pool: WorkerPool) {
+        filesystem.vault.whenLocking { _ in pool.retireAll() }
     }
 }

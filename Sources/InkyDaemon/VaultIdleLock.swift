@@ -1,23 +1,20 @@
 import Foundation
 import InkyCore
 import InkyLibrary
-import InkyWorker
 
 /// Locks the vault after a stretch of disuse, never while one of its files is open: the
 /// filesystem's version of the iOS reader locking when the app went to the background.
 final class VaultIdleLock: Sendable {
     private let seconds: Double
     private let filesystem: LibraryFilesystem
-    private let pool: WorkerPool
     private let log: LogSink
     /// A dispatch source is thread-safe; corelibs-dispatch just does not say so (not Sendable).
     nonisolated(unsafe) private let timer: DispatchSourceTimer
 
-    init?(after seconds: Double, filesystem: LibraryFilesystem, pool: WorkerPool, log: @escaping LogSink) {
+    init?(after seconds: Double, filesystem: LibraryFilesystem, log: @escaping LogSink) {
         guard seconds > 0 else { return nil }
         self.seconds = seconds
         self.filesystem = filesystem
-        self.pool = pool
         self.log = log
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "inkyfs.vault-idle"))
     }
@@ -32,8 +29,8 @@ final class VaultIdleLock: Sendable {
     func stop() { timer.cancel() }
 
     private func check() {
-        guard let idle = filesystem.vaultIdleSeconds, idle >= seconds else { return }
-        guard VaultControl.lock(filesystem, pool) else { return }
+        guard let idle = filesystem.vault.idleSeconds, idle >= seconds else { return }
+        guard filesystem.vault.lock() else { return }
         log("vault locked after \(Int(seconds)) s without use")
         // Whoever reads the Vault/ folder should learn it is gone without having to look.
         DesktopNotification.send(title: "inkyfs: vault locked",

@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import InkyWorker
 import Synchronization
 
 /// The comics and folders the mounted library knows, checked against the disk at each use: a
@@ -76,7 +77,7 @@ extension LibraryFilesystem {
             } else {
                 lock.withLock { _backendListings += 1 }
                 do throws(ComicError) {
-                    let (listing, listedIdentity) = try backend.list(real, limits: options.limits)
+                    let (listing, listedIdentity) = try backend.list(source(of: state), limits: options.limits)
                     if listedIdentity != identity {
                         // Changed while being listed: the next lookup starts over with the new file.
                         _ = state.refresh(listedIdentity, generations)

@@ -1,6 +1,7 @@
 import Foundation
 import InkyCore
 import InkyTree
+import InkyWorker
 
 /// Opening and reading: pass-through files through a real descriptor, ERROR.txt and
 /// ComicInfo.xml from the comic's state, pages through the window cache (`PageFetching`).
@@ -21,8 +22,7 @@ extension LibraryFilesystem {
     public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
         guard let node = nodes.node(id) else { return .failure(nodes.isVaultFile(id) ? .EIO : .ENOENT) }
         if node.isVault {
-            touchVault(node)
-            lock.withLock { openVaultFiles += 1 }
+            vault.opened()
         }
         switch node {
         case .file(let path):
@@ -31,7 +31,7 @@ extension LibraryFilesystem {
             return root.openFile(path).map { OpenedFile(keepCache: false, descriptor: $0) }
         case .page(let comic, let generation, _), .comicInfo(let comic, let generation), .errorText(let comic, let generation):
             let opened = sameGeneration(comic, generation).map { _ in OpenedFile(keepCache: true, descriptor: nil) }
-            if case .failure = opened, comic.isVault { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
+            if case .failure = opened, comic.isVault { vault.closed() }
             return opened
         case .comicFile(let comic, let generation):
             // Laid out (its CRC-32s computed if not known yet) before the first read: what a
@@ -40,7 +40,7 @@ extension LibraryFilesystem {
         case .folderCover, .folderDesktop, .comicDesktop, .vaultFolderCover, .vaultFolderDesktop:
             // A series folder's first comic may change under the same name: never kept.
             let opened = coverFileBytes(node).map { _ in OpenedFile(keepCache: false, descriptor: nil) }
-            if case .failure = opened, node.isVault { lock.withLock { openVaultFiles = max(0, openVaultFiles - 1) } }
+            if case .failure = opened, node.isVault { vault.closed() }
             return opened
         case .folder, .comic, .vaultFolder:
             return .failure(.EISDIR)
@@ -91,10 +91,7 @@ extension LibraryFilesystem {
     /// A file opened with `open` was closed.
     public func release(_ id: NodeID) {
         guard let node = nodes.node(id), node.isVault else { return }
-        lock.withLock {
-            openVaultFiles = max(0, openVaultFiles - 1)
-            lastVaultUse = Date()
-        }
+        vault.closed(touching: true)
     }
 
     /// The target of a link in the library (`LibraryLinks`).
@@ -118,7 +115,7 @@ extension LibraryFilesystem {
             guard let state = comicState(comic) else { return .failure(.ESTALE) }
             if let bytes = state.comicInfo { return .success(bytes) }
             do throws(ComicError) {
-                guard let bytes = try backend.comicInfo(state.realPath, identity: snapshot.identity, limits: options.limits) else {
+                guard let bytes = try backend.comicInfo(source(of: state), identity: snapshot.identity, limits: options.limits) else {
                     return .failure(.ENOENT)
                 }
                 state.comicInfo = bytes

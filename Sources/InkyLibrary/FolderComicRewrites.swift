@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyWorker
 
 /// `--as cbz` shows a folder of loose images as one CBZ, checked like an archive by the folder's
 /// size, mtime and inode. A page rewritten in place (same name, same file) moves none of them,
@@ -27,7 +28,7 @@ extension LibraryFilesystem {
               case .success(let identity) = comicIdentity(comic), identity == before.identity else { return }
         let listing: Result<ComicListing, ComicError>
         do throws(ComicError) {
-            let (listed, listedIdentity) = try backend.list(realPath(comic), limits: options.limits)
+            let (listed, listedIdentity) = try backend.list(.file(realPath(comic)), limits: options.limits)
             guard listedIdentity == identity else { return }
             listing = .success(listed)
         } catch {

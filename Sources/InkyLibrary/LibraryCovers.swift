@@ -124,7 +124,7 @@ extension LibraryFilesystem {
             if covers.hasFailed(key) { return .failure(.EIO) }
             let entry = EntryRequest(source: first.source, size: first.size, name: first.sourcePath)
             do throws(ComicError) {
-                let bytes = try backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
+                let bytes = try backend.cover(source(of: state), identity: snapshot.identity, entry: entry, height: Self.coverHeight,
                                               limits: options.limits)
                 // One larger than its listed size (a worker of another build) cannot be served.
                 guard bytes.count <= CoverSize.bytes else {

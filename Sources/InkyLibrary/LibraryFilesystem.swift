@@ -40,31 +40,14 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     /// Series folders' covers, made off the FUSE threads (`LibraryCovers`).
     let coverMaking = BackgroundOnce(label: "inkyfs.covers")
-    /// The vault's covers, in memory only, wiped at lock.
-    let vaultCovers = VaultCoverMemory()
     var comics = WeightedLRU.comicStates()
     /// The generations comics' pages are numbered with, kept past their states.
     let generations = ComicGenerations()
     /// One KOReader digest pass at a time (`DocumentDigesting`), and when the last one started.
     let digestPass = Mutex(())
     let lastDigestPass = Mutex(Date.distantPast)
-    var unlockedVault: UnlockedVault?
-    /// How `Vault/` tells the kernel it appeared or went (set when `VaultView` is attached).
-    var vaultView: ViewContext? {
-        get { lock.withLock { _vaultView } }
-        set { lock.withLock { _vaultView = newValue } }
-    }
-    private var _vaultView: ViewContext?
-    /// The vault's own metadata views (set when `VaultView` is attached): lock drops them.
-    var vaultMetadataViews: VaultMetadataViews? {
-        get { lock.withLock { _vaultMetadataViews } }
-        set { lock.withLock { _vaultMetadataViews = newValue } }
-    }
-    private var _vaultMetadataViews: VaultMetadataViews?
-    var lastVaultUse = Date()
-    var openVaultFiles = 0
-    /// Locks and unlocks so far: a vault page fetched across one is discarded.
-    let vaultEpoch = VaultEpoch()
+    /// The vault, from unlock to lock: its keys, names, covers and use (`VaultSession`).
+    public let vault: VaultSession
     let logger: LogSink
     /// The index and reading state; nil runs without memory between mounts.
     let state: StateDatabase?
@@ -112,6 +95,11 @@ public final class LibraryFilesystem: @unchecked Sendable {
                           numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
         cache = PageCache(budget: options.cacheBytes)
         fetches = BoundedWork(label: "inkyfs.fetch", limit: options.listingParallelism + 1)
+        vault = VaultSession(pages: cache, log: log)
+        // The library's part of the vault's unlock and lock: its comics' states, and the
+        // kernel's names and numbers for them. A view's part comes after (`VaultView`).
+        vault.whenUnlocked { [weak self] in self?.vaultUnlocked() }
+        vault.whenLocking { [weak self] shown in self?.vaultLocking(shown: shown) }
     }
 
     public static let rootID: NodeID = NodeTable.rootID
@@ -126,7 +114,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
     func realPath(_ comic: ComicRef) -> String {
         switch comic {
         case .library(let path): realPath(path)
-        case .vault(let name): vaultObjectPath(name) ?? "/nonexistent/inkyfs-vault-locked"
+        case .vault(let name): vault.objectPath(name) ?? "/nonexistent/inkyfs-vault-locked"
         }
     }
 

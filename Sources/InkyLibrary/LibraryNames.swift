@@ -158,7 +158,7 @@ extension LibraryFilesystem {
         case .comic(.library(let path))?:
             return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
         case .comic(.vault(let name))?:
-            guard let vault = lock.withLock({ unlockedVault }), let entry = (try? vault.entries)?.first(where: { $0.name == name }) else {
+            guard let entry = vault.entries?.first(where: { $0.name == name }) else {
                 return nodes.id(for: .vaultFolder(""))
             }
             return nodes.id(for: .vaultFolder(up(entry.displayPath)))

@@ -66,7 +66,7 @@ extension LibraryReader {
         library.fetches.submit(strand: comic) {
             let outcome = Mutex<Result<[UInt8], ComicError>?>(nil)
             do throws(ComicError) {
-                try backend.read(path, identity: identity, entries: [request], limits: converting) { _, result in
+                try backend.read(library.source(of: state), identity: identity, entries: [request], limits: converting) { _, result in
                     outcome.withLock { $0 = result }
                 }
             } catch {

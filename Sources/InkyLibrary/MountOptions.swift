@@ -58,19 +58,20 @@ public struct MountOptions: Sendable {
 }
 
 /// Where comic listings and page bytes come from: the worker pool in the daemon, anything
-/// that can list and stream in tests.
+/// that can list and stream in tests. Each request carries its comic's source: a library file,
+/// or a vault object with its key (`ComicSource`), so the backend never asks which it was.
 public protocol ComicBackend: Sendable {
-    func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity)
-    func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+    func list(_ source: ComicSource, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity)
+    func read(_ source: ComicSource, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
               deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError)
-    func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]?
+    func comicInfo(_ source: ComicSource, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]?
     /// A cover made from `entry` (a JPEG at most `height` pixels high), decoded where pages are.
-    func cover(_ path: String, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8]
+    func cover(_ source: ComicSource, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8]
 }
 
 extension ComicBackend {
-    public func cover(_ path: String, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8] {
-        throw .io(path: path, errno: ENOTSUP, detail: "this backend makes no covers")
+    public func cover(_ source: ComicSource, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8] {
+        throw .io(path: source.path, errno: ENOTSUP, detail: "this backend makes no covers")
     }
 }
 

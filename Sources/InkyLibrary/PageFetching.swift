@@ -147,7 +147,7 @@ extension LibraryFilesystem {
             let requests = pending.map { EntryRequest(listing.pages[$0.index]) }.sorted { $0.source < $1.source }
             do throws(ComicError) {
                 if let resume, let last = pending.map(\.index).max() { options.resumePages?.decoded(resume, through: last) }
-                try backend.read(path, identity: snapshot.identity, entries: requests, limits: limits) { source, result in
+                try backend.read(source(of: state), identity: snapshot.identity, entries: requests, limits: limits) { source, result in
                     guard let key = bySource[source], pending.remove(key) != nil else { return }
                     if let diskKey = onDisk[key], case .success(let bytes) = result { options.pageCache?.store(diskKey, bytes) }
                     if let resume, let pages = options.resumePages, pages.isInRun(resume, key.index), case .success(let bytes) = result {

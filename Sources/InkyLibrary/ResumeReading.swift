@@ -87,7 +87,7 @@ extension LibraryFilesystem {
         let byIndex = Dictionary(indices.map { (listing.pages[$0].source, $0) }, uniquingKeysWith: { first, _ in first })
         let requests = indices.map { EntryRequest(listing.pages[$0]) }.sorted { $0.source < $1.source }
         do throws(ComicError) {
-            try backend.read(state.realPath, identity: snapshot.identity, entries: requests, limits: options.limits) { source, result in
+            try backend.read(source(of: state), identity: snapshot.identity, entries: requests, limits: options.limits) { source, result in
                 guard let index = byIndex[source], case .success(let bytes) = result else { return }
                 resume.store(comic, index, bytes)
                 let key = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: index)

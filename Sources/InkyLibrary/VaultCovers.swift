@@ -21,7 +21,7 @@ extension LibraryFilesystem {
         guard options.covers != nil, !options.comicsAsCBZ, let first = Self.firstVaultComic(children) else { return nil }
         switch name {
         case "folder.jpg":
-            if vaultCovers.cover(first) != nil { return .vaultFolderCover(folder) }
+            if vault.covers.cover(first) != nil { return .vaultFolderCover(folder) }
             scheduleVaultCover(folder: folder, comic: first)
             return nil
         case ".directory": return .vaultFolderDesktop(folder)
@@ -37,7 +37,7 @@ extension LibraryFilesystem {
 
     func vaultFolderCoverBytes(_ folder: String) -> Result<[UInt8], Errno> {
         guard let children = vaultChildren(folder), let first = Self.firstVaultComic(children) else { return .failure(.ENOENT) }
-        return vaultCovers.cover(first).map { .success($0) } ?? .failure(.ENOENT)
+        return vault.covers.cover(first).map { .success($0) } ?? .failure(.ENOENT)
     }
 
     func vaultFolderDesktopBytes(_ folder: String) -> Result<[UInt8], Errno> {
@@ -54,20 +54,20 @@ extension LibraryFilesystem {
     }
 
     private func scheduleVaultCover(folder: String, comic: String) {
-        guard !vaultCovers.hasFailed(comic) else { return }
+        guard !vault.covers.hasFailed(comic) else { return }
         coverMaking.schedule("vault:" + folder) { [weak self] in
             guard let self, !self.isStopping else { return }
             // Counted before the worker starts: a lock (and unlock) meanwhile refuses the bytes.
-            let round = self.vaultCovers.round
-            guard self.vaultEpoch.current.unlocked, case .success(let (state, snapshot)) = self.currentComic(.vault(comic)),
+            let round = self.vault.covers.round
+            guard self.vault.epoch.current.unlocked, case .success(let (state, snapshot)) = self.currentComic(.vault(comic)),
                   case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return }
             let entry = EntryRequest(source: first.source, size: first.size, name: first.sourcePath)
             do throws(ComicError) {
-                let bytes = try self.backend.cover(state.realPath, identity: snapshot.identity, entry: entry, height: Self.coverHeight,
+                let bytes = try self.backend.cover(self.source(of: state), identity: snapshot.identity, entry: entry, height: Self.coverHeight,
                                                    limits: self.options.limits)
-                guard self.vaultCovers.store(comic, bytes, round: round) else { return }
+                guard self.vault.covers.store(comic, bytes, round: round) else { return }
             } catch {
-                if case .io = error {} else { self.vaultCovers.markFailed(comic) }
+                if case .io = error {} else { self.vault.covers.markFailed(comic) }
                 self.logger(.error("cover failed: \(self.loggable(error, of: .vault(comic)))"))
                 return
             }

@@ -37,7 +37,7 @@ final class VaultMetadataCatalog: Sendable {
     /// The current trees; when the vault's comics are not those they were made from, new ones
     /// are made in the background (listing a vault comic takes a worker's round trip).
     func current() -> (trees: [MetadataViewKind: LinkTree], stamp: Int64) {
-        guard let vault = library.lock.withLock({ library.unlockedVault }), let entries = try? vault.entries else {
+        guard let entries = library.vault.entries else {
             return ([:], 0)
         }
         let names = Set(entries.map(\.name))

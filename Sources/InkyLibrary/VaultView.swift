@@ -19,14 +19,24 @@ final class VaultView: TreeView, Sendable {
         views = library.options.metadataViews.isEmpty ? nil : VaultMetadataViews(kinds: library.options.metadataViews, library: library)
     }
 
-    var isShown: Bool { library.vaultIsUnlocked }
+    var isShown: Bool { library.vault.isUnlocked }
     func errnoWhileHidden(_ id: NodeID) -> Errno { library.nodes.isVaultFile(id) ? .EIO : .ENOENT }
 
     func attach(_ context: ViewContext) {
         library.nodes.setVaultSlot(context.slot)
-        library.vaultView = context
         views?.attach(context.slot)
-        library.vaultMetadataViews = views
+        // The view's part of unlock and lock, after the library's: the kernel learns `Vault/`
+        // appeared or went, and lock drops the vault's views (their tags and names) and the
+        // numbers they handed out.
+        library.vault.whenUnlocked { [views, weak context] in
+            context?.shownChanged()
+            // Its views' trees are made now, in the background, so `Vault/By Series/` is there soon.
+            _ = views?.catalog.current()
+        }
+        library.vault.whenLocking { [views, weak context, weak library] _ in
+            context?.shownChanged()
+            for id in views?.drop() ?? [] { library?.kernelCache?.invalidateNode(id) }
+        }
         // New trees change what `Vault/` lists: the kernel is told (its folders have no timeout to wait out).
         views?.catalog.changed = { [weak context] in
             guard let context else { return }
@@ -43,7 +53,7 @@ final class VaultView: TreeView, Sendable {
     }
 
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
-        if let views, library.vaultIsUnlocked, let found = views.lookup(parent: parent, name: name) { return found }
+        if let views, library.vault.isUnlocked, let found = views.lookup(parent: parent, name: name) { return found }
         return library.lookup(parent: parent, name: name)
     }
 

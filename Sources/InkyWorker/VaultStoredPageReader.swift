@@ -19,9 +19,8 @@ import InkyVault
 // @unchecked: hands non-Sendable VaultObjectReaders from thread to thread, one owner at a time.
 final class VaultStoredPageReader: @unchecked Sendable {
     enum Outcome {
-        /// Neither a reader nor a key for this path: it is not a vault object (or the vault is
-        /// locked), so its stored ranges are the file's own.
-        case notVaultObject
+        /// Neither a reader nor a key for this object: the vault was locked.
+        case locked
         case read(Result<[UInt8], ComicError>)
         /// Left to a worker.
         case toWorker
@@ -39,7 +38,7 @@ final class VaultStoredPageReader: @unchecked Sendable {
     var pagesServed: Int { lock.withLock { served } }
 
     /// Reads a stored page of the vault object at `path`; `key` gives the object's key when no
-    /// reader of it is idle (nil for anything that is not an unlocked vault's object).
+    /// reader of it is idle (nil once lock revoked it).
     func read(_ path: String, identity: FileIdentity, entry: EntryRequest, stored: StoredData, limits: ComicLimits,
               key: () -> SecureBytes?) -> Outcome {
         let (kept, started) = lock.withLock {
@@ -49,7 +48,7 @@ final class VaultStoredPageReader: @unchecked Sendable {
         if let kept {
             reader = kept
         } else {
-            guard let key = key() else { return .notVaultObject }
+            guard let key = key() else { return .locked }
             // Direct reads: the ciphertext is not cached beside the pages this reader's caller keeps.
             guard let opened = try? VaultObjectReader(path: path, key: key, directReads: true) else { return .toWorker }
             reader = opened

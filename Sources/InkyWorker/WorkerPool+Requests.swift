@@ -4,11 +4,12 @@ extension WorkerPool {
     /// Streams entries of a comic; `deliver` gets each entry's complete bytes or its error,
     /// in the order the worker finishes them.
     /// Stored ZIP members are read here without a worker (`storedPage`).
-    public func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+    public func read(_ source: ComicSource, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
                      deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+        let path = source.path
         var decoded: [EntryRequest] = []
         for entry in entries {
-            if let stored = entry.stored, let result = storedPage(path, identity: identity, entry: entry, stored: stored, limits: limits) {
+            if let stored = entry.stored, let result = storedPage(source, identity: identity, entry: entry, stored: stored, limits: limits) {
                 deliver(entry.source, result)
             } else {
                 decoded.append(entry)
@@ -16,30 +17,34 @@ extension WorkerPool {
         }
         guard !decoded.isEmpty else { return }
         var collector = PageCollector(path: path, entries: decoded, renderedLimit: limits.maxPageBytes)
-        try exchange(path: path, request: .read(path: path, identity: identity, entries: decoded, limits: limits)) { reply, data throws(ComicError) in
+        try exchange(source, request: .read(path: path, identity: identity, entries: decoded, limits: limits)) { reply, data throws(ComicError) in
             try collector.accept(reply: reply, data: data, deliver: deliver)
         }
         if let failure = collector.requestFailure { throw failure }
     }
 
     /// A stored ZIP member read here: a vault object's by decrypting its range of the plaintext,
-    /// a library file's with one `pread`; nil leaves it to a worker. A path with neither an idle
-    /// reader nor a key is read as a plain file: after a lock that may be a vault object read
-    /// late, whose ciphertext then fails the CRC-32 (and the library discards any vault page
-    /// whose read began before the lock).
-    private func storedPage(_ path: String, identity: FileIdentity, entry: EntryRequest, stored: StoredData,
+    /// a library file's with one `pread`; nil leaves it to a worker. A vault object is never
+    /// read as a plain file: once lock revoked its key, its pages fail (and the library
+    /// discards any vault page whose read began before the lock).
+    private func storedPage(_ source: ComicSource, identity: FileIdentity, entry: EntryRequest, stored: StoredData,
                             limits: ComicLimits) -> Result<[UInt8], ComicError>? {
-        switch vaultPages.read(path, identity: identity, entry: entry, stored: stored, limits: limits, key: { keyProvider?(path) }) {
+        guard case .vaultObject(let path, let key) = source else {
+            return storedPages.read(source.path, identity: identity, entry: entry, stored: stored, limits: limits)
+        }
+        guard !key.isRevoked else { return .failure(Self.locked(path)) }
+        switch vaultPages.read(path, identity: identity, entry: entry, stored: stored, limits: limits, key: { key.current }) {
         case .read(let result): return result
         case .toWorker: return nil
-        case .notVaultObject: return storedPages.read(path, identity: identity, entry: entry, stored: stored, limits: limits)
+        case .locked: return .failure(Self.locked(path))
         }
     }
 
     /// Lists a comic in a worker.
-    public func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+    public func list(_ source: ComicSource, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+        let path = source.path
         var result: Result<(ComicListing, FileIdentity), ComicError>?
-        try exchange(path: path, request: .list(path: path, limits: limits)) { reply, _ throws(ComicError) in
+        try exchange(source, request: .list(path: path, limits: limits)) { reply, _ throws(ComicError) in
             switch reply {
             case .progress: return false
             case .listing(let wire, let identity):
@@ -58,10 +63,11 @@ extension WorkerPool {
     }
 
     /// The ComicInfo.xml bytes, nil when the comic has none.
-    public func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
+    public func comicInfo(_ source: ComicSource, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
+        let path = source.path
         var collector = PageCollector(path: path, entries: [EntryRequest(source: .comicInfo, size: limits.maxPageBytes, name: "ComicInfo.xml")])
         var bytes: [UInt8]?
-        try exchange(path: path, request: .comicInfo(path: path, identity: identity, limits: limits)) { reply, data throws(ComicError) in
+        try exchange(source, request: .comicInfo(path: path, identity: identity, limits: limits)) { reply, data throws(ComicError) in
             try collector.accept(reply: reply, data: data) { _, result in bytes = try? result.get() }
         }
         if let failure = collector.requestFailure { throw failure }

@@ -22,7 +22,6 @@ public final class WorkerPool: @unchecked Sendable {
     /// Workers started before the last `retireAll()` are stopped at their next check-in.
     private var epoch = 0
     private var epochs: [pid_t: Int] = [:]
-    private var _keyProvider: (@Sendable (String) -> SecureBytes?)?
     /// Workers handed a vault object (and sent its key) that are still running: pid → object.
     private var vaultWorkers: [pid_t: String] = [:]
     /// Workers starting in the background for a vault object that has one busy.
@@ -35,17 +34,6 @@ public final class WorkerPool: @unchecked Sendable {
     let vaultPages = VaultStoredPageReader()
     /// Where workers' stderr goes when `Configuration.workerOutput` says.
     private let output: WorkerOutput?
-
-    /// Gives the key of a vault object by its path (nil for ordinary archives). Set while a
-    /// vault is unlocked; a worker is sent a key only for the object it is asked about.
-    public var keyProvider: (@Sendable (String) -> SecureBytes?)? {
-        get { condition.withLock { _keyProvider } }
-        set {
-            condition.withLock { _keyProvider = newValue }
-            // Readers opened with keys of before (unlock, lock) are not used again.
-            vaultPages.dropAll()
-        }
-    }
 
     /// Worker processes holding a vault object's key right now (each holds one): the copies of
     /// keys outside the daemon's own memory, for `inkyfs vault debug`. 0 after a lock.
@@ -80,22 +68,24 @@ public final class WorkerPool: @unchecked Sendable {
     /// Sends one request and feeds replies (and data chunks, as `reply == nil`) to `handle`
     /// until it returns true (finished). `handle` throws only for protocol violations, after
     /// which the worker cannot be trusted and is stopped. Worker failures become `.parserFailed`.
-    func exchange(path: String, request: WorkerRequest,
-                          handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
-        let key = keyProvider?(path)
+    /// A vault object's request is sent with its key, to a worker of that object only (`checkOut`).
+    func exchange(_ source: ComicSource, request: WorkerRequest,
+                  handle: (WorkerReply?, UnsafeRawBufferPointer?) throws(ComicError) -> Bool) throws(ComicError) {
+        let path = source.path
+        if case .vaultObject(_, let key) = source, key.isRevoked { throw Self.locked(path) }
         let decodes = switch request { case .read, .cover: true; default: false }
-        let files = try RequestFiles.open(for: request, isVaultObject: key != nil, root: storedPages.root) // workers open nothing
-        let worker = try checkOut(for: path, vault: key != nil, decodes: decodes)
+        let files = try RequestFiles.open(for: request, isVaultObject: source.isVaultObject, root: storedPages.root) // workers open nothing
+        let worker = try checkOut(for: path, vault: source.isVaultObject, decodes: decodes)
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
         do throws(FrameChannel.Failure) {
-            if let key {
-                try worker.send(.useKey(path: path))
-                // Straight from locked memory: no frame is built around a copy of the key.
-                try key.withUnsafeBytes { (raw) throws(FrameChannel.Failure) in try worker.send(data: raw) }
+            if case .vaultObject(_, let key) = source, try !Self.send(key, for: path, to: worker) {
+                // Locked since: nothing is asked, and the worker (lock stops them all) goes.
+                violation = Self.locked(path)
+            } else {
+                try worker.send(request, files: files)
             }
-            try worker.send(request, files: files)
             var finished = false
             var malformed = false
             while !finished && violation == nil && !malformed {

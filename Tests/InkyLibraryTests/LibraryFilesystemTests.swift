@@ -12,21 +12,23 @@ import InkyTree
 final class LibraryFilesystemTests: XCTestCase {
     /// Parses in this process; fine for trusted test archives.
     struct InProcessBackend: ComicBackend {
-        func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+        func list(_ source: ComicSource, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+            let path = source.path
             let identity = try FileIdentity.of(path).mapError { ComicError.io(path: path, errno: $0.code, detail: "\($0)") }.get()
             return (try ComicOpener.open(path, limits: limits).listing, identity)
         }
 
-        func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+        func read(_ source: ComicSource, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
                   deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+            let path = source.path
             let reader = try ComicOpener.open(path, limits: limits)
             for entry in entries {
                 do throws(ComicError) { deliver(entry.source, .success(try reader.readPage(entry.page))) } catch { deliver(entry.source, .failure(error)) }
             }
         }
 
-        func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
-            try ComicOpener.open(path, limits: limits).readComicInfo()
+        func comicInfo(_ source: ComicSource, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
+            try ComicOpener.open(source.path, limits: limits).readComicInfo()
         }
     }
 

@@ -17,18 +17,18 @@ final class ListingAheadTests: XCTestCase {
 
         var listed: [String] { lock.withLock { paths } }
 
-        func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
-            lock.withLock { paths.append(path) }
-            return try real.list(path, limits: limits)
+        func list(_ source: ComicSource, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+            lock.withLock { paths.append(source.path) }
+            return try real.list(source, limits: limits)
         }
 
-        func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+        func read(_ source: ComicSource, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
                   deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
-            try real.read(path, identity: identity, entries: entries, limits: limits, deliver: deliver)
+            try real.read(source, identity: identity, entries: entries, limits: limits, deliver: deliver)
         }
 
-        func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
-            try real.comicInfo(path, identity: identity, limits: limits)
+        func comicInfo(_ source: ComicSource, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? {
+            try real.comicInfo(source, identity: identity, limits: limits)
         }
     }
 

@@ -16,13 +16,15 @@ final class ResumeRunTests: XCTestCase {
     final class RecordingBackend: ComicBackend {
         let requests = Mutex<[[PageSource]]>([])
 
-        func list(_ path: String, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+        func list(_ source: ComicSource, limits: ComicLimits) throws(ComicError) -> (ComicListing, FileIdentity) {
+            let path = source.path
             let identity = try FileIdentity.of(path).mapError { ComicError.io(path: path, errno: $0.code, detail: "\($0)") }.get()
             return (try ComicOpener.open(path, limits: limits).listing, identity)
         }
 
-        func read(_ path: String, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
+        func read(_ source: ComicSource, identity: FileIdentity, entries: [EntryRequest], limits: ComicLimits,
                   deliver: (PageSource, Result<[UInt8], ComicError>) -> Void) throws(ComicError) {
+            let path = source.path
             requests.withLock { $0.append(entries.map(\.source)) }
             let reader = try ComicOpener.open(path, limits: limits)
             for entry in entries {
@@ -30,7 +32,7 @@ final class ResumeRunTests: XCTestCase {
             }
         }
 
-        func comicInfo(_ path: String, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? { nil }
+        func comicInfo(_ source: ComicSource, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]? { nil }
     }
 
     /// The library, and the folder of the pages kept.

@@ -69,7 +69,7 @@ final class VaultStoredPageReaderTests: XCTestCase {
         // No idle reader and no key: not a vault object, as far as this reader knows.
         pages.dropAll()
         let page = listing.pages[0]
-        guard case .notVaultObject = pages.read(object, identity: identity, entry: request(page), stored: page.storedData!,
+        guard case .locked = pages.read(object, identity: identity, entry: request(page), stored: page.storedData!,
                                                 limits: .default, key: { nil }) else { return XCTFail("a path without a key") }
     }
 
@@ -113,30 +113,43 @@ final class VaultStoredPageReaderTests: XCTestCase {
         guard case .read(.failure(.io(_, EIO, let detail))) = outcome else { return XCTFail("\(outcome)") }
         XCTAssertTrue(detail.contains("locked"), detail)
         XCTAssertEqual(pages.pagesServed, 0)
-        guard case .notVaultObject = pages.read(object, identity: identity, entry: request(page), stored: page.storedData!,
+        guard case .locked = pages.read(object, identity: identity, entry: request(page), stored: page.storedData!,
                                                 limits: .default, key: { nil }) else { return XCTFail("the reader was kept") }
     }
 
-    func testThePoolServesVaultPagesWithoutAWorkerAndNeverPlainlyWhileItHasTheKey() throws {
+    func testThePoolServesVaultPagesWithoutAWorkerAndNothingOnceTheKeyIsRevoked() throws {
         // No worker can start: what is read must come from the pool itself.
         let workers = WorkerPool(.init(executable: "/nonexistent/inkyfs", maxWorkers: 1, timeout: 5))
         defer { workers.shutdown() }
-        let key = self.key!, object = self.object!
-        workers.keyProvider = { path in path == object ? key : nil }
+        let key = VaultObjectKey(self.key!), object = self.object!
         let requests = listing.pages.map(request)
         var got: [PageSource: [UInt8]] = [:]
-        try workers.read(object, identity: identity, entries: requests, limits: .default) { index, result in got[index] = try? result.get() }
+        try workers.read(.vaultObject(object, key: key), identity: identity, entries: requests, limits: .default) { index, result in
+            got[index] = try? result.get()
+        }
         for page in listing.pages { XCTAssertEqual(got[page.source], members[page.number].1, page.name) }
         XCTAssertEqual(workers.vaultPagesDecryptedHere, members.count)
 
-        // Locked: no reader is left and no key is given, so the path reads as a plain file,
-        // whose bytes are ciphertext and fail the CRC-32: never served as the page.
-        workers.keyProvider = nil
-        workers.retireAll()
+        // Locked: the key revoked while the pool still keeps a reader of the object. The request
+        // that carries it reads nothing, from the kept reader or the file.
+        key.revoke()
+        var failures: [String] = []
+        try workers.read(.vaultObject(object, key: key), identity: identity, entries: Array(requests.prefix(2)), limits: .default) { _, result in
+            guard case .failure(.io(_, EIO, let detail)) = result else { return XCTFail("\(result)") }
+            failures.append(detail)
+        }
+        XCTAssertEqual(failures.count, 2)
+        XCTAssertTrue(failures.allSatisfy { $0.contains("locked") }, "\(failures)")
+        // Asked for as a library file, the object's bytes are ciphertext and fail the CRC-32.
         try workers.read(object, identity: identity, entries: Array(requests.prefix(1)), limits: .default) { index, result in
             guard case .failure(.corrupted(_, let detail)) = result else { return XCTFail("\(result)") }
             XCTAssertTrue(detail.contains("CRC-32"), detail)
         }
         XCTAssertEqual(workers.vaultPagesDecryptedHere, members.count)
+        // A listing (a worker's request) is not even sent: no worker starts for it.
+        XCTAssertThrowsError(try workers.list(.vaultObject(object, key: key), limits: .default)) { error in
+            guard case ComicError.io(_, EIO, let detail) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.contains("locked"), detail)
+        }
     }
 }
