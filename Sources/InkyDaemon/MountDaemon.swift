@@ -136,8 +136,6 @@ public enum MountDaemon {
         }
         // The tree the kernel sees: the library with the views' folders at its root.
         let mounted = MountComposition(base: filesystem, views: filesystem.standardViews())
-        // After the tree's (the library's, then `Vault/`'s, attached above): the workers go.
-        VaultControl.stopWorkersAtLock(filesystem, pool)
         let session = FUSESession(filesystem: mounted, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
         defer {

@@ -79,11 +79,4 @@ enum VaultControl {
             : minutes % 60 == 0 ? "\(minutes / 60) hour\(minutes == 60 ? "" : "s")" : "\(minutes) minute\(minutes == 1 ? "" : "s")"
         return "it locks itself after \(idle) without use; lock it now with: inkyfs vault lock"
     }
-
-    /// The daemon's part of every lock (`VaultSession.whenLocking`, after the tree's): every
-    /// worker stops (idle ones now, busy ones when their request ends), so none keeps a key,
-    /// reader or decrypted chunk, and the pool's own readers of vault objects go with their keys.
-    static func stopWorkersAtLock(_ filesystem: LibraryFilesystem, _ pool: WorkerPool) {
-        filesystem.vault.whenLocking { _ in pool.retireAll() }
-    }
 }

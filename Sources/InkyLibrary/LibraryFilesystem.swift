@@ -96,10 +96,14 @@ public final class LibraryFilesystem: @unchecked Sendable {
         cache = PageCache(budget: options.cacheBytes)
         fetches = BoundedWork(label: "inkyfs.fetch", limit: options.listingParallelism + 1)
         vault = VaultSession(pages: cache, log: log)
-        // The library's part of the vault's unlock and lock: its comics' states, and the
-        // kernel's names and numbers for them. A view's part comes after (`VaultView`).
+        // The library's part of the vault's unlock and lock: its comics' states, the kernel's
+        // names and numbers for them, the backend's keys and readers. A view's part comes after
+        // (`VaultView`).
         vault.whenUnlocked { [weak self] in self?.vaultUnlocked() }
-        vault.whenLocking { [weak self] shown in self?.vaultLocking(shown: shown) }
+        vault.whenLocking { [weak self] shown in
+            self?.vaultLocking(shown: shown)
+            self?.backend.vaultLocked()
+        }
     }
 
     public static let rootID: NodeID = NodeTable.rootID

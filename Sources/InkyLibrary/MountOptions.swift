@@ -67,12 +67,21 @@ public protocol ComicBackend: Sendable {
     func comicInfo(_ source: ComicSource, identity: FileIdentity, limits: ComicLimits) throws(ComicError) -> [UInt8]?
     /// A cover made from `entry` (a JPEG at most `height` pixels high), decoded where pages are.
     func cover(_ source: ComicSource, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8]
+    /// At every lock, before the vault's keys are wiped: nothing the backend keeps may hold a
+    /// vault object's key, reader or decrypted bytes past it.
+    func vaultLocked()
 }
 
 extension ComicBackend {
     public func cover(_ source: ComicSource, identity: FileIdentity, entry: EntryRequest, height: Int, limits: ComicLimits) throws(ComicError) -> [UInt8] {
         throw .io(path: source.path, errno: ENOTSUP, detail: "this backend makes no covers")
     }
+
+    public func vaultLocked() {}
 }
 
-extension WorkerPool: ComicBackend {}
+extension WorkerPool: ComicBackend {
+    /// Every worker stops (idle ones now, busy ones when their request ends), so none keeps a
+    /// key, reader or decrypted chunk, and the pool's own readers of vault objects go with their keys.
+    public func vaultLocked() { retireAll() }
+}
