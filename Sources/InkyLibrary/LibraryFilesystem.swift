@@ -104,6 +104,10 @@ public final class LibraryFilesystem: @unchecked Sendable {
             self?.vaultLocking(shown: shown)
             self?.backend.vaultLocked()
         }
+        // The vault's own metadata views, where `Vault/` shows (`standardViews`).
+        if root.isFolder, options.vaultName != nil, !options.metadataViews.isEmpty {
+            vault.keep(views: VaultMetadataCatalog(kinds: options.metadataViews, library: self))
+        }
     }
 
     public static let rootID: NodeID = NodeTable.rootID

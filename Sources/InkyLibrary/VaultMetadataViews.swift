@@ -26,8 +26,8 @@ final class VaultMetadataViews: Sendable {
     private var slot: ViewSlot { numbering.withLock { $0.slot } }
     private static let kind: UInt64 = 15, kindShift: UInt64 = 52
 
-    init(kinds: [MetadataViewKind], library: LibraryFilesystem) {
-        catalog = VaultMetadataCatalog(kinds: kinds, library: library)
+    init(catalog: VaultMetadataCatalog, library: LibraryFilesystem) {
+        self.catalog = catalog
         self.library = library
     }
 
@@ -54,10 +54,10 @@ final class VaultMetadataViews: Sendable {
         numbering.withLock { $0.keys[$0.slot.local(id) & (1 << Self.kindShift - 1)] }
     }
 
-    /// Every id handed out since the last lock, then none (the kernel is told to forget them).
+    /// Every id handed out since the last lock, then none (the kernel is told to forget them);
+    /// the trees they numbered went with the session's lock (`VaultSession.lock`).
     func drop() -> [NodeID] {
-        catalog.drop()
-        return numbering.withLock { numbering in
+        numbering.withLock { numbering in
             let slot = numbering.slot
             let ids = numbering.numbers.values.map { slot.id(Self.kind << Self.kindShift | $0) }
             numbering.numbers = [:]

@@ -5,10 +5,10 @@ import InkyWorker
 import Synchronization
 
 /// The vault of one mount, from unlock to lock: the single owner of the unlocked vault, its
-/// objects' keys, its use (for the idle lock), its covers and the count of locks. `lock()` is
-/// the one place where everything of the vault is dropped: keys revoked, decrypted pages in the
-/// window cache zeroed, covers zeroed, names gone, the epoch moved, and then the vault's own
-/// keys wiped.
+/// objects' keys, its use (for the idle lock), its covers, its views' trees and the count of
+/// locks. `lock()` is the one place where everything of the vault is dropped: keys revoked,
+/// decrypted pages in the window cache zeroed, covers zeroed, names and views gone, the epoch
+/// moved, and then the vault's own keys wiped.
 ///
 /// It knows nothing of node numbers or the kernel: what the tree must do when the vault opens
 /// or closes (forget its nodes, tell the kernel) it registers with `whenUnlocked` and
@@ -20,6 +20,8 @@ public final class VaultSession: Sendable {
         var openFiles = 0
         /// Objects' keys handed to requests since unlock, by object name: lock revokes them all.
         var keys: [String: VaultObjectKey] = [:]
+        /// The trees of the vault's own metadata views (`Vault/By Series/`...), when shown.
+        var views: VaultMetadataCatalog?
         var unlockedHooks: [@Sendable () -> Void] = []
         var lockingHooks: [@Sendable (_ shown: [VaultEntry]) -> Void] = []
     }
@@ -35,6 +37,14 @@ public final class VaultSession: Sendable {
     init(pages: PageCache, log: @escaping LogSink) {
         self.pages = pages
         logger = log
+    }
+
+    /// The vault's metadata views' trees, nil when the mount shows none.
+    var views: VaultMetadataCatalog? { state.withLock { $0.views } }
+
+    /// Keeps the views' trees (once, as the library is made): made at unlock, dropped at lock.
+    func keep(views: VaultMetadataCatalog) {
+        state.withLock { $0.views = views }
     }
 
     /// Runs after every unlock, once the vault answers.
@@ -58,18 +68,20 @@ public final class VaultSession: Sendable {
 
     /// Shows `vault` (replacing any vault shown before).
     public func unlock(_ vault: UnlockedVault) {
-        let (replaced, hooks) = state.withLock { state in
+        let (replaced, hooks, views) = state.withLock { state in
             defer {
                 state.vault = vault
                 state.lastUse = Date()
                 state.keys = [:]
             }
-            return (Array(state.keys.values), state.unlockedHooks)
+            return (Array(state.keys.values), state.unlockedHooks, state.views)
         }
         replaced.forEach { $0.revoke() }
         epoch.advance(unlocked: true)
         pages.drop(where: { $0.comic.isVault }, wiping: true)
         for hook in hooks { hook() }
+        // The views' trees are made now, in the background, so `Vault/By Series/` is there soon.
+        _ = views?.current()
     }
 
     /// Hides the vault: its names answer nothing, requests in flight find their keys revoked
@@ -77,13 +89,14 @@ public final class VaultSession: Sendable {
     /// it (`whenLocking`), and then its keys are wiped. Returns whether a vault was unlocked.
     @discardableResult
     public func lock() -> Bool {
-        guard let (vault, keys, hooks) = state.withLock({ state -> (UnlockedVault, [VaultObjectKey], [@Sendable ([VaultEntry]) -> Void])? in
+        typealias Taken = (vault: UnlockedVault, keys: [VaultObjectKey], hooks: [@Sendable ([VaultEntry]) -> Void], views: VaultMetadataCatalog?)
+        guard let (vault, keys, hooks, views) = state.withLock({ state -> Taken? in
             guard let vault = state.vault else { return nil }
             defer {
                 state.vault = nil
                 state.keys = [:]
             }
-            return (vault, Array(state.keys.values), state.lockingHooks)
+            return (vault, Array(state.keys.values), state.lockingHooks, state.views)
         }) else { return false }
         let shown = (try? vault.entries) ?? []
         // Before the drop: a page completed after it is discarded (`pageCheck`), one completed
@@ -94,6 +107,8 @@ public final class VaultSession: Sendable {
         pages.drop(where: { $0.comic.isVault }, wiping: true)
         let wiped = covers.wipeAll()
         if wiped > 0 { logger("vault locked: \(wiped) covers wiped from memory") }
+        // The views' tags and names (their node numbers are the tree's: `VaultView` drops them).
+        views?.drop()
         for hook in hooks { hook(shown) }
         vault.lock()
         return true

@@ -16,7 +16,7 @@ final class VaultView: TreeView, Sendable {
     init(name: String, library: LibraryFilesystem) {
         self.name = name
         self.library = library
-        views = library.options.metadataViews.isEmpty ? nil : VaultMetadataViews(kinds: library.options.metadataViews, library: library)
+        views = library.vault.views.map { VaultMetadataViews(catalog: $0, library: library) }
     }
 
     var isShown: Bool { library.vault.isUnlocked }
@@ -26,13 +26,8 @@ final class VaultView: TreeView, Sendable {
         library.nodes.setVaultSlot(context.slot)
         views?.attach(context.slot)
         // The view's part of unlock and lock, after the library's: the kernel learns `Vault/`
-        // appeared or went, and lock drops the vault's views (their tags and names) and the
-        // numbers they handed out.
-        library.vault.whenUnlocked { [views, weak context] in
-            context?.shownChanged()
-            // Its views' trees are made now, in the background, so `Vault/By Series/` is there soon.
-            _ = views?.catalog.current()
-        }
+        // appeared or went, and lock drops the numbers its views handed out.
+        library.vault.whenUnlocked { [weak context] in context?.shownChanged() }
         library.vault.whenLocking { [views, weak context, weak library] _ in
             context?.shownChanged()
             for id in views?.drop() ?? [] { library?.kernelCache?.invalidateNode(id) }
