@@ -63,7 +63,7 @@ final class CorpusTests: XCTestCase {
         let encrypted = ["real-comics/patool/p.cbz", "rarfile-tests/rar5-psw.rar", "rarfile-tests/rar5-hpsw.rar",
                          "rarfile-tests/rar3-comment-psw.rar", "rarfile-tests/rar3-comment-hpsw.rar",
                          "py7zr-tests/encrypted_3.7z", "libarchive-tests/test_read_format_zip_winzip_aes256.zip"]
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: Corpus.path(encrypted[0])))
+        try Corpus.skipUnlessPresent(encrypted[0])
         for file in encrypted {
             XCTAssertThrowsError(try ComicOpener.open(Corpus.path(file)), file) { error in
                 guard case ComicError.encrypted = error else { return XCTFail("\(file): \(error)") }
@@ -73,7 +73,7 @@ final class CorpusTests: XCTestCase {
 
     func testUnsupportedAndNonArchivesAreRejectedInWords() throws {
         let ace = Corpus.path("real-comics/patool/t.cba")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: ace))
+        try Corpus.skipUnlessPresent("real-comics/patool/t.cba")
         XCTAssertThrowsError(try ComicOpener.open(ace)) { error in
             XCTAssertEqual((error as? ComicError)?.kind, "unsupported-format")
             XCTAssertTrue((error as? ComicError)?.message.contains("ACE") ?? false)

@@ -64,12 +64,14 @@ final class HostileArchiveTests: XCTestCase {
             guard case ComicError.corrupted = error else { return XCTFail("\(error)") }
         }
         XCTAssertLessThanOrEqual(delivered, 10, "never more than the declared size")
+    }
 
-        // The corpus's own liars, read through the internal entry streamer (their entries are not images).
+    /// The corpus's own liars, read through the internal entry streamer (their entries are not images).
+    func testTheCorpussLyingZipHeadersAreCaught() throws {
         for (file, entry, size) in [("libarchive-tests/test_read_format_zip_size_exceeds_declared_deflate.zip", 0, Int64(10)),
                                     ("libarchive-tests/test_read_format_zip_uncompressed_size_off_by_4gib.zip", 0, Int64(4_294_967_301))] {
+            try Corpus.skipUnlessPresent(file)
             let path = Corpus.path(file)
-            guard FileManager.default.fileExists(atPath: path) else { continue }
             let liar = try LibArchiveComicReader(path: path, format: .zip, limits: .default)
             XCTAssertThrowsError(try liar.streamForTesting(entryIndex: entry, size: size), file) { error in
                 guard case ComicError.corrupted(let named, _) = error else { return XCTFail("\(file): \(error)") }

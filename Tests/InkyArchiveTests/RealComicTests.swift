@@ -23,7 +23,7 @@ final class RealComicTests: XCTestCase {
 
     func testPagesReadOutOfOrderAreStillExact() throws {
         let comic = Corpus.path("real-comics/comicbox/Captain Science #001.cb7")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: comic))
+        try Corpus.skipUnlessPresent("real-comics/comicbox/Captain Science #001.cb7")
         let reader = try ComicOpener.open(comic)
         let forward = try reader.listing.pages.map { try reader.readPage($0) }
         for page in reader.listing.pages.reversed() {

@@ -59,7 +59,7 @@ final class SevenZipReaderTests: XCTestCase {
     /// Every 7z of the corpus and the fixtures that the liblzma reader takes: every entry with
     /// data (pages or not) reads as `7z x` extracts it, and the pages are libarchive's.
     func testTheCorpus7zFilesReadAs7zExtractsThem() throws {
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: Corpus.root.path), "../shared/corpus is missing: the 7z corpus is there")
+        try Corpus.skipUnlessPresent()
         let files = [Corpus.root, Corpus.fixtures].flatMap { root in
             (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? [])
                 .filter { ["7z", "cb7"].contains(($0 as NSString).pathExtension.lowercased()) && !$0.contains("Vault/") }

@@ -46,7 +46,7 @@ final class UnarrRARTests: XCTestCase {
     }
 
     func testSolidAndOldRARDecodeWithCorrectChecksums() throws {
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: Corpus.path("rarfile-tests/rar3-solid.rar")))
+        try Corpus.skipUnlessPresent("rarfile-tests/rar3-solid.rar")
         for file in ["rarfile-tests/rar3-solid.rar", "rarfile-tests/rar3-owner.rar", "rarfile-tests/unicode.rar",
                      "rarfile-tests/rar3-subdirs.rar", "rarfile-tests/seektest.rar",
                      "rarfile-tests/rar202-comment-nopsw.rar", "rarfile-tests/unicode2.rar"] {
@@ -56,7 +56,7 @@ final class UnarrRARTests: XCTestCase {
 
     func testUTF8NamesStoredWithoutTheUnicodeFlagAreRecovered() throws {
         let path = Corpus.path("rarfile-tests/unicode.rar")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: path))
+        try Corpus.skipUnlessPresent("rarfile-tests/unicode.rar")
         let archive = try UnarrArchive(path: path)
         var names: [String] = []
         while let entry = try archive.nextEntry() { names.append(entry.name) }
@@ -66,7 +66,7 @@ final class UnarrRARTests: XCTestCase {
 
     func testRAR15CompressionIsATypedErrorNotACrash() throws {
         let path = Corpus.path("rarfile-tests/rar15-comment.rar")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: path))
+        try Corpus.skipUnlessPresent("rarfile-tests/rar15-comment.rar")
         let archive = try UnarrArchive(path: path)
         let entry = try XCTUnwrap(archive.nextEntry())
         var buffer = [UInt8](repeating: 0, count: Int(entry.size))
@@ -77,7 +77,7 @@ final class UnarrRARTests: XCTestCase {
 
     func testSolidRARIsReportedSolidAndReadsBackwardsWithOneRestart() throws {
         let path = Corpus.path("rarfile-tests/rar3-solid.rar")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: path))
+        try Corpus.skipUnlessPresent("rarfile-tests/rar3-solid.rar")
         let scan = try RARHeaderScan.scan(FileSource(path: path))
         XCTAssertTrue(scan.isSolid)
         XCTAssertFalse(scan.isEncrypted)
@@ -86,7 +86,7 @@ final class UnarrRARTests: XCTestCase {
 
     func testRAR4SymlinksNeverBecomePages() throws {
         let path = Corpus.path("rarfile-tests/rar3-symlink-unix.rar")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: path))
+        try Corpus.skipUnlessPresent("rarfile-tests/rar3-symlink-unix.rar")
         let scan = try RARHeaderScan.scan(FileSource(path: path))
         XCTAssertEqual(scan.fileIsLink.filter { $0 }.count, 2, "\(scan.fileIsLink)")
         let reader = try UnarrComicReader(path: path, limits: .default)
@@ -95,7 +95,7 @@ final class UnarrRARTests: XCTestCase {
     }
 
     func testRARHeaderScanFindsEncryption() throws {
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: Corpus.path("rarfile-tests/rar5-psw.rar")))
+        try Corpus.skipUnlessPresent("rarfile-tests/rar5-psw.rar")
         XCTAssertTrue(try RARHeaderScan.scan(FileSource(path: Corpus.path("rarfile-tests/rar5-psw.rar"))).encryptedEntries > 0)
         XCTAssertTrue(try RARHeaderScan.scan(FileSource(path: Corpus.path("rarfile-tests/rar5-hpsw.rar"))).headersEncrypted)
         XCTAssertTrue(try RARHeaderScan.scan(FileSource(path: Corpus.path("rarfile-tests/rar3-comment-psw.rar"))).isEncrypted)
@@ -123,7 +123,7 @@ final class UnarrRARTests: XCTestCase {
     /// RAR 1.5–4 file of rarfile's suite, checked entry by entry against rarfile's CRCs.
     func testUnarrDecodesEveryRAR4FileLibarchiveDecodesAndMore() throws {
         let folder = Corpus.root.appendingPathComponent("rarfile-tests")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: folder.path))
+        try Corpus.skipUnlessPresent("rarfile-tests")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".rar") }.sorted()
             .filter { (try? ComicOpener.detectFormat(folder.appendingPathComponent($0).path)) == .rar4 }
             .filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0 + ".exp").path) }

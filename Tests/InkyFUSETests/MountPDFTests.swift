@@ -116,7 +116,7 @@ final class MountPDFTests: XCTestCase {
 
     func testTheComicboxCorpusPDFsAreFourRenderedPages() throws {
         let corpus = Corpus.path("real-comics/comicbox")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: corpus), "../shared/corpus is missing")
+        try Corpus.skipUnlessPresent("real-comics/comicbox")
         for name in ["test_pdf.pdf", "test_pdf_legacy_keywords.pdf"] {
             try FileManager.default.copyItem(atPath: "\(corpus)/\(name)", toPath: library.appendingPathComponent(name).path)
         }

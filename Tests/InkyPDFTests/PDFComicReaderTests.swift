@@ -122,7 +122,7 @@ final class PDFComicReaderTests: XCTestCase {
 
     func testTheComicboxCorpusPDFsAreFourTextPages() throws {
         // MANIFEST: status pdf_only, "PDF (text)" and "4-page PDF (text)": pages with PDF support.
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: Corpus.path("real-comics/comicbox")), "../shared/corpus is missing")
+        try Corpus.skipUnlessPresent("real-comics/comicbox")
         for name in ["test_pdf.pdf", "test_pdf_legacy_keywords.pdf"] {
             let reader = try PDFComicReader(path: Corpus.path("real-comics/comicbox/\(name)"), limits: .default)
             XCTAssertEqual(reader.listing.pages.map(\.name), ["001.png", "002.png", "003.png", "004.png"], name)

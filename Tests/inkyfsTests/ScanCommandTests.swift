@@ -6,7 +6,7 @@ import XCTest
 final class ScanCommandTests: XCTestCase {
     func testScanOfTheRealComicsMatchesTheManifest() throws {
         let real = Corpus.root.appendingPathComponent("real-comics").path
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: real), "../shared/corpus is missing")
+        try Corpus.skipUnlessPresent("real-comics")
         let result = try CommandRunner.inkyfs(["scan", "--json", real])
         XCTAssertEqual(result.status, 0, result.stderr)
         let summaries = try JSONDecoder().decode([ComicSummary].self, from: Data(result.stdout.utf8))
