@@ -7,7 +7,7 @@ import XCTest
 final class SystemdReadinessTests: XCTestCase {
     func testReadyArrivesOnlyOnceMountedAndSigtermSaysStopping() throws {
         let notify = try NotifySocket()
-        let scratch = ScratchMount()
+        let scratch = try ScratchMount()
         defer { scratch.remove() }
         let mountpoint = scratch.mountpoint, state = scratch.state
         let daemon = Process()

@@ -32,7 +32,7 @@ final class UnmountCommandTests: XCTestCase {
     }
 
     func testLibfuseReasonForABadOptionReachesTheTerminal() throws {
-        let scratch = ScratchMount()
+        let scratch = try ScratchMount()
         defer { scratch.remove() }
         let result = try CommandRunner.inkyfs(["mount", "-o", "bogus", Corpus.fixtures.path, scratch.mountpoint.path],
                                               environment: ["XDG_STATE_HOME": scratch.state.path])

@@ -11,6 +11,8 @@ public final class FaultFS {
     /// Serves `source` read-only on `mountpoint` (a new folder of its own by default, made if
     /// missing); no read fails until `fail` is called.
     public init(source: URL, at mountpoint: URL? = nil) throws {
+        // faultfs mounts through libfuse as inkyfs does: skipped, saying why, where inkyfs is.
+        try MountedLibrary.skipUnlessFUSEOpens()
         let code = Corpus.packageRoot.appendingPathComponent("Tests/Tools/faultfs.c")
         let version = String(Digest.sha256Hex(try readFile(code.path)).prefix(12))
         let binary = Corpus.packageRoot.appendingPathComponent(".cache/faultfs-\(version)")
