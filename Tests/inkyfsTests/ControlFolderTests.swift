@@ -83,6 +83,7 @@ final class ControlFolderTests: XCTestCase {
     private static let marker = "end-of-test-marker"
 
     func testAFallbackFolderCreatedByAnotherUserIsRefusedBeforeAnyPasswordIsRead() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to run the attacker and the victim as users of their own (setpriv)") }
         // A user of our own, so /tmp/inkyfs-<uid> is nobody else's business on this machine.
         let victim = String(Int.random(in: 60_000..<64_000))
         let base = "/tmp/inkyfs-\(victim)"
@@ -109,6 +110,7 @@ final class ControlFolderTests: XCTestCase {
     }
 
     func testASocketServedByAnotherUserHearsNothing() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root: the attacker binds as root, then listens as nobody (setuid)") }
         // A private runtime folder of ours, with a listener in it that is not ours (bound, then
         // handed to nobody: SO_PEERCRED tells who listens).
         let runtime = folder.appendingPathComponent("run")
@@ -128,6 +130,7 @@ final class ControlFolderTests: XCTestCase {
     }
 
     func testAMountWhoseRuntimeFolderIsAnotherUsersSaysTheVaultCannotBeUnlocked() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to give the runtime folder to nobody (chown)") }
         let runtime = folder.appendingPathComponent("theirs")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         XCTAssertEqual(chown(runtime.path, 65534, 65534), 0)

@@ -126,14 +126,19 @@ final class VaultAddTests: XCTestCase {
         try process.run()
         XCTAssertTrue(waitUntil(30) { Self.isStopped(process.processIdentifier) }, "never reached the stop")
         XCTAssertEqual(try files.contentsOfDirectory(atPath: destination.path), [], "no name while it is written")
-        let unnamed = try files.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").compactMap { fd -> stat? in
-            let target = (try? files.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(fd)")) ?? ""
-            guard target.hasPrefix(destination.path + "/#") else { return nil }
-            var info = stat()
-            return stat("/proc/\(process.processIdentifier)/fd/\(fd)", &info) == 0 ? info : nil
+        // The command holding the vault's key is not dumpable: its descriptors are root's to read.
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        let seesDescriptors = access(descriptors, R_OK | X_OK) == 0
+        if seesDescriptors {
+            let unnamed = try files.contentsOfDirectory(atPath: descriptors).compactMap { fd -> stat? in
+                let target = (try? files.destinationOfSymbolicLink(atPath: "\(descriptors)/\(fd)")) ?? ""
+                guard target.hasPrefix(destination.path + "/#") else { return nil }
+                var info = stat()
+                return stat("\(descriptors)/\(fd)", &info) == 0 ? info : nil
+            }
+            XCTAssertEqual(unnamed.count, 1, "the plaintext is an O_TMPFILE in the destination")
+            XCTAssertEqual(unnamed.first.map { $0.st_mode & 0o777 }, 0o600)
         }
-        XCTAssertEqual(unnamed.count, 1, "the plaintext is an O_TMPFILE in the destination")
-        XCTAssertEqual(unnamed.first.map { $0.st_mode & 0o777 }, 0o600)
         kill(process.processIdentifier, SIGCONT)
         XCTAssertEqual(process.waitForExit(), 0)
         let restored = destination.appendingPathComponent("Issue.cbz").path
@@ -142,6 +147,10 @@ final class VaultAddTests: XCTestCase {
                        "the umask's mode, set last")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: restored)),
                        try Data(contentsOf: URL(fileURLWithPath: Corpus.fixture("Space Patrol/Space Patrol 001.cbz"))))
+        // Everything else was checked; what was not is said, not passed.
+        guard seesDescriptors else {
+            throw XCTSkip("needs root to read the non-dumpable command's \(descriptors): the unnamed 0600 O_TMPFILE was not checked")
+        }
     }
 
     private static func isStopped(_ pid: Int32) -> Bool {
