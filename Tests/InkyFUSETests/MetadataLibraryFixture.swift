@@ -1,5 +1,6 @@
 import Foundation
 import InkyTestSupport
+import XCTest
 
 /// Generated libraries for the metadata views: comics tagged with ComicInfo.xml, CoMet.xml and
 /// ComicBookInfo, comics known only by their file names, and comics with hostile tags.
@@ -52,6 +53,18 @@ enum MetadataLibraryFixture {
             """, arguments: [hellboy.path])
         comics.append("Loose/hb.cbz")
         return comics
+    }
+
+    /// The tagged library, indexed ahead into its own state folder (metadata and all): every view
+    /// has its content from a mount's first moment. `folder(label)` makes an empty folder that
+    /// the calling test removes after it.
+    static func indexedLibrary(in folder: (String) -> URL, file: StaticString = #filePath, line: UInt = #line) throws
+        -> (library: URL, state: URL) {
+        let library = folder("indexed-library"), state = folder("indexed-state")
+        try tagged(at: library)
+        let indexed = try CommandRunner.inkyfs(["index", library.path, "--state", state.path])
+        XCTAssertEqual(indexed.status, 0, indexed.stderr, file: file, line: line)
+        return (library, state)
     }
 
     /// Tags anyone could write: slashes, `..`, control characters, 10,000 characters, XML that

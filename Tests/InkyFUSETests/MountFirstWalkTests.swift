@@ -22,16 +22,6 @@ final class MountFirstWalkTests: XCTestCase {
         return url
     }
 
-    /// The tagged library, indexed ahead: every view has its content at once and appears right
-    /// after the first request of each mount.
-    private func indexedLibrary() throws -> (library: URL, state: URL) {
-        let library = folder("first-walk-library"), state = folder("first-walk-state")
-        try MetadataLibraryFixture.tagged(at: library)
-        let indexed = try CommandRunner.inkyfs(["index", library.path, "--state", state.path])
-        XCTAssertEqual(indexed.status, 0, indexed.stderr)
-        return (library, state)
-    }
-
     /// `inkyfs mount` in the background, as a person runs it: it returns once the daemon said it
     /// is ready. `body` runs while mounted; the mount goes after, whatever happened.
     private func mounted(_ library: URL, state: URL, options: [String] = [], _ body: (URL) throws -> Void) throws {
@@ -54,7 +44,7 @@ final class MountFirstWalkTests: XCTestCase {
     /// Nobody but the daemon touches the mount: the kernel still gets the root's attributes (the
     /// check asks the daemon nothing). Before, the root stayed "d--------- 0" until a request.
     func testTheKernelGetsTheRootsAttributesWithoutAnyoneAsking() throws {
-        let (library, state) = try indexedLibrary()
+        let (library, state) = try MetadataLibraryFixture.indexedLibrary(in: folder)
         XCTAssertEqual(chmod(library.path, 0o750), 0)
         try mounted(library, state: state) { mountpoint in
             let expected = "dr-xr-x--- \(getuid())"
@@ -65,7 +55,7 @@ final class MountFirstWalkTests: XCTestCase {
 
     func testAnotherUsersFirstWalkThroughAFreshMountIsNeverRefused() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to mount with allow_other and run a command as nobody") }
-        let (library, state) = try indexedLibrary()
+        let (library, state) = try MetadataLibraryFixture.indexedLibrary(in: folder)
         // A race: each fresh mount is one more chance to lose it.
         for round in 1...5 {
             try mounted(library, state: state, options: ["-o", "allow_other"]) { mountpoint in

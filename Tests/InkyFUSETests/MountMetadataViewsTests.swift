@@ -286,15 +286,6 @@ final class MountMetadataViewsTests: XCTestCase {
     // (held by a test hook of debug builds) the library's folders list, look up and read; and on an
     // indexed library `By Series/` lists its series from the mount's first moment.
 
-    /// The tagged library, indexed into its own state folder (metadata and all) before it mounts.
-    private func indexedLibrary() throws -> (library: URL, state: URL) {
-        let library = folder("view-build-library"), state = folder("view-build-state")
-        try MetadataLibraryFixture.tagged(at: library)
-        let indexed = try CommandRunner.inkyfs(["index", library.path, "--state", state.path])
-        XCTAssertEqual(indexed.status, 0, indexed.stderr)
-        return (library, state)
-    }
-
     /// `LC_ALL=C ls ARGUMENTS` through `timeout -s KILL` (a process waiting on FUSE can outlive
     /// SIGTERM): a request stuck behind the held view fails the test instead of hanging it.
     private func boundedLs(_ arguments: [String]) throws -> CommandRunner.Result {
@@ -302,7 +293,7 @@ final class MountMetadataViewsTests: XCTestCase {
     }
 
     func testLibraryFoldersAreServedWhileTheViewsAreBeingMade() throws {
-        let (library, state) = try indexedLibrary()
+        let (library, state) = try MetadataLibraryFixture.indexedLibrary(in: folder)
         let hold = folder("view-build-hold").appendingPathComponent("hold")
         XCTAssertTrue(FileManager.default.createFile(atPath: hold.path, contents: nil))
         let mounted = try MountedLibrary(library: library, arguments: ["--state", state.path],
@@ -345,7 +336,7 @@ final class MountMetadataViewsTests: XCTestCase {
     /// No waiting loop: the lookup of `By Series` waits for that view's first tree, so the first
     /// `ls` after the mount already lists every series the index knows.
     func testBySeriesListsItsSeriesAtTheMountsFirstListing() throws {
-        let (library, state) = try indexedLibrary()
+        let (library, state) = try MetadataLibraryFixture.indexedLibrary(in: folder)
         let mounted = try MountedLibrary(library: library, arguments: ["--state", state.path], views: true)
         defer { mounted.unmount() }
         let listed = try boundedLs(["-A", mounted.path("By Series")])
