@@ -62,14 +62,7 @@ final class VaultReaderChunkRunTests: XCTestCase {
         for step in [700_001, 1 << 20, 3 << 20] {
             let reader = try VaultObjectReader(path: path, key: key, directReads: true)
             let opened = reader.chunksDecrypted
-            var read: [UInt8] = []
-            var offset: UInt64 = 0
-            while offset < reader.size {
-                let piece = try reader.read(at: offset, count: step)
-                read += piece
-                offset += UInt64(piece.count)
-            }
-            XCTAssertEqual(read, plaintext, "step \(step)")
+            XCTAssertEqual(try readAll(reader, step: step), plaintext, "step \(step)")
             XCTAssertEqual(reader.chunksDecrypted - opened, 41 - 1, "step \(step): chunk 0 from open's cache, the other 40 once each")
         }
     }

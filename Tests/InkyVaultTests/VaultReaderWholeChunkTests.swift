@@ -18,14 +18,7 @@ final class VaultReaderWholeChunkTests: XCTestCase {
             let opened = reader.chunksDecrypted
             // Start off a chunk boundary, as libarchive does after a member's local header.
             XCTAssertEqual(try reader.read(at: 0, count: 1000), Array(plaintext[0..<1000]))
-            var offset: UInt64 = 1000
-            var read = Array(plaintext[0..<1000])
-            while offset < reader.size {
-                let piece = try reader.read(at: offset, count: step)
-                read += piece
-                offset += UInt64(piece.count)
-            }
-            XCTAssertEqual(read, plaintext, "step \(step)")
+            XCTAssertEqual(try readAll(reader, from: 1000, step: step), Array(plaintext[1000...]), "step \(step)")
             XCTAssertEqual(reader.chunksDecrypted - opened, 10 - 1, "step \(step): chunk 0 from open's cache, the other 9 once each")
         }
     }

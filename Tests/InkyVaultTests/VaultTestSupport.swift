@@ -63,10 +63,11 @@ func writeObject(
     return writer.header
 }
 
-/// Every plaintext byte through the reader, in 4 KiB reads as libarchive would ask.
-func readAll(_ reader: VaultObjectReader, step: Int = 4096) throws -> [UInt8] {
+/// Every plaintext byte from `start` to the end through the reader, in reads of `step` bytes
+/// (4 KiB, as libarchive would ask, unless a test asks otherwise).
+func readAll(_ reader: VaultObjectReader, from start: UInt64 = 0, step: Int = 4096) throws -> [UInt8] {
     var result: [UInt8] = []
-    var offset: UInt64 = 0
+    var offset = start
     while offset < reader.size {
         let piece = try reader.read(at: offset, count: step)
         XCTAssertFalse(piece.isEmpty)
