@@ -68,10 +68,11 @@ final class InstallScriptTests: XCTestCase {
             XCTAssertTrue(line.hasPrefix("ok") && line.hasSuffix(prefix.appendingPathComponent("libexec/inkyfs/\(executable)").path), line)
         }
 
-        // man renders every page, with groff's warnings on, and each page is about its command.
+        // man renders every page, with groff's warnings on, and each page is about its command. In
+        // a UTF-8 locale, as a reader has: in the POSIX one (an account with no LANG) NAME's — is --.
         for page in pages {
             let rendered = try CommandRunner.capture("/usr/bin/man", ["--warnings", "-l", prefix.appendingPathComponent("share/man/man1/\(page).1").path],
-                                                     environment: ["MANWIDTH": "100"])
+                                                     environment: ["MANWIDTH": "100", "LC_ALL": "C.UTF-8"])
             XCTAssertEqual(rendered.status, 0, "\(page): \(rendered.stderr)")
             XCTAssertEqual(rendered.stderr, "", page)
             // NAME in one word, as whatis and apropos read it (inkyfs-vault-add); SYNOPSIS as typed.
