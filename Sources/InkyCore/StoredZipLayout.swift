@@ -59,7 +59,7 @@ public struct StoredZipLayout: Sendable {
         var paddings: [Int] = []
         for member in members {
             headers.append(at)
-            let padding = Self.padding(before: at + Int64(Self.localHeaderLength(member)) + member.size, alignment)
+            let padding = Self.padding(member, headerAt: at, alignment)
             paddings.append(padding)
             at += Int64(Self.localHeaderLength(member) + padding)
             data.append(at)
@@ -71,7 +71,7 @@ public struct StoredZipLayout: Sendable {
         centralDirectoryOffset = at
         var central = ZipBytes()
         for (index, member) in members.enumerated() {
-            Self.centralRecord(member, headerOffset: headers[index], time: time, date: date, into: &central)
+            Self.centralRecord(member, headerOffset: headers[index], padding: paddings[index], time: time, date: date, into: &central)
         }
         let directorySize = Int64(central.bytes.count)
         let count = members.count
@@ -110,9 +110,10 @@ public struct StoredZipLayout: Sendable {
         var at: Int64 = 0, directory: Int64 = 0
         for member in members {
             let largeOffset = at >= limit32
-            let end = at + Int64(localHeaderLength(member)) + member.size
-            at = end + Int64(padding(before: end, alignment))
-            let extra = needs64(member) || largeOffset ? 4 + (needs64(member) ? 16 : 0) + (largeOffset ? 8 : 0) : 0
+            let padding = padding(member, headerAt: at, alignment)
+            at += Int64(localHeaderLength(member) + padding) + member.size
+            let extra = needs64(member) || largeOffset ? 4 + (needs64(member) ? 16 : 0) + (largeOffset ? 8 : 0)
+                : centralMarksPadding(member, padding: padding, largeOffset: largeOffset) ? 4 : 0
             directory += Int64(46 + member.name.utf8.count + extra)
         }
         let needs64 = members.count >= 0xFFFF || directory >= limit32 || at >= limit32
@@ -178,6 +179,25 @@ public struct StoredZipLayout: Sendable {
         return padding
     }
 
+    /// unzip 6.0 spells a name that is not ASCII as "#U00e9" in a record with an extra field and
+    /// as it is in one without: in a C locale, a member whose local header has an extra field and
+    /// whose directory record has none (or the other way round) is "mismatching" and unzip exits 1.
+    /// Such a name gets one in both or in neither.
+    private static func isNonASCII(_ member: Member) -> Bool { member.name.utf8.contains { $0 >= 0x80 } }
+
+    /// The member's padding when its header starts at `headerAt`: a non-ASCII name whose directory
+    /// record has an extra field (an offset past 4 GiB) gets one in its header too.
+    private static func padding(_ member: Member, headerAt: Int64, _ alignment: Int64) -> Int {
+        let padding = padding(before: headerAt + Int64(localHeaderLength(member)) + member.size, alignment)
+        guard padding == 0, !needs64(member), headerAt >= limit32, isNonASCII(member) else { return padding }
+        return alignment > 1 ? Int(alignment) : 4
+    }
+
+    /// Whether the directory record carries an empty padding field to match its local header's.
+    private static func centralMarksPadding(_ member: Member, padding: Int, largeOffset: Bool) -> Bool {
+        padding > 0 && !needs64(member) && !largeOffset && isNonASCII(member)
+    }
+
     private static func localHeaderLength(_ member: Member) -> Int {
         30 + member.name.utf8.count + (needs64(member) ? 20 : 0)
     }
@@ -204,9 +224,14 @@ public struct StoredZipLayout: Sendable {
         return out.bytes
     }
 
-    private static func centralRecord(_ member: Member, headerOffset: Int64, time: UInt16, date: UInt16, into out: inout ZipBytes) {
+    private static func centralRecord(_ member: Member, headerOffset: Int64, padding: Int, time: UInt16, date: UInt16,
+                                      into out: inout ZipBytes) {
         let largeSize = needs64(member), largeOffset = headerOffset >= limit32
         var extra = ZipBytes()
+        if centralMarksPadding(member, padding: padding, largeOffset: largeOffset) {
+            extra.u16(paddingID)
+            extra.u16(0)
+        }
         if largeSize || largeOffset {
             extra.u16(1)
             extra.u16(UInt16((largeSize ? 16 : 0) + (largeOffset ? 8 : 0)))
