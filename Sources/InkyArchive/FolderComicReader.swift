@@ -52,7 +52,9 @@ final class FolderComicReader: ComicReader {
         folder = descriptor
         let entries: [ArchiveEntry]
         do throws(ComicError) {
-            entries = try Self.entries(of: descriptor, label: label)
+            entries = try LibraryRoot.folderComicEntries(of: descriptor, label: label).enumerated().map { index, item in
+                ArchiveEntry(index: index, path: item.name, kind: item.kind, declaredSize: item.size)
+            }
         } catch {
             close(descriptor)
             throw error
@@ -70,37 +72,34 @@ final class FolderComicReader: ComicReader {
     func cost(of page: Page) -> ReadCost { .direct }
 
     func read(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
-        if passed != nil { return try readPassed(page, into: sink) }
-        let source = try pageSource(page.sourcePath)
-        var budget = PageBudget(path: path, entryName: page.sourcePath, declaredSize: page.size, limits: limits)
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let got = try source.read(into: buffer, count: 1 << 16)
-            if got == 0 { break }
-            try budget.accept(got, consumed: nil)
-            sink(UnsafeRawBufferPointer(start: buffer, count: got))
+        guard passed != nil else {
+            let source = try pageSource(page.sourcePath)
+            return try copy(page, into: sink) { buffer, count, _ throws(ComicError) in try source.read(into: buffer, count: count) }
         }
-        try budget.finish()
-        currentStats.sourceBytesRead += source.bytesRead
-        currentStats.pageBytesProduced += page.size
-    }
-
-    func readComicInfo() throws(ComicError) -> [UInt8]? { nil }
-
-    /// A page from the descriptor passed for it, from its start (`pread`: read again, it reads the same).
-    private func readPassed(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void) throws(ComicError) {
+        // The descriptor passed for the page, read from its start (`pread`: read again, it reads the same).
         let name = path + "/" + page.sourcePath
         guard let descriptor = passed?[page.sourcePath] else {
             throw .io(path: name, errno: EACCES, detail: "not a regular file the daemon could open")
         }
+        try copy(page, into: sink) { buffer, count, offset throws(ComicError) in
+            let got = Syscall.retrying { pread(descriptor, buffer, count, off_t(offset)) }
+            if got < 0 { throw FileSource.ioError(path: name, errno: errno, action: "cannot read") }
+            return got
+        }
+    }
+
+    func readComicInfo() throws(ComicError) -> [UInt8]? { nil }
+
+    /// A page's bytes in 64 KiB pieces within its budget, whether its file was opened here or
+    /// passed: `readAt(buffer, count, offset)` gives the next piece, 0 at the end.
+    private func copy(_ page: Page, into sink: (UnsafeRawBufferPointer) -> Void,
+                      readAt: (UnsafeMutableRawPointer, Int, Int64) throws(ComicError) -> Int) throws(ComicError) {
         var budget = PageBudget(path: path, entryName: page.sourcePath, declaredSize: page.size, limits: limits)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
         var offset: Int64 = 0
         while true {
-            let got = Syscall.retrying { pread(descriptor, buffer, 1 << 16, off_t(offset)) }
-            if got < 0 { throw FileSource.ioError(path: name, errno: errno, action: "cannot read") }
+            let got = try readAt(buffer, 1 << 16, offset)
             if got == 0 { break }
             offset += Int64(got)
             try budget.accept(got, consumed: nil)
@@ -127,27 +126,6 @@ final class FolderComicReader: ComicReader {
             throw .io(path: path + "/" + name, errno: EACCES, detail: "not a regular file")
         }
         return FileSource(bytes: try ArchiveFile(descriptor: opened, label: path + "/" + name), label: path + "/" + name)
-    }
-
-    /// The folder's entries with their own `lstat` (a link is a link), in name order.
-    private static func entries(of descriptor: Int32, label: String) throws(ComicError) -> [ArchiveEntry] {
-        // A second descriptor for the listing (which closes it); openat, not dup, which the
-        // worker's seccomp filter does not allow.
-        let listed = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let found: [LibraryRoot.Entry]
-        switch listed >= 0 ? LibraryRoot.entries(ofOpenFolder: listed) : .failure(.current) {
-        case .success(let value): found = value
-        case .failure(let code): throw .io(path: label, errno: code.code, detail: "cannot list the folder: \(code.description)")
-        }
-        return found.sorted { $0.name < $1.name }.enumerated().map { index, item in
-            let kind: EntryKind = switch item.info.st_mode & S_IFMT {
-            case S_IFREG: .file
-            case S_IFDIR: .directory
-            case S_IFLNK: .symlink
-            default: .other
-            }
-            return ArchiveEntry(index: index, path: item.name, kind: kind, declaredSize: Int64(item.info.st_size))
-        }
     }
 
     private static func entries(in path: String, limits: ComicLimits) throws(ComicError) -> [ArchiveEntry] {

@@ -126,6 +126,28 @@ public final class LibraryRoot: Sendable {
         }.map { found }
     }
 
+    /// A folder comic's entries in name order, each with its own `lstat` (a link is a link): the
+    /// one listing that the daemon opens a folder comic's pages by and a worker lists them as.
+    /// Lists a second descriptor of `folder` (`openat` of ".", not `dup`, which the worker's
+    /// seccomp filter refuses) and leaves `folder` open.
+    public static func folderComicEntries(of folder: Int32, label: String) throws(ComicError) -> [(name: String, kind: EntryKind, size: Int64)] {
+        let listed = openat(folder, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let found: [Entry]
+        switch listed >= 0 ? entries(ofOpenFolder: listed) : .failure(.current) {
+        case .success(let value): found = value
+        case .failure(let code): throw .io(path: label, errno: code.code, detail: "cannot list the folder: \(code.description)")
+        }
+        return found.sorted { $0.name < $1.name }.map { item in
+            let kind: EntryKind = switch item.info.st_mode & S_IFMT {
+            case S_IFREG: .file
+            case S_IFDIR: .directory
+            case S_IFLNK: .symlink
+            default: .other
+            }
+            return (item.name, kind, Int64(item.info.st_size))
+        }
+    }
+
     /// Calls `body` with each name in an open folder but `.` and `..`, its `d_type`, and the
     /// folder's descriptor (for an `*at` call); takes ownership of `folder` and closes it.
     static func forEachName(ofOpenFolder folder: Int32, _ body: (String, UInt8, Int32) -> Void) -> Result<Void, Errno> {

@@ -73,24 +73,18 @@ extension RequestFiles {
         return descriptor
     }
 
-    /// The folder's entries in name order, as `FolderComicReader` lists them; the pages named in
+    /// The folder's entries in name order (the listing a worker lists its pages by); the pages named in
     /// `opening` (all when nil) opened, a page that cannot be opened as a regular file left closed
     /// (the worker then says it cannot read it).
     private static func folderEntries(of folder: Int32, path: String, opening: Set<String>?) throws(ComicError) -> [Entry] {
-        let listed = openat(folder, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let found: [LibraryRoot.Entry]
-        switch listed >= 0 ? LibraryRoot.entries(ofOpenFolder: listed) : .failure(.current) {
-        case .success(let value): found = value
-        case .failure(let code): throw .io(path: path, errno: code.code, detail: "cannot list the folder: \(code.description)")
-        }
-        return found.sorted { $0.name < $1.name }.map { item in
-            let kind: Kind = switch item.info.st_mode & S_IFMT {
-            case S_IFREG: .file
-            case S_IFDIR: .directory
-            case S_IFLNK: .symlink
+        try LibraryRoot.folderComicEntries(of: folder, label: path).map { item in
+            let kind: Kind = switch item.kind {
+            case .file: .file
+            case .directory: .directory
+            case .symlink: .symlink
             default: .other
             }
-            var entry = Entry(kind: kind, size: Int64(item.info.st_size), name: item.name, descriptor: -1)
+            var entry = Entry(kind: kind, size: item.size, name: item.name, descriptor: -1)
             guard kind == .file, opening?.contains(item.name) ?? true else { return entry }
             let page = openat(folder, item.name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY)
             var info = stat()
