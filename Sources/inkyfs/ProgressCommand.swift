@@ -15,6 +15,9 @@ struct ProgressCommand: ParsableCommand {
               inkyfs progress forget ~/Comics/Issue\\ 001.cbz       (no longer in progress; bookmarks stay)
               inkyfs progress set ~/Comics/Issue\\ 001.cbz 12       (at page 12, pages count from 1)
             or remove its link in Continue Reading/ under the mount (rm), which forgets it as progress forget does.
+            Comics no longer where they were read (a library moved, removed, or on a disk not plugged in) are left \
+            out of the list and counted under it; --missing lists them, and
+              inkyfs progress forget --missing                     (forgets them all)
             """
     )
 
@@ -35,10 +38,17 @@ struct ProgressCommand: ParsableCommand {
     @Flag(help: "Print JSON (an array; pages are 1-based).")
     var json = false
 
+    @Flag(help: "Only comics no longer found where they were read; with forget, forget them all.")
+    var missing = false
+
     @OptionGroup var stateOptions: StateOptions
 
     func validate() throws {
-        if action != nil && comic == nil { throw ValidationError("\(action!.rawValue) needs the comic") }
+        if missing && action == .set { throw ValidationError("--missing goes with forget or a list, not set") }
+        if missing && comic != nil { throw ValidationError("forget --missing forgets every comic not found: name none") }
+        if action != nil && comic == nil && !(action == .forget && missing) {
+            throw ValidationError("\(action!.rawValue) needs the comic" + (action == .forget ? " (or --missing)" : ""))
+        }
         if action == .set && page == nil { throw ValidationError("set needs the page number") }
         if action != .set && page != nil { throw ValidationError("only set takes a page") }
         if let page, page < 1 { throw ValidationError("pages count from 1") }
@@ -46,12 +56,27 @@ struct ProgressCommand: ParsableCommand {
 
     func run() throws {
         if let action, let comic { return try correct(action, absolutePath(comic)) }
-        let rows = stateOptions.open().progress(includeFinished: all)
+        if action == .forget { return try forgetMissing() }
+        // A comic is listed where it is (or, with --missing, where it is not): what it was read as
+        // stays in the state until forgotten, since its disk may only be unplugged.
+        let everything = stateOptions.open().progress(includeFinished: all)
+        let found = everything.map { FileManager.default.fileExists(atPath: $0.path) }
+        let rows = zip(everything, found).filter { $1 != missing }.map(\.0)
+        let notFound = missing ? 0 : found.count { !$0 }
+        defer {
+            if notFound > 0 {
+                let count = notFound == 1 ? "1 comic" : "\(notFound) comics"
+                FileHandle.standardError.write(Data(("inkyfs: not listed: \(count) no longer where read (a library moved, removed or not "
+                                                     + "mounted); inkyfs progress --missing lists, inkyfs progress forget --missing forgets\n").utf8))
+            }
+        }
         if json {
             try JSONOutput.print(rows.map(ProgressJSON.init))
             return
         }
-        if rows.isEmpty { print(all ? "nothing read yet" : "nothing in progress (--all shows finished comics)") }
+        if rows.isEmpty {
+            print(missing ? "every comic read is where it was read" : all ? "nothing read yet" : "nothing in progress (--all shows finished comics)")
+        }
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         for row in rows {
@@ -63,6 +88,16 @@ struct ProgressCommand: ParsableCommand {
 }
 
 extension ProgressCommand {
+    /// Forgets the progress of every comic not found where it was read, finished or not.
+    private func forgetMissing() throws {
+        let state = stateOptions.open()
+        let gone = state.progress(includeFinished: true).filter { !FileManager.default.fileExists(atPath: $0.path) }
+        for row in gone { _ = try state.forgetProgress(row.path) }
+        print(gone.isEmpty ? "every comic read is where it was read: nothing forgotten"
+              : "forgot where you were in \(gone.count) \(gone.count == 1 ? "comic" : "comics") not found:\n"
+                + gone.map { "  " + $0.path }.joined(separator: "\n"))
+    }
+
     private func correct(_ action: Action, _ path: String) throws {
         let state = stateOptions.open()
         switch action {

@@ -53,4 +53,37 @@ final class ProgressCorrectionTests: XCTestCase {
         XCTAssertEqual(again.status, 1)
         XCTAssertEqual(again.stderr, "inkyfs: \(comic): no reading progress to forget\n")
     }
+
+    /// A comic no longer where it was read (its library removed, or a disk unplugged) is left out
+    /// of the list and counted, listed by --missing, and forgotten only when asked.
+    func testComicsNoLongerFoundAreCountedListedAndForgottenOnRequest() throws {
+        XCTAssertEqual(try inkyfs(["index", folder.appendingPathComponent("library").path]).status, 0)
+        XCTAssertEqual(try inkyfs(["progress", "set", comic, "4"]).status, 0)
+        XCTAssertEqual(try inkyfs(["progress", "--missing"]).stdout, "every comic read is where it was read\n")
+        let moved = folder.appendingPathComponent("elsewhere.cb7").path
+        try FileManager.default.moveItem(atPath: comic, toPath: moved)
+
+        let listed = try inkyfs(["progress"])
+        XCTAssertEqual(listed.status, 0)
+        XCTAssertEqual(listed.stdout, "nothing in progress (--all shows finished comics)\n")
+        XCTAssertEqual(listed.stderr, "inkyfs: not listed: 1 comic no longer where read (a library moved, removed or not mounted); "
+                       + "inkyfs progress --missing lists, inkyfs progress forget --missing forgets\n")
+        let json = try inkyfs(["progress", "--json"])
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.count, 0, json.stdout)
+        let missing = try inkyfs(["progress", "--missing"])
+        XCTAssertTrue(missing.stdout.hasSuffix("page 4 of 10  40%     \(comic)\n"), missing.stdout)
+        XCTAssertEqual(missing.stderr, "")
+
+        // Back where it was, it is listed again: nothing was forgotten by listing.
+        try FileManager.default.moveItem(atPath: moved, toPath: comic)
+        XCTAssertTrue(try inkyfs(["progress"]).stdout.contains("page 4 of 10"))
+        try FileManager.default.moveItem(atPath: comic, toPath: moved)
+
+        XCTAssertEqual(try inkyfs(["progress", "forget", "--missing", comic]).status, 64, "forget --missing names no comic")
+        let forgot = try inkyfs(["progress", "forget", "--missing"])
+        XCTAssertEqual(forgot.status, 0, forgot.stderr)
+        XCTAssertEqual(forgot.stdout, "forgot where you were in 1 comic not found:\n  \(comic)\n")
+        XCTAssertEqual(try inkyfs(["progress", "--all"]).stdout, "nothing read yet\n")
+        XCTAssertEqual(try inkyfs(["progress", "forget", "--missing"]).stdout, "every comic read is where it was read: nothing forgotten\n")
+    }
 }
