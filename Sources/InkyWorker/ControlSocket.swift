@@ -178,7 +178,11 @@ public enum ControlClient {
         do throws(FrameChannel.Failure) {
             try channel.send(WorkerFrame.encode(request))
             if let password { try channel.sendData(password) }
-            guard case .message(let json) = try channel.receive(timeout: 30),
+            // An unlock derives a key, which a loaded machine may take seconds over. A status is
+            // answered at once by a daemon that runs, or after the clients ahead of it (each within
+            // its deadline; two stalled ones take 12 s): `inkyfs status` waited 30 s on one stopped.
+            let seconds = request == .status ? 2 * (ControlServer.connectionSeconds + ControlServer.drainSeconds) + 3 : 30
+            guard case .message(let json) = try channel.receive(timeout: seconds),
                   let reply = try? JSONDecoder().decode(ControlReply.self, from: json) else { throw .malformed }
             return reply
         } catch {
