@@ -81,11 +81,13 @@ public enum MountDaemon {
         }
         // Their stderr as log lines with levels, never raw in the log (libunarr's notes).
         workers.workerOutput = log
-        // Only a worker that converts pages loads libvips (about 20 ms of CPU at each start):
-        // covers are made for folders, so a mount of one comic file converts nothing unless asked.
-        let coversFolders = configuration.mount.covers != nil && LibraryRoot(path: configuration.library).isFolder
-        if configuration.mount.limits.rendering.conversion.isActive || coversFolders {
-            workers.arguments.append("--images")
+        // Only a worker that converts pages or makes covers loads libvips (about 20 ms of CPU at
+        // each start): covers are made for folders, so a mount of one comic file needs none unless
+        // it converts, and a library's listings and plain reads start workers without it.
+        if configuration.mount.limits.rendering.conversion.isActive {
+            workers.images = .every
+        } else if configuration.mount.covers != nil && LibraryRoot(path: configuration.library).isFolder {
+            workers.images = .forCovers
         }
         let pool = WorkerPool(workers)
         // Last: the workers have exited when the daemon does (their zombies, reaped by whoever

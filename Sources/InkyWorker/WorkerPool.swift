@@ -75,7 +75,8 @@ public final class WorkerPool: @unchecked Sendable {
         if case .vaultObject(_, let key) = source, key.isRevoked { throw Self.locked(path) }
         let decodes = switch request { case .read, .cover: true; default: false }
         let files = try RequestFiles.open(for: request, isVaultObject: source.isVaultObject, root: storedPages.root) // workers open nothing
-        let worker = try checkOut(for: path, vault: source.isVaultObject, decodes: decodes)
+        let worker = try checkOut(for: path, vault: source.isVaultObject, decodes: decodes,
+                                  images: configuration.needsImages(request, vault: source.isVaultObject))
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
@@ -142,12 +143,14 @@ public final class WorkerPool: @unchecked Sendable {
     /// and only for a request that `decodes` pages (a listing or a ComicInfo.xml takes its own
     /// worker milliseconds, less than a start: the vault's views list every comic as the
     /// reader lists the first, and each second worker started for that was never used).
-    private func checkOut(for path: String, vault: Bool, decodes: Bool) throws(ComicError) -> WorkerProcess {
+    /// A request that needs `images` gets a worker that loaded the image library.
+    private func checkOut(for path: String, vault: Bool, decodes: Bool, images: Bool) throws(ComicError) -> WorkerProcess {
         condition.lock()
         defer { condition.unlock() }
         let quiet = configuration.discardWorkerOutput || (vault && Self.vaultWorkersAreQuiet)
         let fits = { (worker: WorkerProcess) in
-            worker.vaultObject == path || (worker.vaultObject == nil && (!vault || worker.isQuiet == quiet))
+            (!images || worker.hasImages)
+                && (worker.vaultObject == path || (worker.vaultObject == nil && (!vault || worker.isQuiet == quiet)))
         }
         while true {
             if let preferred = lastWorker[path], let index = idle.firstIndex(where: { $0.pid == preferred && fits($0) }) {
@@ -179,8 +182,7 @@ public final class WorkerPool: @unchecked Sendable {
             if running < configuration.maxWorkers {
                 running += 1
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
-                                                   quiet: quiet, output: output?.descriptor)
+                    let worker = try spawn(quiet: quiet, images: images)
                     epochs[worker.pid] = epoch
                     return claim(worker, for: path, vault: vault)
                 } catch {
@@ -244,8 +246,8 @@ public final class WorkerPool: @unchecked Sendable {
         if let path { startingFor[path, default: 0] += 1 } else { startingAhead[quiet, default: 0] += 1 }
         let started = epoch
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let worker = try? WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
-                                            quiet: quiet, output: output?.descriptor)
+            // Only the vault's workers start this way: they make its covers too.
+            let worker = try? spawn(quiet: quiet, images: configuration.images != .none)
             condition.withLock {
                 if let path {
                     startingFor[path, default: 1] -= 1
@@ -278,6 +280,11 @@ public final class WorkerPool: @unchecked Sendable {
                 startInBackground(quiet: quiet, for: nil)
             }
         }
+    }
+
+    private func spawn(quiet: Bool, images: Bool) throws(ComicError) -> WorkerProcess {
+        try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments(images: images),
+                          quiet: quiet, output: output?.descriptor)
     }
 
     /// Vault workers' stderr goes to /dev/null, except under the debug-build compromised-worker
@@ -330,8 +337,7 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    let worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments,
-                                                   quiet: configuration.discardWorkerOutput, output: output?.descriptor)
+                    let worker = try spawn(quiet: configuration.discardWorkerOutput, images: false)
                     condition.withLock { epochs[worker.pid] = epoch }
                     checkIn(worker, healthy: true, for: nil)
                 } catch {

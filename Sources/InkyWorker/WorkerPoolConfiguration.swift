@@ -26,10 +26,35 @@ extension WorkerPool {
         /// set by the daemon where the library's filesystems let nobody read what root does.
         public var dropRoot = false
 
-        /// The worker's command line: `arguments`, and the library when there is one (a mount's
-        /// worker confines itself; it opens nothing of the library, which the pool opens for it).
-        var spawnArguments: [String] {
-            arguments + (libraryRoot.map { ["--library", $0] + (dropRoot ? ["--drop-root"] : []) } ?? [])
+        /// Which workers load the image library before their sandbox closes (`--images`): libvips
+        /// maps about a hundred shared libraries, ~20 ms of CPU at each start.
+        public var images: ImageWorkers = .none
+
+        public enum ImageWorkers: Sendable {
+            /// None: nothing is converted and no cover made.
+            case none
+            /// Every worker: a mount or server that converts pages, where any request may.
+            case every
+            /// Only workers started for a cover, or for the vault (whose covers its own workers
+            /// make): a library's listings and plain page reads then start workers without it.
+            case forCovers
+        }
+
+        /// The worker's command line: `arguments`, `--images` for an image worker, and the library
+        /// when there is one (a mount's worker confines itself; it opens nothing of the library,
+        /// which the pool opens for it).
+        func spawnArguments(images: Bool) -> [String] {
+            arguments + (images || self.images == .every ? ["--images"] : [])
+                + (libraryRoot.map { ["--library", $0] + (dropRoot ? ["--drop-root"] : []) } ?? [])
+        }
+
+        /// Whether a request needs a worker that loaded the image library.
+        func needsImages(_ request: WorkerRequest, vault: Bool) -> Bool {
+            switch images {
+            case .none: false
+            case .every: true
+            case .forCovers: if case .cover = request { true } else { vault }
+            }
         }
 
         public init(executable: String = HelperExecutable.worker.path, arguments: [String] = [], maxWorkers: Int = 4, timeout: Double = 15,

@@ -10,6 +10,8 @@ final class WorkerProcess {
     let pid: pid_t
     /// Its stderr goes to /dev/null (not the daemon's log).
     let isQuiet: Bool
+    /// It loaded the image library at its start (`--images`): it can convert and make covers.
+    let hasImages: Bool
     /// The vault object whose key this worker was given: from then on it serves that object only.
     var vaultObject: String?
     private let channel: FrameChannel
@@ -48,6 +50,7 @@ final class WorkerProcess {
         close(pair[1])
         pid = child
         isQuiet = quiet
+        hasImages = arguments.contains("--images")
         channel = FrameChannel(fd: pair[0])
     }
 

@@ -55,7 +55,7 @@ struct InkyfsServe: ParsableCommand {
         var configuration = WorkerPool.Configuration(maxWorkers: options.workers, timeout: options.workerTimeout)
         configuration.libraryRoot = library
         // Pages fitted to a reader's width and covers are made by workers' image code.
-        configuration.arguments.append("--images")
+        configuration.images = .every
         // Their stderr as log lines with levels, never raw in the log (libunarr's notes).
         configuration.workerOutput = { logger.write($0) }
         let pool = WorkerPool(configuration)

@@ -5,7 +5,8 @@ import XCTest
 /// libvips maps about a hundred shared libraries, most bound at load: a worker that had it made
 /// every start cost about 20 ms of CPU, mounts of one comic included, which convert nothing. A
 /// worker now loads it only when its mount converts pages or makes covers (`--images`), through
-/// a real mount, read in the workers' own /proc maps.
+/// a real mount, read in the workers' own /proc maps. A library mount makes folder covers, and
+/// only the worker started for a cover loads it: its listings and plain page reads need none.
 final class MountWorkerImageLibraryTests: XCTestCase {
     private let scratch = ArchiveMaker.temporaryDirectory("image-library")
 
@@ -38,6 +39,25 @@ final class MountWorkerImageLibraryTests: XCTestCase {
         let workers = mount.workerPIDs
         XCTAssertFalse(workers.isEmpty, "the read went through a worker, whose maps are read here")
         for pid in workers { XCTAssertFalse(try mapsLibvips(pid), "worker \(pid) of a mount of one comic loaded libvips") }
+    }
+
+    func testALibraryMountLoadsLibvipsOnlyInTheWorkerThatMakesACover() throws {
+        let (_, page) = try comic(in: "library/Series")
+        let mount = try MountedLibrary(library: scratch.appendingPathComponent("library"), covers: true)
+        // By name, without listing the series folder (a listing queues its cover's making).
+        let served = try Data(contentsOf: mount.mountpoint.appendingPathComponent("Series/Comic/002.jpg"))
+        XCTAssertEqual(Array(served), page, "the page as the archive holds it")
+        let readers = mount.workerPIDs
+        XCTAssertFalse(readers.isEmpty, "the read went through a worker, whose maps are read here")
+        for pid in readers { XCTAssertFalse(try mapsLibvips(pid), "worker \(pid) loaded libvips for a listing and a page") }
+
+        let cover = try Data(contentsOf: mount.mountpoint.appendingPathComponent("Series/folder.jpg"))
+        XCTAssertEqual(Array(cover.prefix(3)), [0xFF, 0xD8, 0xFF], "folder.jpg is a JPEG a worker made")
+        let imageWorkers = try mount.workerPIDs.filter { try mapsLibvips($0) }
+        XCTAssertEqual(imageWorkers.count, 1, "the cover's worker, and only it, maps libvips")
+        XCTAssertFalse(imageWorkers.contains { readers.contains($0) }, "a worker started without libvips cannot make covers")
+        let again = try Data(contentsOf: mount.mountpoint.appendingPathComponent("Series/Comic/001.jpg"))
+        XCTAssertEqual(Array(again), page)
     }
 
     /// The positive control: a mount that converts loads it, and the page comes out converted.
