@@ -20,6 +20,14 @@ def bench_inkyfs(args, library, comic, notes):
                         [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes, cache=state / "cache")
         m.evict = [comic.path]
         return m
+    def new_library_mount():
+        # The same comic in the library folder, as a reader mounts one: a library makes folder
+        # covers, so its workers are not a one-file mount's (only a cover's worker loads libvips).
+        state = Path(tempfile.mkdtemp(prefix="inkyfs-bench-state-"))
+        m = InkyfsMount(args.inkyfs, library, args.work / "mnt" / "inkyfs",
+                        [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes, cache=state / "cache")
+        m.evict = [comic.path]
+        return m
     middle = comic.pages // 2
     label = f"inkyfs {comic.stem}"
     log(f"bench: {label}: {args.runs} x cold sequential, think {args.think * 1000:.0f} ms, jump to {middle}, "
@@ -30,6 +38,8 @@ def bench_inkyfs(args, library, comic, notes):
         "think": again(measure_think, args.think),
         "jump": again(measure_jump, middle),
         "ls_then_page": again(measure_ls_then_page, middle),
+        "ls_then_page_library": repeated(args.runs, args.slow_run, label + " in a library", notes,
+                                         measure_ls_then_page, new_library_mount, comic, middle),
     }
 
 
@@ -70,6 +80,9 @@ def table_rows(comic, think_ms):
         ("mount start -> page 1 read (ms)", lambda r: fmt(dig(r, "sequential", "mount_to_first_page_ms"), 0)),
         (f"mount -> ls -l -> page {middle} (ms)", lambda r: fmt(dig(r, "ls_then_page", "total_ms"), 0)),
         (f"  then page {middle + 1} (ms)", lambda r: fmt(dig(r, "ls_then_page", "next_ms"), 1)),
+        (f"  the comic in a library folder: mount -> ls -l -> page {middle} (ms)",
+         lambda r: fmt(dig(r, "ls_then_page_library", "total_ms"), 0)),
+        ("  the same: ls -l of the comic (ms)", lambda r: fmt(dig(r, "ls_then_page_library", "ls_ms"), 1)),
         ("mount + cold sequential read (s)", lambda r: fmt(dig(r, "sequential", "mount_plus_read_s"), 2)),
         ("server peak RSS, VmHWM (MiB)", lambda r: fmt(peak_memory(r, "server_hwm_mib"), 1)),
         ("CPU server + workers, seq. run: mount life / reading (s)",
