@@ -34,7 +34,7 @@ extension LibraryFilesystem {
         } catch {
             listing = .failure(error)
         }
-        guard let previous = state.relist(listing, for: identity, generations) else { return }
+        guard let previous = state.relist(listing, for: identity, catalog.generations) else { return }
         let generation = state.generation
         cache.drop(comic: comic) { $0.generation != generation }
         if let file = libraryFile(comic) { indexWriter?.store(file, identity: identity, listing) }

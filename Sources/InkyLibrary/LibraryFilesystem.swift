@@ -15,8 +15,8 @@ import Synchronization
 /// Errors are POSIX error numbers (ENOENT for what vanished, ESTALE for a page of a comic
 /// that changed since it was looked up, EIO for what cannot be read).
 ///
-/// `@unchecked Sendable`: its mutable state sits behind `lock`, taken by its extensions in other
-/// files, which a `Mutex` in one class cannot reach; it goes when the class splits into owners.
+/// `@unchecked Sendable`: its few flags sit behind `lock`, taken by its extensions in other
+/// files, which a `Mutex` in one class cannot reach; it goes when they have owners of their own.
 public final class LibraryFilesystem: @unchecked Sendable {
     public let libraryPath: String
     /// Every read of the library goes through here, never following a link (`LibraryRoot`).
@@ -29,7 +29,8 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// stored ZIP pages, which the daemon reads itself while every worker decodes (`BoundedWork`).
     let fetches: BoundedWork<ComicRef>
     let lock = NSLock()
-    var folders = WeightedLRU.folderIndexes()
+    /// The folders and comics it knows, and their generations (`ComicCatalog`).
+    let catalog: ComicCatalog
     /// Comics' `lstat`s of the last second, for what directory listings show.
     let recentChecks = RecentComicChecks()
     var watcher: LibraryWatcher?
@@ -40,9 +41,6 @@ public final class LibraryFilesystem: @unchecked Sendable {
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     /// Series folders' covers, made off the FUSE threads (`LibraryCovers`).
     let coverMaking = BackgroundOnce(label: "inkyfs.covers")
-    var comics = WeightedLRU.comicStates()
-    /// The generations comics' pages are numbered with, kept past their states.
-    let generations = ComicGenerations()
     /// One KOReader digest pass at a time (`DocumentDigesting`), and when the last one started.
     let digestPass = Mutex(())
     let lastDigestPass = Mutex(Date.distantPast)
@@ -73,9 +71,6 @@ public final class LibraryFilesystem: @unchecked Sendable {
         get { lock.withLock { _kernelCache } }
         set { lock.withLock { _kernelCache = newValue } }
     }
-    /// How many comics were listed by the backend (not the index): the cost a warm index saves.
-    public var backendListings: Int { lock.withLock { _backendListings } }
-    var _backendListings = 0
 
     /// `library` may be a folder (the tree) or one comic file (the root is its pages).
     public init(library: String, options: MountOptions, backend: any ComicBackend, state: StateDatabase? = nil,
@@ -90,6 +85,7 @@ public final class LibraryFilesystem: @unchecked Sendable {
         // A listing reaches the same few folders for every comic in them: they are kept open.
         root = LibraryRoot(path: library, cachedFolders: 64)
         isFolderLibrary = root.isFolder
+        catalog = ComicCatalog(root: root, comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "", recentChecks: recentChecks)
         // Numbered by the state database, a path's inodes are the same in every mount of it.
         nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),
                           numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())

@@ -15,7 +15,7 @@ extension LibraryFilesystem {
         // A lookup racing the last lock can have put a vault comic back after lock dropped
         // them all, listed without its key ("not a comic archive"): kept, that failure
         // showed as ERROR.txt until the next remount. Every unlock starts from nothing.
-        lock.withLock { _ = comics.removeAll { $0.isVault } }
+        catalog.dropVaultComics()
     }
 
     /// What the library does at lock (`VaultSession.whenLocking`, registered at init), after the
@@ -27,7 +27,7 @@ extension LibraryFilesystem {
         // alive) with the old names in it, each pointing at a number lock dropped: ENOENT for
         // that comic until its entry timed out. Each name is unhashed at lock instead.
         let shownNames = Array(Self.vaultChildren("", of: entries).keys) + MetadataViewKind.allCases.map(\.folderName)
-        let states = lock.withLock { comics.removeAll { $0.isVault } }
+        let states = catalog.dropVaultComics()
         let kernel = kernelCache
         // Every file of every vault comic (the kernel's cached page bytes go with its inode's
         // data), then the folders and comics, whose numbers are forgotten with their names.
