@@ -11,7 +11,7 @@ extension LibraryFilesystem {
         guard isFolderLibrary else { return }
         let watcher = LibraryWatcher(library: libraryPath) { [weak self] change in self?.libraryChanged(change) }
         watcher.start()
-        lock.withLock { self.watcher = watcher }
+        watching.withLock { $0 = watcher }
         if let blindSpot = watcher.blindSpot {
             logger(.warning("the library watcher cannot see every change (\(blindSpot)): names and attributes are cached for "
                             + "\(Int(options.treeTimeout)) s (--tree-timeout)"))
@@ -31,10 +31,10 @@ extension LibraryFilesystem {
     /// A day: "until told" for the kernel, whose timeouts cannot be infinite.
     static let watchedTimeout: Double = 86_400
 
-    var watcherSeesEverything: Bool { lock.withLock { watcher }?.seesEverything ?? false }
+    var watcherSeesEverything: Bool { watching.withLock { $0 }?.seesEverything ?? false }
 
     public func stopWatching() {
-        lock.withLock { watcher }?.stop()
+        watching.withLock { $0 }?.stop()
         root.forgetFolders(under: "")
     }
 

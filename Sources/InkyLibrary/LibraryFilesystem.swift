@@ -15,9 +15,9 @@ import Synchronization
 /// Errors are POSIX error numbers (ENOENT for what vanished, ESTALE for a page of a comic
 /// that changed since it was looked up, EIO for what cannot be read).
 ///
-/// `@unchecked Sendable`: its few flags sit behind `lock`, taken by its extensions in other
-/// files, which a `Mutex` in one class cannot reach; it goes when they have owners of their own.
-public final class LibraryFilesystem: @unchecked Sendable {
+/// It has no lock of its own: each concern's state sits in its owner (`ComicCatalog`,
+/// `VaultSession`, `PageCache`...) behind that owner's lock, and its few flags in their own.
+public final class LibraryFilesystem: Sendable {
     public let libraryPath: String
     /// Every read of the library goes through here, never following a link (`LibraryRoot`).
     let root: LibraryRoot
@@ -28,15 +28,15 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// Page fetches, at most as many at once as there are workers to serve them, and one more for
     /// stored ZIP pages, which the daemon reads itself while every worker decodes (`BoundedWork`).
     let fetches: BoundedWork<ComicRef>
-    let lock = NSLock()
     /// The folders and comics it knows, and their generations (`ComicCatalog`).
     let catalog: ComicCatalog
     /// Comics' `lstat`s of the last second, for what directory listings show.
     let recentChecks = RecentComicChecks()
-    var watcher: LibraryWatcher?
+    /// The inotify watcher, from `startWatching` on (`LibraryChanges`).
+    let watching = Mutex<LibraryWatcher?>(nil)
     /// Others told of what the watcher saw (`LibraryChanges`).
     let changeListeners = LibraryChangeListeners()
-    private var _kernelCache: (any KernelCacheInvalidating)?
+    private let _kernelCache = Mutex<(any KernelCacheInvalidating)?>(nil)
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     /// Series folders' covers, made off the FUSE threads (`LibraryCovers`).
@@ -61,15 +61,15 @@ public final class LibraryFilesystem: @unchecked Sendable {
     /// Listings stored and removed in the index, batched on the state queue.
     let indexWriter: IndexWriter?
     let isFolderLibrary: Bool
-    private var _isStopping = false
+    private let stopping = Atomic<Bool>(false)
     /// Set at unmount: background listing stops taking new comics.
-    var isStopping: Bool { lock.withLock { _isStopping } }
-    public func stopBackgroundWork() { lock.withLock { _isStopping = true } }
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+    public func stopBackgroundWork() { stopping.store(true, ordering: .releasing) }
 
     /// Set by the FUSE layer while mounted.
     public var kernelCache: (any KernelCacheInvalidating)? {
-        get { lock.withLock { _kernelCache } }
-        set { lock.withLock { _kernelCache = newValue } }
+        get { _kernelCache.withLock { $0 } }
+        set { _kernelCache.withLock { $0 = newValue } }
     }
 
     /// `library` may be a folder (the tree) or one comic file (the root is its pages).
