@@ -1,56 +1,70 @@
+import Foundation
+import InkyCore
+import InkyTestSupport
 import XCTest
 @testable import InkyLibrary
 
-/// The bounded caches behind the catalog (`WeightedLRU`): what stays and what goes.
+/// The catalog on its own, without a mount or a backend: what it keeps of a folder, what a comic
+/// it drops leaves behind, and that the vault's comics go apart from the library's.
 final class ComicCatalogTests: XCTestCase {
-    func testTheLeastRecentlyUsedGoFirstDownToThreeQuartersOfTheBudget() {
-        var lru = WeightedLRU<String, Int>(budget: 200, weight: { $0 })
-        var dropped: [Int] = []
-        for index in 0..<200 { dropped += lru.insert(1, for: "small \(index)") }
-        XCTAssertEqual(dropped, [], "nothing goes while the whole fits the budget")
-        XCTAssertNotNil(lru["small 0"], "used again: now the most recent but one")
-        dropped = lru.insert(1, for: "last")
-        XCTAssertEqual(dropped.count, 201 - 150, "201 of weight 1 trimmed to 75% of 200")
-        XCTAssertNil(lru["small 1"])
-        XCTAssertNotNil(lru["small 0"], "its use counts")
-        XCTAssertNotNil(lru["small 199"])
-        XCTAssertEqual(lru["last"], 1)
+    private let old = FileIdentity(size: 1_000, modifiedNanoseconds: 1_700_000_000_000_000_000, inode: 42)
+    private let new = FileIdentity(size: 2_000, modifiedNanoseconds: 1_700_000_000_000_000_001, inode: 42)
+    private var library: URL!
+
+    override func setUpWithError() throws {
+        library = ArchiveMaker.temporaryDirectory("catalog")
+        try Data().write(to: library.appendingPathComponent("A.cbz"))
     }
 
-    /// A folder of more links than the whole budget is listed in hundreds of requests: dropped
-    /// as it is inserted, it would be read again for each of them.
-    func testAValueHeavierThanTheBudgetStaysWhileItIsTheNewest() {
-        var lru = WeightedLRU<String, Int>(budget: 100, weight: { $0 })
-        for index in 0..<50 { lru.insert(1, for: "small \(index)") }
-        XCTAssertEqual(lru.insert(1_000, for: "huge").count, 50, "everything else goes")
-        XCTAssertEqual(lru["huge"], 1_000)
-        for index in 0..<26 { lru.insert(1, for: "after \(index)") }
-        XCTAssertNil(lru["huge"], "once older, it goes like any other")
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: library)
     }
 
-    /// A comic is inserted before it is listed: its pages count once `reweigh` says it grew.
-    func testAValueThatGrowsIsWeighedAgain() {
-        final class Box { var weight = 1 }
-        var lru = WeightedLRU<String, Box>(budget: 100, weight: { $0.weight })
-        let boxes = (0..<60).map { _ in Box() }
-        for (index, box) in boxes.enumerated() { XCTAssertEqual(lru.insert(box, for: "\(index)").count, 0) }
-        boxes[0].weight = 50
-        XCTAssertNotNil(lru["0"])
-        XCTAssertEqual(lru.reweigh("0").count, 34, "109 pages trimmed to 75: the oldest but the one listed go")
-        XCTAssertNotNil(lru["0"])
-        XCTAssertNil(lru["1"])
+    private func makeCatalog(_ checks: RecentComicChecks = RecentComicChecks()) -> ComicCatalog {
+        ComicCatalog(root: LibraryRoot(path: library.path), comicSuffix: "", recentChecks: checks)
     }
 
-    /// Pinned values (vault comics) never go: past the budget with them, trimming is not
-    /// looked at again on every insert.
-    func testPinnedValuesStayAndDoNotMakeEveryInsertTrim() {
-        var lru = WeightedLRU<String, Int>(budget: 100, weight: { $0 }, pinned: { $0.hasPrefix("pinned") })
-        for index in 0..<120 { lru.insert(1, for: "pinned \(index)") }
-        XCTAssertEqual(lru.values.count, 120)
-        var dropped = 0
-        for index in 0..<6 { dropped += lru.insert(1, for: "other \(index)").count }
-        XCTAssertEqual(dropped, 0, "within a quarter budget of the trim at the 101st")
-        XCTAssertEqual(lru.insert(1, for: "one more").count, 6, "then every unpinned value but the newest goes")
-        XCTAssertEqual(lru.values.count, 121)
+    /// A folder is read again when its identity moved, not at every lookup: the identity is
+    /// given by hand, as a timestamp's granularity could leave a real one unmoved by a write.
+    func testAFolderIsReadAgainOnlyWhenItsIdentityMoved() throws {
+        let checks = RecentComicChecks()
+        let catalog = makeCatalog(checks)
+        XCTAssertEqual(try catalog.folderIndex("", identity: old).get().names, ["A"])
+        XCTAssertNotNil(checks.check("A.cbz"), "the listing leaves what it saw of each comic")
+        try Data().write(to: library.appendingPathComponent("B.cbz"))
+        XCTAssertEqual(try catalog.folderIndex("", identity: old).get().names, ["A"], "the index kept")
+        XCTAssertEqual(try catalog.folderIndex("", identity: new).get().names.sorted(), ["A", "B"])
+    }
+
+    /// A comic whose file vanished and came back gets the generation it had: the kernel may
+    /// still hold its pages under those numbers, and a new one would make them stale.
+    func testAVanishedComicComesBackWithItsGeneration() {
+        let catalog = makeCatalog()
+        let comic = ComicRef.library("A.cbz")
+        let state = catalog.comic(comic, readFrom: library.path + "/A.cbz")
+        XCTAssertTrue(catalog.comic(comic) === state)
+        _ = state.replace(old, catalog.generations)
+        _ = state.replace(new, catalog.generations)
+        let changed = state.generation
+        XCTAssertNotEqual(changed, Int(new.generation & ComicGenerations.firstSeenMask), "a change is numbered by the counter")
+
+        catalog.vanished(comic)
+        XCTAssertNil(catalog.comic(comic))
+        let back = catalog.comic(comic, readFrom: library.path + "/A.cbz")
+        XCTAssertFalse(back === state, "a state made anew")
+        _ = back.replace(new, catalog.generations)
+        XCTAssertEqual(back.generation, changed)
+    }
+
+    /// Unlock and lock drop the vault's comics, every one, and leave the library's alone.
+    func testTheVaultsComicsGoTogetherAndTheLibrarysStay() {
+        let catalog = makeCatalog()
+        let kept = catalog.comic(.library("A.cbz"), readFrom: library.path + "/A.cbz")
+        _ = catalog.comic(.vault("0a1b"), readFrom: "/vault/objects/0a1b")
+        _ = catalog.comic(.vault("2c3d"), readFrom: "/vault/objects/2c3d")
+        XCTAssertEqual(Set(catalog.dropVaultComics().map(\.comic)), [.vault("0a1b"), .vault("2c3d")])
+        XCTAssertNil(catalog.comic(.vault("0a1b")))
+        XCTAssertTrue(catalog.comic(.library("A.cbz")) === kept)
+        XCTAssertEqual(catalog.dropVaultComics().count, 0)
     }
 }
