@@ -70,7 +70,7 @@ extension LibraryFilesystem {
             completion(comicInfoBytes(comic, generation).map { Self.slice($0, offset, size) })
         case .page(let comic, let generation, let index):
             let key = PageCache.Key(comic: comic, generation: generation, index: index)
-            let byReader = options.recordProgress && !comic.isVault && readers.isReader(caller)
+            let byReader = !comic.isVault && isReader(caller)
             readPage(comic, generation: generation, index: index) { [self] result in
                 let slice = result.map { Self.slice($0, offset, size) }
                 // Before the reply: `Continue Reading/` listed next shows this read.

@@ -49,15 +49,10 @@ public final class LibraryFilesystem: Sendable {
     let logger: LogSink
     /// The index and reading state; nil runs without memory between mounts.
     let state: StateDatabase?
-    /// Reading-state writes happen here, off the FUSE threads.
+    /// Reading-state and index writes happen here, off the FUSE threads.
     let stateQueue = DispatchQueue(label: "inkyfs.state")
-    let pendingReads = PendingReads()
-    /// What counts as reading (`ReadingRule`): whose reads, which pages read through, which
-    /// comics being read, and which pages the kernel holds from reads that did not count.
-    let readers = ReaderProcesses()
-    let pagesReadThrough = PagesReadThrough()
-    let readingSessions = ReadingSessions()
-    let uncountedPages = UncountedPages()
+    /// What counts as reading, and the reads recorded (`ReadingLog`); nil without a state database.
+    let reading: ReadingLog?
     /// Listings stored and removed in the index, batched on the state queue.
     let indexWriter: IndexWriter?
     let isFolderLibrary: Bool
@@ -81,6 +76,7 @@ public final class LibraryFilesystem: Sendable {
         self.state = state
         let queue = stateQueue
         indexWriter = state.map { IndexWriter(database: $0, queue: queue) }
+        reading = state.map { ReadingLog(database: $0, queue: queue, log: log) }
         logger = log
         // A listing reaches the same few folders for every comic in them: they are kept open.
         root = LibraryRoot(path: library, cachedFolders: 64)
