@@ -170,9 +170,15 @@ public final class MountedLibrary {
 
     /// Children of `pid`, whichever of its threads spawned them.
     public static func childPIDs(of pid: Int32) -> [Int32] {
-        let tasks = "/proc/\(pid)/task"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).flatMap { task in
-            ((try? String(contentsOfFile: "\(tasks)/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
+        // By each process's parent in /proc/N/stat, not by /proc/PID/task/*/children: those list a
+        // child under the thread that started it (a FUSE thread, which libfuse may end), and move
+        // it when that thread ends; the kernel documents them as unreliable for that.
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> Int32? in
+            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return nil }
+            // "pid (comm) state ppid …": the name may hold spaces and parentheses, the fields after its last ")" do not.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid ? child : nil
         }.sorted()
     }
 }
