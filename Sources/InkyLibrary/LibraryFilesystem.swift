@@ -39,8 +39,8 @@ public final class LibraryFilesystem: Sendable {
     private let _kernelCache = Mutex<(any KernelCacheInvalidating)?>(nil)
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
-    /// Series folders' covers, made off the FUSE threads (`LibraryCovers`).
-    let coverMaking = BackgroundOnce(label: "inkyfs.covers")
+    /// Series folders' covers: which comic gives one, their cache and making (`FolderCovers`).
+    let covers: FolderCovers
     /// One KOReader digest pass at a time (`DocumentDigesting`), and when the last one started.
     let digestPass = Mutex(())
     let lastDigestPass = Mutex(Date.distantPast)
@@ -85,6 +85,7 @@ public final class LibraryFilesystem: Sendable {
         // Numbered by the state database, a path's inodes are the same in every mount of it.
         nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),
                           numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
+        covers = FolderCovers(cache: options.covers, log: log)
         cache = PageCache(budget: options.cacheBytes)
         fetches = BoundedWork(label: "inkyfs.fetch", limit: options.listingParallelism + 1)
         vault = VaultSession(pages: cache, log: log)
@@ -96,6 +97,8 @@ public final class LibraryFilesystem: Sendable {
             self?.vaultLocking(shown: shown)
             self?.backend.vaultLocked()
         }
+        // A folder listed with a `folder.jpg` none of its comics gives: the kernel forgets the name.
+        covers.whenNoCover { [weak self] folder in self?.forgetCover(of: folder) }
         // The vault's own metadata views, where `Vault/` shows (`standardViews`).
         if root.isFolder, options.vaultName != nil, !options.metadataViews.isEmpty {
             vault.keep(views: VaultMetadataCatalog(kinds: options.metadataViews, library: self))

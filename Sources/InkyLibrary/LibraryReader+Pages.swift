@@ -83,8 +83,8 @@ extension LibraryReader {
     /// once and kept in the cover cache (the mount's `folder.jpg` come from the same cache).
     /// ENOENT without a cover cache or for a comic without pages.
     public func cover(_ comic: ComicRef) -> Result<[UInt8], Errno> {
-        guard case .library(let path) = comic, let covers = library.options.covers else { return .failure(.ENOENT) }
-        return library.makeCover(of: path, covers)
+        guard case .library(let path) = comic else { return .failure(.ENOENT) }
+        return library.makeCover(of: path)
     }
 
     /// ComicInfo.xml's `<Summary>`, cleaned to plain text; nil when the comic has none.

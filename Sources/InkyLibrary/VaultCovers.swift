@@ -18,7 +18,7 @@ extension LibraryFilesystem {
 
     /// The added file `name` of vault folder `folder`, nil when there is none of that name.
     func vaultCoverNode(_ children: [String: Node], folder: String, name: String) -> Node? {
-        guard options.covers != nil, !options.comicsAsCBZ, let first = Self.firstVaultComic(children) else { return nil }
+        guard covers.areShown, !options.comicsAsCBZ, let first = Self.firstVaultComic(children) else { return nil }
         switch name {
         case "folder.jpg":
             if vault.covers.cover(first) != nil { return .vaultFolderCover(folder) }
@@ -42,7 +42,7 @@ extension LibraryFilesystem {
 
     func vaultFolderDesktopBytes(_ folder: String) -> Result<[UInt8], Errno> {
         guard let children = vaultChildren(folder), Self.firstVaultComic(children) != nil else { return .failure(.ENOENT) }
-        return .success(Self.desktopEntry(icon: "folder.jpg"))
+        return .success(FolderCovers.desktopEntry(icon: "folder.jpg"))
     }
 
     /// The vault's files are the mounting user's, read-only, never kept by the kernel.
@@ -55,7 +55,7 @@ extension LibraryFilesystem {
 
     private func scheduleVaultCover(folder: String, comic: String) {
         guard !vault.covers.hasFailed(comic) else { return }
-        coverMaking.schedule("vault:" + folder) { [weak self] in
+        covers.inBackground("vault:" + folder) { [weak self] in
             guard let self, !self.isStopping else { return }
             // Counted before the worker starts: a lock (and unlock) meanwhile refuses the bytes.
             let round = self.vault.covers.round
@@ -63,7 +63,7 @@ extension LibraryFilesystem {
                   case .success(let listing) = snapshot.listing, let first = listing.pages.first else { return }
             let entry = EntryRequest(source: first.source, size: first.size, name: first.sourcePath)
             do throws(ComicError) {
-                let bytes = try self.backend.cover(self.source(of: state), identity: snapshot.identity, entry: entry, height: Self.coverHeight,
+                let bytes = try self.backend.cover(self.source(of: state), identity: snapshot.identity, entry: entry, height: FolderCovers.height,
                                                    limits: self.options.limits)
                 guard self.vault.covers.store(comic, bytes, round: round) else { return }
             } catch {
