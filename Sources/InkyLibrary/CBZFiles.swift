@@ -159,7 +159,7 @@ extension LibraryFilesystem {
                 for page in batch {
                     let outcome = AwaitedResult<Result<[UInt8], ComicError>>()
                     let key = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: page.number)
-                    if !cache.wait(for: key, { outcome.finish($0) }) {
+                    if !pages.cache.wait(for: key, { outcome.finish($0) }) {
                         // Evicted since it came: asked for again, alone.
                         fetch(state, snapshot, listing, pages: [page.number], first: { outcome.finish($0) })
                     }

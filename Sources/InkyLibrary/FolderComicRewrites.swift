@@ -36,7 +36,7 @@ extension LibraryFilesystem {
         }
         guard let previous = state.relist(listing, for: identity, catalog.generations) else { return }
         let generation = state.generation
-        cache.drop(comic: comic) { $0.generation != generation }
+        pages.cache.drop(comic: comic) { $0.generation != generation }
         if let file = libraryFile(comic) { indexWriter?.store(file, identity: identity, listing) }
         // The kernel forgets the CBZ's name (the next lookup finds the new generation's file)
         // and the old file's cached bytes.

@@ -37,7 +37,7 @@ extension LibraryFilesystem {
         case .success(let check): (identity, permissions) = (check.identity, check.permissions)
         case .failure(let code):
             catalog.vanished(comic)
-            cache.drop(comic: comic) { _ in true }
+            pages.cache.drop(comic: comic) { _ in true }
             return .failure(code)
         }
         let state = catalog.comic(comic, readFrom: real)
@@ -45,7 +45,7 @@ extension LibraryFilesystem {
         let (changed, before) = state.replace(identity, catalog.generations)
         if changed {
             let generation = state.generation
-            cache.drop(comic: comic) { $0.generation != generation }
+            pages.cache.drop(comic: comic) { $0.generation != generation }
             logger("\(real) changed on disk: serving its new content")
             // Seen here before the watcher said so (or where it cannot see): the kernel still
             // holds the old pages' names. Told from another thread: this may be a request

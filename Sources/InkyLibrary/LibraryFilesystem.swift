@@ -10,13 +10,14 @@ import Synchronization
 /// lookups, attributes, listings and bytes (`MountedFilesystem`), and turns the answers into
 /// replies. Its parts live in files by concept: names and attributes (`LibraryNames`), the
 /// comics and folders it knows (`ComicCatalog`), opening and reading (`FileReads`), the window
-/// cache's fetching (`PageFetching`), the vault (`VaultSubtree`), reading state, listing ahead.
+/// cache and its fetching (`ComicPages`, `PageFetching`), the vault (`VaultSubtree`), reading
+/// state, listing ahead.
 ///
 /// Errors are POSIX error numbers (ENOENT for what vanished, ESTALE for a page of a comic
 /// that changed since it was looked up, EIO for what cannot be read).
 ///
 /// It has no lock of its own: each concern's state sits in its owner (`ComicCatalog`,
-/// `VaultSession`, `PageCache`...) behind that owner's lock, and its few flags in their own.
+/// `VaultSession`, `ComicPages`...) behind that owner's lock, and its few flags in their own.
 public final class LibraryFilesystem: Sendable {
     public let libraryPath: String
     /// Every read of the library goes through here, never following a link (`LibraryRoot`).
@@ -24,10 +25,8 @@ public final class LibraryFilesystem: Sendable {
     let options: MountOptions
     let backend: any ComicBackend
     let nodes: NodeTable
-    let cache: PageCache
-    /// Page fetches, at most as many at once as there are workers to serve them, and one more for
-    /// stored ZIP pages, which the daemon reads itself while every worker decodes (`BoundedWork`).
-    let fetches: BoundedWork<ComicRef>
+    /// The window cache and the bounds of its fetches (`ComicPages`).
+    let pages: ComicPages
     /// The folders and comics it knows, and their generations (`ComicCatalog`).
     let catalog: ComicCatalog
     /// Comics' `lstat`s of the last second, for what directory listings show.
@@ -86,9 +85,10 @@ public final class LibraryFilesystem: Sendable {
         nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),
                           numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
         covers = FolderCovers(cache: options.covers, log: log)
-        cache = PageCache(budget: options.cacheBytes)
-        fetches = BoundedWork(label: "inkyfs.fetch", limit: options.listingParallelism + 1)
-        vault = VaultSession(pages: cache, log: log)
+        // As many fetches at once as there are workers to serve them, and one more for stored
+        // ZIP pages, which the daemon reads itself while every worker decodes.
+        pages = ComicPages(budget: options.cacheBytes, fetchLimit: options.listingParallelism + 1, window: options.window)
+        vault = VaultSession(pages: pages.cache, log: log)
         // The library's part of the vault's unlock and lock: its comics' states, the kernel's
         // names and numbers for them, the backend's keys and readers. A view's part comes after
         // (`VaultView`).

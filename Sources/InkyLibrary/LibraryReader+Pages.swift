@@ -63,7 +63,7 @@ extension LibraryReader {
         let backend = library.backend, path = state.realPath, identity = snapshot.identity, pages = library.options.pageCache
         let logger = library.logger
         // On the comic's strand: a solid archive's decoder serves one request at a time.
-        library.fetches.submit(strand: comic) {
+        library.pages.fetches.submit(strand: comic) {
             let outcome = Mutex<Result<[UInt8], ComicError>?>(nil)
             do throws(ComicError) {
                 try backend.read(library.source(of: state), identity: identity, entries: [request], limits: converting) { _, result in

@@ -3,9 +3,10 @@ import InkyCore
 import InkyTree
 import InkyWorker
 
-/// Pages through the window cache: a hit is served at once; a miss claims the page and the
-/// next `--prefetch` pages and fetches them from the backend (a worker, or the daemon's own
-/// reader for stored ZIP pages) on the comic's serial queue (solid archives) or in parallel.
+/// The library's side of the window cache (`ComicPages`): a page's comic found and checked, the
+/// resume run moved at each read, and the reading of claimed pages: the disk caches first, then
+/// the backend (a worker, or the daemon's own reader for stored ZIP pages), with the vault's
+/// lock check, on the comic's strand (solid archives) or in parallel.
 extension LibraryFilesystem {
     /// `forReader`: false for reads no reader stands at (a CBZ copied whole, a page fetched ahead
     /// of a browser's reader): the resume run does not follow them. Whether a read counts as
@@ -20,89 +21,28 @@ extension LibraryFilesystem {
             // A page of a locked vault: the file is still open, its content is gone.
             return completion(.failure(comic.isVault ? .EIO : .ESTALE))
         }
-        let key = PageCache.Key(comic: comic, generation: generation, index: index)
-        let (previous, move) = state.moveTo(page: index)
-        // The resume run moves before the reply (once a reader has this page it asks for the next,
-        // whose move must come after), and after the page's claim when it is fetched (the run's first
-        // decode from the start, after a remount, waits for the page the reader is waiting for).
-        if let bytes = cache.page(key) {
+        let logger = self.logger
+        pages.read(state, snapshot, listing, index: index, request: request) { move in
             if forReader { keepResumeRun(state, snapshot, listing, current: index, move: move) }
-            completion(.success(bytes))
-        } else {
-            let logger = self.logger
-            let waiter: PageCache.Waiter = { [self] result in
-                completion(result.mapError { error in
-                    logger(.error("read failed: \(loggable(error, of: comic))"))
-                    return error.errno
-                })
-            }
-            if !cache.wait(for: key, waiter) {
-                fetch(state, snapshot, listing, pages: [index], first: waiter)
-            }
-            if forReader { keepResumeRun(state, snapshot, listing, current: index, move: move) }
-        }
-        maintainWindow(state, snapshot, listing, current: index, previous: previous, move: move)
-    }
-
-    /// Evicts pages outside twice the window and fetches the next pages ahead.
-    ///
-    /// Only while this read is the comic's last: a read the reader has left behind (its thread
-    /// late, as on a loaded machine) would evict, around a page long passed, the pages the reader
-    /// reads next, and fetch again pages evicted behind it: a solid decoder sent back for each.
-    /// The later read moves the window itself.
-    private func maintainWindow(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
-                                current: Int, previous: Int, move: Int) {
-        state.fetchOrder.withLock { _ in
-            guard state.isLastMove(move) else { return }
-            if current != previous {
-                let policy = options.window
-                cache.drop(comic: state.comic) { key in
-                    key.generation != snapshot.generation || policy.shouldEvict(key.index, current: current)
-                }
-            }
-            var ahead = options.window.prefetched(after: current, pageCount: listing.pages.count)
-            if listing.isSolid, let here = listing.pages[safe: current] {
-                // In a solid stream only pages after this one are cheap; the rest wait for their turn.
-                ahead = ahead.filter { listing.pages[$0].source > here.source }
-            }
-            if !ahead.isEmpty { _ = claimAndRequest(state, snapshot, listing, pages: ahead, first: nil) }
+        } completion: { [self] result in
+            completion(result.mapError { error in
+                logger(.error("read failed: \(loggable(error, of: comic))"))
+                return error.errno
+            })
         }
     }
 
     /// Fetches pages on the comic's queue, in stream order, and completes their waiters.
     func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
-               pages: [Int], first waiter: PageCache.Waiter?) {
-        let keys = pages.map { PageCache.Key(comic: state.comic, generation: snapshot.generation, index: $0) }
-        let claimed = state.fetchOrder.withLock { _ in claimAndRequest(state, snapshot, listing, pages: pages, first: waiter) }
-        // Outside the lock: a page cached already calls its waiter here.
-        if let waiter, let firstKey = keys.first, !claimed.contains(firstKey), !cache.wait(for: firstKey, waiter) {
-            waiter(.failure(.parserFailed(path: state.realPath, detail: "page vanished from the cache")))
-        }
-    }
-
-    /// Claims the pages (`waiter` waiting for the first when it is claimed) and sends the claimed
-    /// ones to be fetched. Under the comic's `fetchOrder`, so the strand gets them in claim order.
-    private func claimAndRequest(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
-                                 pages: [Int], first waiter: PageCache.Waiter?) -> [PageCache.Key] {
-        let keys = pages.map { PageCache.Key(comic: state.comic, generation: snapshot.generation, index: $0) }
-        let claimed = cache.claim(keys, first: waiter)
-        guard !claimed.isEmpty else { return claimed }
-        if listing.isSolid {
-            // One decoder, one stream: the pages in stream order, one request after another.
-            request(claimed, state, snapshot, listing, strand: state.comic)
-        } else {
-            // Entries of a non-solid archive decode independently: one request per page, so the
-            // pool spreads them over its workers and the cores (a deflated CBZ reads ~2x faster).
-            for key in claimed { request([key], state, snapshot, listing, strand: nil) }
-        }
-        return claimed
+               pages indices: [Int], first waiter: PageCache.Waiter?) {
+        pages.fetch(state, snapshot, listing, pages: indices, first: waiter, request: request)
     }
 
     /// Asks the backend for the claimed pages in one request on a fetch thread and completes
     /// them; requests of one `strand` (a solid comic) run one after another, in order.
     private func request(_ claimed: [PageCache.Key], _ state: ComicState, _ snapshot: ComicState.Snapshot,
                          _ listing: ComicListing, strand: ComicRef?) {
-        let backend = self.backend, cache = self.cache, limits = options.limits, path = state.realPath
+        let backend = self.backend, cache = pages.cache, fetches = pages.fetches, limits = options.limits, path = state.realPath
         let discard = vaultPageCheck(for: state.comic, path: path)
         let onDisk = convertedPageKeys(claimed, state.comic, snapshot, listing)
         let resume = resumeComic(state.comic, snapshot, listing)

@@ -11,11 +11,11 @@ extension LibraryFilesystem {
     func renderedSize(_ comic: ComicRef, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, _ index: Int) -> Result<Int64, Errno> {
         guard let state = comicState(comic) else { return .failure(.ESTALE) }
         let key = PageCache.Key(comic: comic, generation: snapshot.generation, index: index)
-        if let bytes = cache.page(key) { return .success(Int64(bytes.count)) }
+        if let bytes = pages.cache.page(key) { return .success(Int64(bytes.count)) }
         let outcome = AwaitedResult<Result<Int64, ComicError>>()
         let waiter: PageCache.Waiter = { result in outcome.finish(result.map { Int64($0.count) }) }
-        if !cache.wait(for: key, waiter) {
-            let ahead = options.window.prefetched(after: index, pageCount: listing.pages.count)
+        if !pages.cache.wait(for: key, waiter) {
+            let ahead = pages.ahead(of: index, pageCount: listing.pages.count)
             fetch(state, snapshot, listing, pages: [index] + ahead, first: waiter)
         }
         return outcome.wait().mapError { error in

@@ -33,7 +33,7 @@ extension LibraryFilesystem {
     private func writeRun(of state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing, _ comic: ResumePages.Comic) {
         guard let resume = options.resumePages else { return }
         let count = listing.pages.count
-        fetches.submit(strand: state.comic) { [self] in
+        pages.fetches.submit(strand: state.comic) { [self] in
             let (run, written, first) = resume.take(comic)
             guard let run else {
                 resume.remove(comic, 0..<count)
@@ -53,18 +53,18 @@ extension LibraryFilesystem {
                let next = (run.upperBound + 1..<count).first(where: { !resume.contains(comic, $0) }) {
                 // Once the page the reader waits for is served (from disk): the decode takes a core.
                 let position = { @Sendable [self] in
-                    fetches.submit(strand: state.comic) { [self] in
+                    pages.fetches.submit(strand: state.comic) { [self] in
                         guard !resume.isPositioned(comic), !resume.contains(comic, next) else { return }
                         decodeAhead([next], of: state, snapshot, listing, into: comic)
                     }
                 }
                 let here = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: run.lowerBound)
-                if !cache.wait(for: here, { _ in position() }) { position() }
+                if !pages.cache.wait(for: here, { _ in position() }) { position() }
                 return
             }
             // Pages the window cache holds are written as they are: no decoder goes back for them.
             missing.removeAll { index in
-                guard let bytes = cache.page(PageCache.Key(comic: state.comic, generation: snapshot.generation, index: index)) else {
+                guard let bytes = pages.cache.page(PageCache.Key(comic: state.comic, generation: snapshot.generation, index: index)) else {
                     return false
                 }
                 resume.store(comic, index, bytes)
@@ -91,7 +91,7 @@ extension LibraryFilesystem {
                 guard let index = byIndex[source], case .success(let bytes) = result else { return }
                 resume.store(comic, index, bytes)
                 let key = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: index)
-                if cache.isInFlight(key) { cache.complete(key, .success(bytes)) }
+                if pages.cache.isInFlight(key) { pages.cache.complete(key, .success(bytes)) }
             }
         } catch {
             // Only the store missed out: a reader's own read of these pages meets the error itself.
@@ -103,7 +103,7 @@ extension LibraryFilesystem {
     func dropResumePages(of comic: ComicRef, _ before: ComicState.Snapshot) {
         guard let resume = options.resumePages, case .success(let listing) = before.listing,
               let kept = resumeComic(comic, before, listing) else { return }
-        fetches.submit(strand: comic) {
+        pages.fetches.submit(strand: comic) {
             resume.remove(kept, 0..<listing.pages.count)
             resume.forget(kept)
         }

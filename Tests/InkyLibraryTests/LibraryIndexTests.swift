@@ -77,7 +77,7 @@ final class LibraryIndexTests: XCTestCase {
         try read("003.jpg")
         // The prefetch of 004…008 has come back once they are in the cache beside 003: had it
         // counted as reading, the reads would be recorded by now (the links below flush them).
-        XCTAssertTrue(waitUntil(20) { fs.cache.count == 6 }, "prefetched 004…008")
+        XCTAssertTrue(waitUntil(20) { fs.pages.cache.count == 6 }, "prefetched 004…008")
         XCTAssertEqual(fs.continueReadingLinks().map(\.name), [], "one page read is no reading yet")
         XCTAssertNil(state.progress().first)
         try read("006.jpg")
