@@ -3,7 +3,7 @@ import PackageDescription
 
 /// libFuzzer targets, kept out of the main package: each one's main calls libFuzzer's driver,
 /// so they only link with `-sanitize=fuzzer`, which a plain `swift build` or `swift test` of
-/// the main package must never need. Built and run only by `scripts/fuzz`.
+/// the main package must never need. Built and run only by `scripts/dev/fuzz`.
 let fuzzTargetDependencies: [Target.Dependency] = ["FuzzerDriver", .product(name: "InkyFuzzable", package: "inkyfs")]
 
 let package = Package(

@@ -34,7 +34,7 @@ public struct WorkerLimits: Sendable, Equatable {
     }
 
     /// ASan and TSan reserve terabytes of shadow address space at startup, so under
-    /// `scripts/sanitize` an address-space limit would make every later allocation fail.
+    /// `scripts/dev/sanitize` an address-space limit would make every later allocation fail.
     /// Their runtimes export `__asan_init`/`__tsan_init`; a normal build has neither.
     static let runsUnderSanitizer: Bool = {
         let process = dlopen(nil, RTLD_NOW)

@@ -3,7 +3,7 @@ import XCTest
 @testable import InkyArchive
 @testable import InkyCore
 
-/// Regressions for what the fuzzers (Fuzz/, scripts/fuzz) found in our code.
+/// Regressions for what the fuzzers (Fuzz/, scripts/dev/fuzz) found in our code.
 final class FuzzFindingTests: XCTestCase {
     final class MemoryBytes: RandomAccessBytes {
         let data: [UInt8]

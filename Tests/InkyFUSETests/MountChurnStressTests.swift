@@ -6,7 +6,7 @@ import XCTest
 /// and a vault locked and unlocked every few seconds. Every successful read must be the bytes of
 /// a version of the page that existed while it ran; an error is allowed only when its comic
 /// really changed during the read, or the vault was locked. `INKYFS_STRESS_SECONDS` sets the
-/// length (20 s by default; `scripts/stress` runs 5 minutes).
+/// length (20 s by default; `scripts/dev/stress` runs 5 minutes).
 final class MountChurnStressTests: XCTestCase {
     private static let libraryComics = 10
     private static let vaultComics = 100..<104
@@ -119,7 +119,7 @@ final class MountChurnStressTests: XCTestCase {
             XCTAssertGreaterThan(world.mutations.values.reduce(0, +), Int(seconds))
         }
         XCTAssertTrue(mount.isDaemonAlive, mount.logText)
-        // A sanitizer's shadow memory is not the daemon's: scripts/sanitize says when one runs.
+        // A sanitizer's shadow memory is not the daemon's: scripts/dev/sanitize says when one runs.
         if !Sanitizer.isRunning {
             XCTAssertLessThan(peak, budget + (64 << 20), "daemon peak RSS")
         }

@@ -48,7 +48,7 @@ final class MountHostileCorpusTests: XCTestCase {
         XCTAssertEqual(report.dir_errors.map { "\($0.path ?? ""): \($0.error)" }, [])
         XCTAssertEqual(report.batches, report.dirs.count)
         XCTAssertGreaterThan(report.peak_rss_kib, 0)
-        // A sanitizer's quarantine and shadow memory are not the daemon's: scripts/sanitize says when one runs.
+        // A sanitizer's quarantine and shadow memory are not the daemon's: scripts/dev/sanitize says when one runs.
         if !Sanitizer.isRunning {
             XCTAssertLessThanOrEqual(report.peak_rss_kib << 10, budget + (64 << 20), "daemon peak RSS")
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The generated hostile comics (`scripts/make-hostile-corpus`): bombs, traversal names, links
+/// The generated hostile comics (`scripts/dev/make-hostile-corpus`): bombs, traversal names, links
 /// and devices, odd names, damaged, encrypted and misnamed archives. Built once per version of
 /// the generator into `.cache/` (git-ignored; the 5 GiB entry alone costs ~15 s of deflate).
 public enum HostileCorpus {
@@ -25,7 +25,7 @@ public enum HostileCorpus {
 
     /// The folder holding `comics/` and `manifest.json`, generated if missing.
     public static func build() throws -> URL {
-        let script = Corpus.packageRoot.appendingPathComponent("scripts/make-hostile-corpus")
+        let script = Corpus.packageRoot.appendingPathComponent("scripts/dev/make-hostile-corpus")
         let version = String(Digest.sha256Hex(try readFile(script.path)).prefix(12))
         let folder = Corpus.packageRoot.appendingPathComponent(".cache/hostile-corpus-\(version)")
         if !FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) {
@@ -40,7 +40,7 @@ public enum HostileCorpus {
     }
 }
 
-/// What `scripts/read-every-file` saw under a mount. Names are latin-1 text of their bytes.
+/// What `scripts/dev/read-every-file` saw under a mount. Names are latin-1 text of their bytes.
 public struct TreeReadReport: Decodable {
     public struct File: Decodable {
         public let path: String
@@ -71,7 +71,7 @@ public struct TreeReadReport: Decodable {
 
     /// Reads every file under `root`, each read in a child process with a deadline.
     public static func read(_ root: URL, daemon: Int32, timeout: Int = 30, forbid: [String]) throws -> TreeReadReport {
-        let script = Corpus.packageRoot.appendingPathComponent("scripts/read-every-file").path
+        let script = Corpus.packageRoot.appendingPathComponent("scripts/dev/read-every-file").path
         let output = try ArchiveMaker.run("/usr/bin/python3", [script, root.path, "--pid", "\(daemon)", "--timeout", "\(timeout)"]
                                           + forbid.flatMap { ["--forbid", $0] })
         return try JSONDecoder().decode(TreeReadReport.self, from: Data(output.utf8))

@@ -101,7 +101,7 @@ public final class MountedLibrary {
         }
         let status = process.waitForExit()
         // The handler keeps the pipe's dispatch source, and with it the log, alive until cleared
-        // (LeakSanitizer reported it under scripts/sanitize address).
+        // (LeakSanitizer reported it under scripts/dev/sanitize address).
         output.fileHandleForReading.readabilityHandler = nil
         if !outputClosed {
             drainLog()

@@ -1,5 +1,5 @@
 """Mounts under test, one class each, used as `with Mount(...) as m:`: inkyfs, the peers (fuse-zip,
-archivemount, ratarmount, fuse-archive) and the FUSE ceiling (scripts/bench-ceiling.c)."""
+archivemount, ratarmount, fuse-archive) and the FUSE ceiling (scripts/benchlib/bench-ceiling.c)."""
 
 import os
 import re
@@ -18,12 +18,12 @@ PEERS = {
     "archivemount": ({"zip", "7z", "tar"}, ["-f", "-o", "readonly"], "apt-get install archivemount"),
     "ratarmount": ({"zip", "7z", "tar"}, ["-f", "--index-file", ":memory:"], "pip install ratarmount"),
     "fuse-archive": ({"zip", "7z", "tar", "rar"}, ["-f"], "build it into /work/peers/fuse-archive/ or set FUSE_ARCHIVE"),
-    "ceiling": ({"zip", "7z", "tar", "rar"}, [], "cc and libfuse3-dev (scripts/bench-ceiling.c)"),
+    "ceiling": ({"zip", "7z", "tar", "rar"}, [], "cc and libfuse3-dev (scripts/benchlib/bench-ceiling.c)"),
 }
 PEERS["archivemount"][0].add("rar")            # libarchive reads RAR
 PEERS["ratarmount"][0].add("rar")              # through rarfile, when unrar is there
 TOOLS = ["inkyfs", *PEERS]
-CEILING_SOURCE = Path(__file__).resolve().parent.parent / "bench-ceiling.c"
+CEILING_SOURCE = Path(__file__).resolve().parent / "bench-ceiling.c"
 CEILING_BINARY = None                           # set by main(): WORK/bench-ceiling once compiled
 TREE_CEILING_SOURCE = CEILING_SOURCE.with_name("bench-ceiling-tree.c")   # the listings' ceiling (--library-scale N)
 
@@ -40,7 +40,7 @@ def peer_binary(tool):
 
 
 def build_ceiling(work, source=CEILING_SOURCE):
-    """Compiles scripts/bench-ceiling.c (or `source`, bench-ceiling-tree.c) into WORK (again when the source is
+    """Compiles scripts/benchlib/bench-ceiling.c (or `source`, bench-ceiling-tree.c) into WORK (again when the source is
     newer); None if it cannot."""
     binary = work / source.stem
     # The tree ceiling reads the device with inkyfs's own device readers (the CInkyFuseDevice target).
@@ -261,7 +261,7 @@ class CeilingMount(PeerMount):
 
 
 class TreeCeilingMount(CeilingMount):
-    """The listings' FUSE ceiling (scripts/bench-ceiling-tree.c): a folder tree's names and attributes loaded into
+    """The listings' FUSE ceiling (scripts/benchlib/bench-ceiling-tree.c): a folder tree's names and attributes loaded into
     memory, served under the mount point; the clock starts once it is loaded."""
 
     sample = False

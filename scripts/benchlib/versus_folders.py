@@ -220,7 +220,7 @@ def bench_library_size(args, entry, notes):
 
     binary = build_ceiling(args.work, TREE_CEILING_SOURCE)
     if binary is None:
-        notes.append("no FUSE ceiling beside the folders: needs cc and libfuse3-dev (scripts/bench-ceiling-tree.c)")
+        notes.append("no FUSE ceiling beside the folders: needs cc and libfuse3-dev (scripts/benchlib/bench-ceiling-tree.c)")
     else:
         log("bench: the same folders through the FUSE ceiling (a tree held in memory): ls -lRA cold, fresh, again")
         ceiling = entry["ceiling"] = run_guarded("FUSE ceiling", notes, measure_ceiling, binary, lib, args.work, timeout, notes)
@@ -348,7 +348,7 @@ def print_size_report(entry):
         print(f"  single runs before them: first mount {mount_s or 0:.2f} + {cold_s or 0:.2f} s (folders cold "
               f"{seconds(dig(folders, 'cold', 'list_ms')) or 0:.2f} s), warm fresh mount {seconds(dig(second, 'warm', 'list_ms')) or 0:.2f} s "
               f"(folders warm {seconds(dig(folders, 'warm', 'list_ms')) or 0:.2f} s)")
-    print("  FUSE ceiling: the folders served from memory by scripts/bench-ceiling-tree.c (no work per request, the kernel "
+    print("  FUSE ceiling: the folders served from memory by scripts/benchlib/bench-ceiling-tree.c (no work per request, the kernel "
           "tuned as for inkyfs, the device read by inkyfs's device readers); cold = caches dropped before its mount (it "
           "never reads the disk while listing)")
     plain = seconds(dig(ceiling, "warm_plain_reads", "list_ms"))

@@ -4,7 +4,7 @@ import InkyCore
 /// Arbitrary bytes through what a worker runs for a comic: `ComicOpener.open(bytes:)` (the
 /// very call a worker makes for a vault object, and the same readers it uses for library
 /// files), the listing, every page streamed, and ComicInfo.xml, with the daemon's default
-/// limits. `scripts/fuzz` adds the worker's process limits (RSS, time per input).
+/// limits. `scripts/dev/fuzz` adds the worker's process limits (RSS, time per input).
 ///
 /// Beyond "no crash": every page yields exactly its declared size or a `ComicError`, never
 /// more than the per-page limit, and page names are safe to show in a directory. PDFs go to

@@ -9,7 +9,7 @@ import Glibc
 /// the parser; the rest is its input. Where a checksum or GCM tag would stop nearly every
 /// mutation at the door, a second mode seals the fuzzed bytes properly first, so the fields
 /// behind the door are fuzzed too. Needs `@testable`: the parsers are internal to InkyVault
-/// (scripts/fuzz builds debug, where SwiftPM compiles with testing enabled).
+/// (scripts/dev/fuzz builds debug, where SwiftPM compiles with testing enabled).
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzVault(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }

@@ -9,11 +9,11 @@ import Glibc
 /// the real `FrameChannel`, each message decoded as the pool decodes a `WorkerReply` (and as
 /// a worker decodes a `WorkerRequest`), JSON and `WorkerCodec`'s binary messages alike.
 /// Whatever decodes must re-encode to the same value.
-/// Needs `@testable`: FrameChannel is internal to InkyWorker (scripts/fuzz builds debug,
+/// Needs `@testable`: FrameChannel is internal to InkyWorker (scripts/dev/fuzz builds debug,
 /// where SwiftPM compiles with testing enabled).
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzWorkerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    // Larger inputs would block on the socket buffer; scripts/fuzz passes -max_len below this.
+    // Larger inputs would block on the socket buffer; scripts/dev/fuzz passes -max_len below this.
     guard let data, size <= 128 << 10 else { return 0 }
     var ends: [Int32] = [0, 0]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { fatalError("socketpair: \(errno)") }

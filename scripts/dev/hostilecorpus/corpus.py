@@ -10,7 +10,7 @@ import tarfile
 import tempfile
 import zipfile
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Fixtures", "Library")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "Fixtures", "Library")
 DATE = (2020, 1, 1, 0, 0, 0)
 
 

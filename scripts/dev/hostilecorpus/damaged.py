@@ -54,7 +54,7 @@ def encrypted(c):
         for source, target in [("z.zip", "ZipCrypto.cbz"), ("a.zip", "AES zip.cbz"), ("d.7z", "7z data.cb7"), ("h.7z", "7z headers.cb7")]:
             with open(os.path.join(work, source), "rb") as f:
                 c.write(f"encrypted/{target}", f.read(), expect="error", why="password-protected pages: ERROR.txt says encrypted")
-    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "corpus")
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "shared", "corpus")
     for source, target in [("rarfile-tests/rar5-psw.rar", "RAR5 data.cbr"), ("rarfile-tests/rar5-hpsw.rar", "RAR5 headers.cbr"),
                            ("libarchive-tests/test_read_format_rar4_encrypted.rar", "RAR4 data.cbr")]:
         full = os.path.join(corpus, source)

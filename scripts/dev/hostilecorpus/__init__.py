@@ -1,0 +1,1 @@
+"""The generator of scripts/dev/make-hostile-corpus, one module per kind of hostile comic."""
