@@ -13,7 +13,7 @@ struct Inkyfs: ParsableCommand {
             pages, 001.jpg, 002.png, ... in reading order, so any image viewer can page through it.
 
             Examples:
-              inkyfs mount ~/Comics ~/mnt   mount the library; `inkyfs unmount ~/mnt` to stop
+              inkyfs mount ~/Comics ~/mnt   mount it; inkyfs unmount ~/mnt ends it
               inkyfs scan ~/Comics          list every comic and its page count
               inkyfs pages "Issue 1.cbz"    show one comic's pages in reading order
               inkyfs status                 the mounts running now
