@@ -50,9 +50,6 @@ let package = Package(
         // Its headers only, which need GLib's: CInkyVips loads the library when a worker converts pages.
         .systemLibrary(name: "CVips", path: "Sources/Shims/CVips", pkgConfig: "glib-2.0",
                        providers: [.apt(["libvips-dev"])]),
-        // libjxl's decoder alone gives back the JPEG a JPEG XL was made from, bit-exact.
-        .systemLibrary(name: "CJxl", path: "Sources/Shims/CJxl", pkgConfig: "libjxl",
-                       providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/Shims/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
@@ -60,6 +57,9 @@ let package = Package(
         .target(name: "CInkyFuseDevice", cSettings: fortified),
         // libvips loaded on first need (dlopen), behind fixed-argument wrappers of its varargs calls.
         .target(name: "CInkyVips", dependencies: ["CVips"], cSettings: fortified),
+        // libjxl's decoder alone gives back the JPEG a JPEG XL was made from, bit-exact. Loaded
+        // (dlopen) by a worker that converts and meets one: its headers only (libjxl-dev).
+        .target(name: "CInkyJxl", cSettings: fortified),
         // A JPEG decoded at the scale it is needed (libjpeg-turbo's scaled IDCT) into a libvips image.
         .target(name: "CInkyScaledJPEG", dependencies: ["CInkyVips"], cSettings: fortified, linkerSettings: [.linkedLibrary("jpeg")]),
         // PDF comics over MuPDF: every fz_try/fz_catch stays in C, behind one small API.
@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "InkyPDF", dependencies: ["InkyCore", "CInkyPDF"]),
         .target(name: "InkyArchive", dependencies: ["InkyCore", "InkyPDF", "CArchive", "CUnarr", "CLZMA"]),
         // Page images: decoding, fitting, grayscale, JPEG/PNG encoding, pixel limits.
-        .target(name: "InkyImage", dependencies: ["CInkyVips", "CJxl", "CInkyScaledJPEG"]),
+        .target(name: "InkyImage", dependencies: ["CInkyVips", "CInkyJxl", "CInkyScaledJPEG"]),
         // The daemon's side of workers: pool, protocol, spawning, sandbox rules. No parser.
         .target(name: "InkyWorker", dependencies: ["InkyCore", "InkyVault", "CLinux", "CCRC32"]),
         // The worker's side: parsing, converting, covers. Linked into inkyfs-worker only.

@@ -64,7 +64,12 @@ public struct ImageHeader: Sendable, Equatable {
 
 public enum ImageConverter {
     /// Starts the image library; a worker calls it before its seccomp filter (modules load here).
-    public static func start() throws(ImageError) { try VipsRuntime.start() }
+    /// Loads libvips and libjxl: a worker calls it before its seccomp filter, which may refuse
+    /// the files a later load would open.
+    public static func start() throws(ImageError) {
+        try VipsRuntime.start()
+        JPEGReconstruction.load()
+    }
 
     public static func header(of bytes: [UInt8]) throws(ImageError) -> ImageHeader {
         try start()

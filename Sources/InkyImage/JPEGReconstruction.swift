@@ -1,34 +1,40 @@
-internal import CJxl
+internal import CInkyJxl
 import Foundation
 
 /// A JPEG XL made from a JPEG (`cjxl` on a JPEG keeps its DCT coefficients and a `jbrd` box)
 /// gives that JPEG back byte for byte through libjxl's decoder: libvips cannot, it decodes to
-/// pixels. Anything else (a JPEG XL without reconstruction data) answers nil.
+/// pixels. Anything else (a JPEG XL without reconstruction data) answers nil. libjxl is loaded
+/// at the first page looked at (`CInkyJxl`); without it a JPEG XL is libvips' to decode.
 enum JPEGReconstruction {
+    /// Loads libjxl now if it can; without it a JPEG XL is decoded by libvips.
+    static func load() { _ = inky_jxl_load() }
+
     static func isJPEGXL(_ bytes: [UInt8]) -> Bool {
-        let signature = JxlSignatureCheck(bytes, bytes.count)
+        guard inky_jxl_load() == nil else { return false }
+        let signature = inky_jxl_signature_check(bytes, bytes.count)
         return signature == JXL_SIG_CODESTREAM || signature == JXL_SIG_CONTAINER
     }
 
     static func jpeg(from bytes: [UInt8], maxPixels: Int64, maxBytes: Int) throws(ImageError) -> [UInt8]? {
-        guard let decoder = JxlDecoderCreate(nil) else { throw .unavailable("libjxl cannot make a decoder") }
-        defer { JxlDecoderDestroy(decoder) }
+        if let problem = inky_jxl_load() { throw .unavailable(String(cString: problem)) }
+        guard let decoder = inky_jxl_decoder_create() else { throw .unavailable("libjxl cannot make a decoder") }
+        defer { inky_jxl_decoder_destroy(decoder) }
         let events = JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_JPEG_RECONSTRUCTION.rawValue | JXL_DEC_FULL_IMAGE.rawValue
-        guard JxlDecoderSubscribeEvents(decoder, Int32(events)) == JXL_DEC_SUCCESS else { throw .undecodable("libjxl refused its events") }
+        guard inky_jxl_subscribe_events(decoder, Int32(events)) == JXL_DEC_SUCCESS else { throw .undecodable("libjxl refused its events") }
         var output = GrowingBuffer(limit: maxBytes)
         return try bytes.withBytes { raw throws(ImageError) -> [UInt8]? in
             let input = raw.bindMemory(to: UInt8.self)
-            guard JxlDecoderSetInput(decoder, input.baseAddress, input.count) == JXL_DEC_SUCCESS else {
+            guard inky_jxl_set_input(decoder, input.baseAddress, input.count) == JXL_DEC_SUCCESS else {
                 throw .undecodable("libjxl refused the input")
             }
-            JxlDecoderCloseInput(decoder)
+            inky_jxl_close_input(decoder)
             var reconstructing = false
             while true {
-                let status = JxlDecoderProcessInput(decoder)
+                let status = inky_jxl_process_input(decoder)
                 switch status {
                 case JXL_DEC_BASIC_INFO:
                     var info = JxlBasicInfo()
-                    guard JxlDecoderGetBasicInfo(decoder, &info) == JXL_DEC_SUCCESS else { throw .undecodable("JPEG XL header") }
+                    guard inky_jxl_get_basic_info(decoder, &info) == JXL_DEC_SUCCESS else { throw .undecodable("JPEG XL header") }
                     // Checked before a coefficient is decoded, as libvips' loads are.
                     guard Int64(info.xsize) * Int64(info.ysize) <= maxPixels else {
                         throw .tooManyPixels(width: Int(info.xsize), height: Int(info.ysize), limit: maxPixels)
@@ -36,13 +42,13 @@ enum JPEGReconstruction {
                 case JXL_DEC_JPEG_RECONSTRUCTION:
                     reconstructing = true
                     try output.grow(from: 0)
-                    _ = JxlDecoderSetJPEGBuffer(decoder, output.start, output.capacity)
+                    _ = inky_jxl_set_jpeg_buffer(decoder, output.start, output.capacity)
                 case JXL_DEC_JPEG_NEED_MORE_OUTPUT:
-                    let used = output.capacity - JxlDecoderReleaseJPEGBuffer(decoder)
+                    let used = output.capacity - inky_jxl_release_jpeg_buffer(decoder)
                     try output.grow(from: used)
-                    _ = JxlDecoderSetJPEGBuffer(decoder, output.start + used, output.capacity - used)
+                    _ = inky_jxl_set_jpeg_buffer(decoder, output.start + used, output.capacity - used)
                 case JXL_DEC_FULL_IMAGE where reconstructing:
-                    let used = output.capacity - JxlDecoderReleaseJPEGBuffer(decoder)
+                    let used = output.capacity - inky_jxl_release_jpeg_buffer(decoder)
                     return Array(UnsafeBufferPointer(start: output.start, count: used))
                 case JXL_DEC_NEED_IMAGE_OUT_BUFFER, JXL_DEC_FULL_IMAGE, JXL_DEC_SUCCESS:
                     return nil // pixels only: libvips decodes it

@@ -81,7 +81,7 @@ final class ModuleRulesTests: XCTestCase {
             }
             return seen
         }
-        let parsers: Set<String> = ["InkyArchive", "InkyPDF", "InkyImage", "InkyWorkerProcess", "CArchive", "CUnarr", "CLZMA", "CInkyPDF", "CInkyVips", "CJxl", "CInkyScaledJPEG"]
+        let parsers: Set<String> = ["InkyArchive", "InkyPDF", "InkyImage", "InkyWorkerProcess", "CArchive", "CUnarr", "CLZMA", "CInkyPDF", "CInkyVips", "CInkyJxl", "CInkyScaledJPEG"]
         XCTAssertEqual(reach("inkyfs").intersection(parsers), [], "inkyfs reaches parser modules")
         XCTAssertEqual(reach("inkyfs-worker").intersection(parsers), parsers, "inkyfs-worker reaches every parser module")
         // The HTTP server is `inkyfs-serve`'s alone: every mount and its daemon start without it.
