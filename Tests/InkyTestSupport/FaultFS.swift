@@ -17,10 +17,9 @@ public final class FaultFS {
         let version = String(Digest.sha256Hex(try readFile(code.path)).prefix(12))
         let binary = Corpus.packageRoot.appendingPathComponent(".cache/faultfs-\(version)")
         if !FileManager.default.isExecutableFile(atPath: binary.path) {
-            try FileManager.default.createDirectory(at: binary.deletingLastPathComponent(), withIntermediateDirectories: true)
             let flags = try ArchiveMaker.run("/usr/bin/pkg-config", ["--cflags", "--libs", "fuse3"])
                 .split(whereSeparator: \.isWhitespace).map(String.init)
-            try ArchiveMaker.run("/usr/bin/cc", ["-Wall", "-O1", "-o", binary.path, code.path] + flags)
+            try CacheEntry.make(binary) { part in _ = try ArchiveMaker.run("/usr/bin/cc", ["-Wall", "-O1", "-o", part.path, code.path] + flags) }
         }
         let mountpoint = mountpoint ?? ArchiveMaker.temporaryDirectory("faultfs")
         try FileManager.default.createDirectory(at: mountpoint, withIntermediateDirectories: true)

@@ -29,8 +29,7 @@ public enum HostileCorpus {
         let version = String(Digest.sha256Hex(try readFile(script.path)).prefix(12))
         let folder = Corpus.packageRoot.appendingPathComponent(".cache/hostile-corpus-\(version)")
         if !FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) {
-            try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try ArchiveMaker.run("/usr/bin/python3", [script.path, folder.path, canary])
+            try CacheEntry.make(folder) { part in _ = try ArchiveMaker.run("/usr/bin/python3", [script.path, part.path, canary]) }
         }
         return folder
     }
