@@ -76,7 +76,7 @@ public final class WorkerPool: @unchecked Sendable {
         let decodes = switch request { case .read, .cover: true; default: false }
         let files = try RequestFiles.open(for: request, isVaultObject: source.isVaultObject, root: storedPages.root) // workers open nothing
         let worker = try checkOut(for: path, vault: source.isVaultObject, decodes: decodes,
-                                  images: configuration.needsImages(request, vault: source.isVaultObject))
+                                  images: configuration.loadsImages(vault: source.isVaultObject, for: request))
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
@@ -246,8 +246,8 @@ public final class WorkerPool: @unchecked Sendable {
         if let path { startingFor[path, default: 0] += 1 } else { startingAhead[quiet, default: 0] += 1 }
         let started = epoch
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            // Only the vault's workers start this way: they make its covers too.
-            let worker = try? spawn(quiet: quiet, images: configuration.images != .none)
+            // Only the vault's workers start this way.
+            let worker = try? spawn(quiet: quiet, images: configuration.loadsImages(vault: true))
             condition.withLock {
                 if let path {
                     startingFor[path, default: 1] -= 1
@@ -337,7 +337,7 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    let worker = try spawn(quiet: configuration.discardWorkerOutput, images: false)
+                    let worker = try spawn(quiet: configuration.discardWorkerOutput, images: configuration.loadsImages(vault: false))
                     condition.withLock { epochs[worker.pid] = epoch }
                     checkIn(worker, healthy: true, for: nil)
                 } catch {
