@@ -284,7 +284,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     private func spawn(quiet: Bool, images: Bool) throws(ComicError) -> WorkerProcess {
         try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments(images: images),
-                          quiet: quiet, output: output?.descriptor)
+                          images: images, quiet: quiet, output: output?.descriptor)
     }
 
     /// Vault workers' stderr goes to /dev/null, except under the debug-build compromised-worker
