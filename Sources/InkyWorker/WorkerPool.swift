@@ -59,9 +59,11 @@ public final class WorkerPool: @unchecked Sendable {
         Self.end(stopped)
     }
 
-    public init(_ configuration: Configuration) {
+    /// `root`: `configuration.libraryRoot` opened already (a mount's, shared with its library), else opened here.
+    public init(_ configuration: Configuration, root: LibraryRoot? = nil) {
+        precondition(root == nil || root?.path == configuration.libraryRoot, "the library opened is not the pool's")
         self.configuration = configuration
-        storedPages = StoredPageReader(root: configuration.libraryRoot.map { LibraryRoot(path: $0, cachedFolders: 16) })
+        storedPages = StoredPageReader(root: root ?? configuration.libraryRoot.map { LibraryRoot(path: $0, cachedFolders: 16) })
         output = configuration.discardWorkerOutput ? nil : configuration.workerOutput.flatMap(WorkerOutput.init)
     }
 
