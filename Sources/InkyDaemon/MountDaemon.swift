@@ -67,8 +67,11 @@ public enum MountDaemon {
                               warn: (String) -> Void, ready: () -> Void) throws(FUSESession.Failure) -> [AnyObject] {
         ProcessHardening.makeNonDumpable()
         ProcessHardening.releaseLargeBuffersEagerly()
+        // The library, opened once: the pool opens comics beneath it only (ConfinedFile), the
+        // library core lists it, and whether it is a folder chooses which workers load libvips.
+        let root = LibraryFilesystem.openRoot(configuration.library)
         var workers = configuration.workers
-        workers.libraryRoot = configuration.library // comics are opened beneath it only (ConfinedFile)
+        workers.libraryRoot = root.path
         // Comics come from the library and the vault's objects, opened here and passed to workers.
         workers.alsoReadable = configuration.vaultDirectory.map { [$0 + "/objects"] } ?? []
         // A root mount's workers are not root, where that leaves them able to read the library.
@@ -86,10 +89,10 @@ public enum MountDaemon {
         // it converts, and a library's listings and plain reads start workers without it.
         if configuration.mount.limits.rendering.conversion.isActive {
             workers.images = .every
-        } else if configuration.mount.covers != nil && LibraryRoot(path: configuration.library).isFolder {
+        } else if configuration.mount.covers != nil && root.isFolder {
             workers.images = .forCovers
         }
-        let pool = WorkerPool(workers)
+        let pool = WorkerPool(workers, root: root)
         // Last: the workers have exited when the daemon does (their zombies, reaped by whoever
         // adopts them, are not left running).
         defer { pool.shutdown(reaping: false) }
@@ -101,7 +104,7 @@ public enum MountDaemon {
             warn("inkyfs: warning: \(state.recovery ?? "the state database cannot be used"); "
                  + "the library is served without its index and reading progress is not saved")
         }
-        let filesystem = LibraryFilesystem(library: configuration.library, options: configuration.mount, backend: pool,
+        let filesystem = LibraryFilesystem(root: root, options: configuration.mount, backend: pool,
                                            state: state, log: log)
         filesystem.listSingleComicAhead()
         filesystem.startWatching()

@@ -86,10 +86,11 @@ final class ComicPages: Sendable {
     /// Fetches pages on the comic's queue, in stream order, and completes their waiters.
     func fetch(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
                pages: [Int], first waiter: PageCache.Waiter?, request: Request) {
-        let keys = pages.map { PageCache.Key(comic: state.comic, generation: snapshot.generation, index: $0) }
         let claimed = state.fetchOrder.withLock { _ in claimAndRequest(state, snapshot, listing, pages: pages, first: waiter, request: request) }
-        // Outside the lock: a page cached already calls its waiter here.
-        if let waiter, let firstKey = keys.first, !claimed.contains(firstKey), !cache.wait(for: firstKey, waiter) {
+        // Outside the lock: a page cached already calls its waiter here (only the first page has one).
+        if let waiter, let first = pages.first,
+           case let firstKey = PageCache.Key(comic: state.comic, generation: snapshot.generation, index: first),
+           !claimed.contains(firstKey), !cache.wait(for: firstKey, waiter) {
             waiter(.failure(.parserFailed(path: state.realPath, detail: "page vanished from the cache")))
         }
     }

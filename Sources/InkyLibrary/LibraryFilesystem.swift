@@ -67,8 +67,19 @@ public final class LibraryFilesystem: Sendable {
     }
 
     /// `library` may be a folder (the tree) or one comic file (the root is its pages).
-    public init(library: String, options: MountOptions, backend: any ComicBackend, state: StateDatabase? = nil,
+    public convenience init(library: String, options: MountOptions, backend: any ComicBackend, state: StateDatabase? = nil,
+                            log: @escaping LogSink = { _ in }) {
+        self.init(root: Self.openRoot(library), options: options, backend: backend, state: state, log: log)
+    }
+
+    /// The library as the core opens it: a listing reaches the same few folders for every comic
+    /// in them, so they are kept open. A mount or server opens it once, for its workers' pool too.
+    public static func openRoot(_ library: String) -> LibraryRoot { LibraryRoot(path: library, cachedFolders: 64) }
+
+    /// The library opened already (`openRoot`).
+    public init(root: LibraryRoot, options: MountOptions, backend: any ComicBackend, state: StateDatabase? = nil,
                 log: @escaping LogSink = { _ in }) {
+        let library = root.path
         libraryPath = library
         self.options = options
         self.backend = backend
@@ -77,8 +88,7 @@ public final class LibraryFilesystem: Sendable {
         indexWriter = state.map { IndexWriter(database: $0, queue: queue) }
         reading = state.map { ReadingLog(database: $0, queue: queue, log: log) }
         logger = log
-        // A listing reaches the same few folders for every comic in them: they are kept open.
-        root = LibraryRoot(path: library, cachedFolders: 64)
+        self.root = root
         isFolderLibrary = root.isFolder
         catalog = ComicCatalog(root: root, comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "", recentChecks: recentChecks)
         // Numbered by the state database, a path's inodes are the same in every mount of it.

@@ -59,9 +59,11 @@ public final class WorkerPool: @unchecked Sendable {
         Self.end(stopped)
     }
 
-    public init(_ configuration: Configuration) {
+    /// `root`: `configuration.libraryRoot` opened already (a mount's, shared with its library), else opened here.
+    public init(_ configuration: Configuration, root: LibraryRoot? = nil) {
+        precondition(root == nil || root?.path == configuration.libraryRoot, "the library opened is not the pool's")
         self.configuration = configuration
-        storedPages = StoredPageReader(root: configuration.libraryRoot.map { LibraryRoot(path: $0, cachedFolders: 16) })
+        storedPages = StoredPageReader(root: root ?? configuration.libraryRoot.map { LibraryRoot(path: $0, cachedFolders: 16) })
         output = configuration.discardWorkerOutput ? nil : configuration.workerOutput.flatMap(WorkerOutput.init)
     }
 
@@ -76,7 +78,7 @@ public final class WorkerPool: @unchecked Sendable {
         let decodes = switch request { case .read, .cover: true; default: false }
         let files = try RequestFiles.open(for: request, isVaultObject: source.isVaultObject, root: storedPages.root) // workers open nothing
         let worker = try checkOut(for: path, vault: source.isVaultObject, decodes: decodes,
-                                  images: configuration.needsImages(request, vault: source.isVaultObject))
+                                  images: configuration.loadsImages(vault: source.isVaultObject, for: request))
         var healthy = false
         defer { checkIn(worker, healthy: healthy, for: path) }
         var violation: ComicError?
@@ -246,8 +248,8 @@ public final class WorkerPool: @unchecked Sendable {
         if let path { startingFor[path, default: 0] += 1 } else { startingAhead[quiet, default: 0] += 1 }
         let started = epoch
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            // Only the vault's workers start this way: they make its covers too.
-            let worker = try? spawn(quiet: quiet, images: configuration.images != .none)
+            // Only the vault's workers start this way.
+            let worker = try? spawn(quiet: quiet, images: configuration.loadsImages(vault: true))
             condition.withLock {
                 if let path {
                     startingFor[path, default: 1] -= 1
@@ -284,7 +286,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     private func spawn(quiet: Bool, images: Bool) throws(ComicError) -> WorkerProcess {
         try WorkerProcess(executable: configuration.executable, arguments: configuration.spawnArguments(images: images),
-                          quiet: quiet, output: output?.descriptor)
+                          images: images, quiet: quiet, output: output?.descriptor)
     }
 
     /// Vault workers' stderr goes to /dev/null, except under the debug-build compromised-worker
@@ -337,7 +339,7 @@ public final class WorkerPool: @unchecked Sendable {
                 }
                 guard started else { return }
                 do throws(ComicError) {
-                    let worker = try spawn(quiet: configuration.discardWorkerOutput, images: false)
+                    let worker = try spawn(quiet: configuration.discardWorkerOutput, images: configuration.loadsImages(vault: false))
                     condition.withLock { epochs[worker.pid] = epoch }
                     checkIn(worker, healthy: true, for: nil)
                 } catch {

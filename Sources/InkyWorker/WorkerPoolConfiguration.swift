@@ -44,16 +44,19 @@ extension WorkerPool {
         /// when there is one (a mount's worker confines itself; it opens nothing of the library,
         /// which the pool opens for it).
         func spawnArguments(images: Bool) -> [String] {
-            arguments + (images || self.images == .every ? ["--images"] : [])
+            arguments + (images ? ["--images"] : [])
                 + (libraryRoot.map { ["--library", $0] + (dropRoot ? ["--drop-root"] : []) } ?? [])
         }
 
-        /// Whether a request needs a worker that loaded the image library.
-        func needsImages(_ request: WorkerRequest, vault: Bool) -> Bool {
+        /// Whether a worker loads the image library: the one rule for a worker a request takes
+        /// and one started ahead of any (`request` nil). Under `.forCovers`, one for a cover, and
+        /// every worker of the vault: they make the vault's covers too, and one started ahead
+        /// serves whichever of its requests comes.
+        func loadsImages(vault: Bool, for request: WorkerRequest? = nil) -> Bool {
             switch images {
             case .none: false
             case .every: true
-            case .forCovers: if case .cover = request { true } else { vault }
+            case .forCovers: if case .cover? = request { true } else { vault }
             }
         }
 

@@ -10,7 +10,7 @@ final class WorkerProcess {
     let pid: pid_t
     /// Its stderr goes to /dev/null (not the daemon's log).
     let isQuiet: Bool
-    /// It loaded the image library at its start (`--images`): it can convert and make covers.
+    /// It loaded the image library at its start: it can convert and make covers.
     let hasImages: Bool
     /// The vault object whose key this worker was given: from then on it serves that object only.
     var vaultObject: String?
@@ -21,8 +21,9 @@ final class WorkerProcess {
 
     /// Starts `executable arguments…` with the socket as fd 3, stdin and stdout on /dev/null
     /// (a library printing to stdout must not corrupt the protocol) and stderr on `output` (the
-    /// pool's `WorkerOutput`), else inherited.
-    init(executable: String, arguments: [String], quiet: Bool = false, output: Int32? = nil) throws(ComicError) {
+    /// pool's `WorkerOutput`), else inherited. `images`: the kind the pool chose, which its
+    /// `arguments` ask for (`Configuration.spawnArguments`).
+    init(executable: String, arguments: [String], images: Bool, quiet: Bool = false, output: Int32? = nil) throws(ComicError) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw .parserFailed(path: executable, detail: "cannot create a socket pair: \(String(cString: strerror(errno)))")
@@ -50,7 +51,7 @@ final class WorkerProcess {
         close(pair[1])
         pid = child
         isQuiet = quiet
-        hasImages = arguments.contains("--images")
+        hasImages = images
         channel = FrameChannel(fd: pair[0])
     }
 

@@ -52,15 +52,17 @@ struct InkyfsServe: ParsableCommand {
         mountOptions.readingListsDirectory = options.readingLists.map(absolutePath)
         mountOptions.covers = CoverCache()
         mountOptions.pageCache = ConvertedPageCache()
+        // The library, opened once: the pool opens comics beneath it only, the library core lists it.
+        let root = LibraryFilesystem.openRoot(library)
         var configuration = WorkerPool.Configuration(maxWorkers: options.workers, timeout: options.workerTimeout)
-        configuration.libraryRoot = library
+        configuration.libraryRoot = root.path
         // Pages fitted to a reader's width and covers are made by workers' image code.
         configuration.images = .every
         // Their stderr as log lines with levels, never raw in the log (libunarr's notes).
         configuration.workerOutput = { logger.write($0) }
-        let pool = WorkerPool(configuration)
+        let pool = WorkerPool(configuration, root: root)
         defer { pool.shutdown() }
-        let filesystem = LibraryFilesystem(library: library, options: mountOptions, backend: pool, state: state,
+        let filesystem = LibraryFilesystem(root: root, options: mountOptions, backend: pool, state: state,
                                            log: { logger.write($0) })
         filesystem.startWatching()
         defer { filesystem.stopWatching() }

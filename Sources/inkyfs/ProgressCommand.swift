@@ -59,10 +59,9 @@ struct ProgressCommand: ParsableCommand {
         if action == .forget { return try forgetMissing() }
         // A comic is listed where it is (or, with --missing, where it is not): what it was read as
         // stays in the state until forgotten, since its disk may only be unplugged.
-        let everything = stateOptions.open().progress(includeFinished: all)
-        let found = everything.map { FileManager.default.fileExists(atPath: $0.path) }
-        let rows = zip(everything, found).filter { $1 != missing }.map(\.0)
-        let notFound = missing ? 0 : found.count { !$0 }
+        let (found, gone) = Self.whereRead(stateOptions.open().progress(includeFinished: all))
+        let rows = missing ? gone : found
+        let notFound = missing ? 0 : gone.count
         defer {
             if notFound > 0 {
                 let count = notFound == 1 ? "1 comic" : "\(notFound) comics"
@@ -88,10 +87,21 @@ struct ProgressCommand: ParsableCommand {
 }
 
 extension ProgressCommand {
+    /// `rows` split by whether each comic is still where it was read: the one test of "missing"
+    /// for the list, `--missing` and `forget --missing`.
+    private static func whereRead(_ rows: [ReadingProgress]) -> (found: [ReadingProgress], notFound: [ReadingProgress]) {
+        var found: [ReadingProgress] = []
+        var notFound: [ReadingProgress] = []
+        for row in rows {
+            if FileManager.default.fileExists(atPath: row.path) { found.append(row) } else { notFound.append(row) }
+        }
+        return (found, notFound)
+    }
+
     /// Forgets the progress of every comic not found where it was read, finished or not.
     private func forgetMissing() throws {
         let state = stateOptions.open()
-        let gone = state.progress(includeFinished: true).filter { !FileManager.default.fileExists(atPath: $0.path) }
+        let gone = Self.whereRead(state.progress(includeFinished: true)).notFound
         for row in gone { _ = try state.forgetProgress(row.path) }
         print(gone.isEmpty ? "every comic read is where it was read: nothing forgotten"
               : "forgot where you were in \(gone.count) \(gone.count == 1 ? "comic" : "comics") not found:\n"

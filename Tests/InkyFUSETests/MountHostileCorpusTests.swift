@@ -9,6 +9,34 @@ import XCTest
 final class MountHostileCorpusTests: XCTestCase {
     private let secret = "inkyfs-canary-secret-\(UUID().uuidString)"
 
+    /// The corpus is cached by its generator's version: a change in any module of
+    /// `hostilecorpus/` makes a new one, as a change in the script does; Python's bytecode cache
+    /// beside the modules does not.
+    func testTheCorpusIsBuiltAnewWhenAnyFileOfItsGeneratorChanges() throws {
+        let dev = ArchiveMaker.temporaryDirectory("hostile-generator")
+        defer { try? FileManager.default.removeItem(at: dev) }
+        try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+        let source = Corpus.packageRoot.appendingPathComponent("scripts/dev")
+        for name in ["make-hostile-corpus", "hostilecorpus"] {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(name), to: dev.appendingPathComponent(name))
+        }
+        try? FileManager.default.removeItem(at: dev.appendingPathComponent("hostilecorpus/__pycache__"))
+        let original = try HostileCorpus.generatorVersion(in: dev)
+        XCTAssertEqual(original, try HostileCorpus.generatorVersion(in: source), "the same files, the same version")
+
+        let module = dev.appendingPathComponent("hostilecorpus/names.py")
+        try (String(contentsOf: module, encoding: .utf8) + "\n# changed\n").write(to: module, atomically: true, encoding: .utf8)
+        let changed = try HostileCorpus.generatorVersion(in: dev)
+        XCTAssertNotEqual(changed, original, "a changed module makes a new corpus")
+
+        try FileManager.default.createDirectory(at: dev.appendingPathComponent("hostilecorpus/__pycache__"), withIntermediateDirectories: true)
+        try Data("bytecode".utf8).write(to: dev.appendingPathComponent("hostilecorpus/__pycache__/names.cpython-313.pyc"))
+        XCTAssertEqual(try HostileCorpus.generatorVersion(in: dev), changed, "Python's bytecode cache is no part of the generator")
+
+        try Data("# new module\n".utf8).write(to: dev.appendingPathComponent("hostilecorpus/extra.py"))
+        XCTAssertNotEqual(try HostileCorpus.generatorVersion(in: dev), changed, "a new module makes a new corpus")
+    }
+
     func testEveryHostileComicIsServedSafelyOrShowsErrorText() throws {
         try XCTSkipIf(Corpus.manifest.isEmpty, "../shared/corpus is missing")
         let generated = try HostileCorpus.build()

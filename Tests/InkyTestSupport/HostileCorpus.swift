@@ -2,7 +2,8 @@ import Foundation
 
 /// The generated hostile comics (`scripts/dev/make-hostile-corpus`): bombs, traversal names, links
 /// and devices, odd names, damaged, encrypted and misnamed archives. Built once per version of
-/// the generator into `.cache/` (git-ignored; the 5 GiB entry alone costs ~15 s of deflate).
+/// the generator (`generatorVersion`) into `.cache/` (git-ignored; the 5 GiB entry alone costs
+/// ~15 s of deflate).
 public enum HostileCorpus {
     /// Every traversal, link and absolute name in the corpus aims here.
     public static let canary = "/tmp/inkyfs-hostile-canary"
@@ -26,12 +27,28 @@ public enum HostileCorpus {
     /// The folder holding `comics/` and `manifest.json`, generated if missing.
     public static func build() throws -> URL {
         let script = Corpus.packageRoot.appendingPathComponent("scripts/dev/make-hostile-corpus")
-        let version = String(Digest.sha256Hex(try readFile(script.path)).prefix(12))
-        let folder = Corpus.packageRoot.appendingPathComponent(".cache/hostile-corpus-\(version)")
+        let folder = Corpus.packageRoot.appendingPathComponent(".cache/hostile-corpus-\(try generatorVersion())")
         if !FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) {
             try CacheEntry.make(folder) { part in _ = try ArchiveMaker.run("/usr/bin/python3", [script.path, part.path, canary]) }
         }
         return folder
+    }
+
+    /// The generator's version: a SHA-256 over the script and every file of the package it
+    /// imports, `hostilecorpus/` (sorted, each by name and content), so a change in any module
+    /// builds the corpus anew, not only a change in the script. `dev`: the folder holding both.
+    public static func generatorVersion(in dev: URL = Corpus.packageRoot.appendingPathComponent("scripts/dev")) throws -> String {
+        let package = dev.appendingPathComponent("hostilecorpus")
+        // Files only: the __pycache__ folder Python leaves there changes with every run.
+        let modules = try FileManager.default.contentsOfDirectory(atPath: package.path).sorted().filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: package.appendingPathComponent(name).path, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+        var summary = ""
+        for name in ["make-hostile-corpus"] + modules.map({ "hostilecorpus/" + $0 }) {
+            summary += "\(name) \(Digest.sha256Hex(try readFile(dev.appendingPathComponent(name).path)))\n"
+        }
+        return String(Digest.sha256Hex(Array(summary.utf8)).prefix(12))
     }
 
     public static func manifest(in folder: URL) throws -> Manifest {
