@@ -38,9 +38,9 @@ extension LibraryFilesystem: MountedFilesystem {
     /// Hands a library comic just loaded to the adapter, which encodes its directory's reply
     /// now: its entries and stamp from one look at its state.
     func listingReady(_ comic: ComicRef, _ state: ComicState) {
-        guard !comic.isVault, let kernelCache, let (snapshot, revision, permissions) = state.stampedSnapshot() else { return }
-        kernelCache.listingReady(nodes.id(for: .comic(comic)), stamp: listingStamp(generation: snapshot.generation, revision: revision),
-                                 entries: comicEntries(comic, snapshot, permissions ?? comicPermissions(comic)))
+        guard !comic.isVault, let observer = changeObserver, let (snapshot, revision, permissions) = state.stampedSnapshot() else { return }
+        observer.comicListed(comic, stamp: listingStamp(generation: snapshot.generation, revision: revision),
+                             entries: comicEntries(comic, snapshot, permissions ?? comicPermissions(comic)))
     }
 
     public func forget(_ id: NodeID, count: UInt64) {

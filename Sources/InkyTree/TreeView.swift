@@ -90,10 +90,23 @@ public final class ViewContext: Sendable {
         self.name = name
     }
 
-    /// Set while mounted: what the view tells of its own changes.
-    public internal(set) var kernelCache: (any KernelCacheInvalidating)? {
+    /// Set while mounted: where the view's changes go, by number.
+    var kernelCache: (any KernelCacheInvalidating)? {
         get { _kernelCache.withLock { $0 } }
         set { _kernelCache.withLock { $0 = newValue } }
+    }
+
+    /// Names in the view's folders (by the view's own number of each folder, `ViewSlot.local`)
+    /// may stand for something else now, or nothing. Never from inside a request.
+    public func namesChanged(_ names: [(parent: UInt64, name: String)]) {
+        guard let kernel = kernelCache else { return }
+        for (parent, name) in names { kernel.invalidateEntry(parent: slot.id(parent), name: name) }
+    }
+
+    /// The view's nodes (by their own numbers) changed: their attributes or listings.
+    public func nodesChanged(_ locals: [UInt64]) {
+        guard let kernel = kernelCache else { return }
+        for local in locals { kernel.invalidateNode(slot.id(local)) }
     }
 
     /// The view's folder appeared or went: the kernel forgets the root's name for it and the
