@@ -9,10 +9,6 @@ extension LibraryFilesystem: MountedFilesystem {
         entry.attributes ?? attributesWithoutListing(of: entry.id)
     }
 
-    public func remember(_ entry: DirectoryEntry) {
-        nodes.remember(entry.id)
-    }
-
     public func directoryListed(_ id: NodeID) {
         listComicsAhead(in: id)
     }
@@ -41,9 +37,5 @@ extension LibraryFilesystem: MountedFilesystem {
         guard !comic.isVault, let observer = changeObserver, let (snapshot, revision, permissions) = state.stampedSnapshot() else { return }
         observer.comicListed(comic, stamp: listingStamp(generation: snapshot.generation, revision: revision),
                              entries: comicEntries(comic, snapshot, permissions ?? comicPermissions(comic)))
-    }
-
-    public func forget(_ id: NodeID, count: UInt64) {
-        nodes.forget(id, count: count)
     }
 }

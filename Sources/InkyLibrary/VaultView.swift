@@ -83,8 +83,6 @@ final class VaultView: TreeView, Sendable {
     }
     func release(_ id: NodeID) { if viewing(id) == nil { library.release(id) } }
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { viewing(id) == nil ? library.extendedAttributes(of: id) : [:] }
-    func remember(_ entry: DirectoryEntry) { if viewing(entry.id) == nil { library.remember(entry) } }
-    func forget(_ id: NodeID, count: UInt64) { if viewing(id) == nil { library.forget(id, count: count) } }
 }
 
 extension LibraryFilesystem {

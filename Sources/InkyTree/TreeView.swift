@@ -68,9 +68,6 @@ public protocol TreeView: AnyObject, Sendable {
               completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void)
     func release(_ id: NodeID)
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]]
-    /// The kernel got `entry` with attributes in a readdirplus reply.
-    func remember(_ entry: DirectoryEntry)
-    func forget(_ id: NodeID, count: UInt64)
     func directoryListed(_ id: NodeID)
     /// `rm` of `name` in the view's directory `parent` by `caller`: EROFS unless the view
     /// accepts it (`MountedFilesystem.unlink`).
@@ -131,8 +128,6 @@ public extension TreeView {
     }
     func release(_ id: NodeID) {}
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
-    func remember(_ entry: DirectoryEntry) {}
-    func forget(_ id: NodeID, count: UInt64) {}
     func directoryListed(_ id: NodeID) {}
     func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> { .failure(.EROFS) }
 }
