@@ -109,18 +109,11 @@ enum FUSECallbacks {
             case .failure(let code): reply.error(code)
             }
         }
-        // The kernel dropped its references: the tree frees what it kept for them.
-        ops.forget = { request, inode, count in
-            FUSECallbacks.context(request).filesystem.forget(NodeID(inode), count: count)
-            fuse_reply_none(request)
-        }
-        ops.forget_multi = { request, count, forgets in
-            let filesystem = FUSECallbacks.context(request).filesystem
-            for item in UnsafeBufferPointer(start: forgets, count: count) {
-                filesystem.forget(NodeID(item.ino), count: item.nlookup)
-            }
-            fuse_reply_none(request)
-        }
+        // The kernel dropped its references. Node numbers are computed from what a node stands
+        // for and stay valid for the mount's life (`MountedFilesystem.lookup`): nothing is kept
+        // per reference, so nothing is freed.
+        ops.forget = { request, _, _ in fuse_reply_none(request) }
+        ops.forget_multi = { request, _, _ in fuse_reply_none(request) }
         ops.statfs = { request, _ in
             let reply = FUSEReply(request!)
             var info = statvfs()
@@ -143,7 +136,6 @@ enum FUSECallbacks {
            let ready = context.listingReplies.take(inode, stamp: filesystem.listingStamp(of: NodeID(inode))), ready.bytes.count <= size {
             let busy = context.beingLookedUp(in: inode)
             if !ready.remembered.contains(where: { busy($0.name) }) {
-                for entry in ready.remembered { filesystem.remember(entry) }
                 context.listed(inode, toEnd: ready.next)
                 return reply.bytes(ready.bytes)
             }
@@ -154,8 +146,6 @@ enum FUSECallbacks {
             let filled = DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: filesystem.parent(of: NodeID(inode)),
                                               entries: entries, offset: Int(offset), size: size,
                                               attributes: plus ? { busy($0.name) ? nil : filesystem.attributesWithoutListing(of: $0) } : nil)
-            // Entries that went out with attributes are lookups the kernel will FORGET.
-            for entry in filled.remembered { filesystem.remember(entry) }
             context.listed(inode, toEnd: filled.next == entries.count + 2 && filled.next > offset ? filled.next : nil)
             reply.bytes(filled.bytes)
             // `ls -l` and file managers look up every comic next: list them in parallel now.

@@ -40,10 +40,11 @@ extension LibraryFilesystem {
         if let file = libraryFile(comic) { indexWriter?.store(file, identity: identity, listing) }
         // The kernel forgets the CBZ's name (the next lookup finds the new generation's file)
         // and the old file's cached bytes.
-        let parentID = nodes.id(for: .folder(FolderIndex.folder(holding: folder)))
-        let name = FolderIndex.name(of: folder) + CBZFiles.suffix
-        for shown in [name, name + CBZFiles.errorSuffix] { kernelCache?.invalidateEntry(parent: parentID, name: shown) }
-        for node in Self.files(of: comic, previous) { kernelCache?.invalidateNode(nodes.id(for: node)) }
+        if let observer = changeObserver {
+            let name = FolderIndex.name(of: folder) + CBZFiles.suffix
+            observer.namesChanged([name, name + CBZFiles.errorSuffix], in: .folder(FolderIndex.folder(holding: folder)))
+            for node in Self.files(of: comic, previous) { observer.nodeChanged(node) }
+        }
         logger("\(realPath(comic)): a page changed in place: listed again")
     }
 }

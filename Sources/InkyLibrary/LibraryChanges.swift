@@ -60,13 +60,12 @@ extension LibraryFilesystem {
     }
 
     private func pathChanged(_ path: String) {
-        let parent = FolderIndex.folder(holding: path)
+        let parent = Node.folder(FolderIndex.folder(holding: path))
         let name = FolderIndex.name(of: path)
-        let parentID = nodes.id(for: .folder(parent))
-        let kernel = kernelCache
-        kernel?.invalidateEntry(parent: parentID, name: name)
+        let observer = changeObserver
+        observer?.nameChanged(name, in: parent)
         // The folder's own mtime and link count changed with it.
-        kernel?.invalidateNode(parentID)
+        observer?.nodeChanged(parent)
         // A chmod or chown changes who may read the node, and a comic's pages with it: the
         // kernel forgets their attributes (kept for long otherwise) and checks the new ones.
         var changed: [Node] = [.folder(path), .file(path), .link(path)]
@@ -74,17 +73,15 @@ extension LibraryFilesystem {
             changed += Self.files(of: .library(path), snapshot)
             forgetChildren(of: .library(path), snapshot)
         }
-        for node in changed { kernel?.invalidateNode(nodes.id(for: node)) }
+        for node in changed { observer?.nodeChanged(node) }
         if options.comicsAsCBZ { folderComicChanged(path) }
         guard ComicFiles.isComicFile(name) else { return }
         if let stem = ComicFiles.displayStem(name) {
             // Every name the comic may show under: its directory's, or its CBZ's or error text's.
             let files = [stem, name].map { $0 + CBZFiles.suffix }
-            for shown in options.comicsAsCBZ ? files + files.map({ $0 + CBZFiles.errorSuffix }) : [stem] {
-                kernel?.invalidateEntry(parent: parentID, name: shown)
-            }
+            observer?.namesChanged(options.comicsAsCBZ ? files + files.map({ $0 + CBZFiles.errorSuffix }) : [stem], in: parent)
         }
-        kernel?.invalidateNode(nodes.id(for: .comic(.library(path))))
+        observer?.nodeChanged(.comic(.library(path)))
         if case .success = comicIdentity(.library(path)) {
             reindexQueue.async { [weak self] in _ = self?.currentComic(.library(path)) }
         } else {
@@ -99,22 +96,20 @@ extension LibraryFilesystem {
     /// directory's one alias), serving the old archive's inode for a day. Never called from
     /// inside a request about that directory: the kernel would wait for the request's reply.
     func forgetChildren(of comic: ComicRef, _ snapshot: ComicState.Snapshot) {
-        guard let kernel = kernelCache else { return }
-        let comicID = nodes.id(for: .comic(comic))
-        let names = Set(comicChildren(comic, snapshot).map(\.name) + ["ERROR.txt"])
-        for name in names { kernel.invalidateEntry(parent: comicID, name: name) }
+        guard let observer = changeObserver else { return }
+        observer.namesChanged(Array(Set(comicChildren(comic, snapshot).map(\.name) + ["ERROR.txt"])), in: .comic(comic))
     }
 
     /// `--as cbz` shows a folder of loose images as `NAME.cbz`: a folder made, removed or
     /// renamed (`path`), and a page added or changed in one (`path`'s folder), change that file.
     private func folderComicChanged(_ path: String) {
         for folder in [path, FolderIndex.folder(holding: path)] where !folder.isEmpty {
-            let parentID = nodes.id(for: .folder(FolderIndex.folder(holding: folder)))
+            guard let observer = changeObserver else { return }
             let name = FolderIndex.name(of: folder) + CBZFiles.suffix
-            for shown in [name, name + CBZFiles.errorSuffix] { kernelCache?.invalidateEntry(parent: parentID, name: shown) }
+            observer.namesChanged([name, name + CBZFiles.errorSuffix], in: .folder(FolderIndex.folder(holding: folder)))
             let comic = ComicRef.library(folder)
             if let snapshot = comicState(comic)?.snapshot() {
-                for node in Self.files(of: comic, snapshot) { kernelCache?.invalidateNode(nodes.id(for: node)) }
+                for node in Self.files(of: comic, snapshot) { observer.nodeChanged(node) }
             }
         }
     }

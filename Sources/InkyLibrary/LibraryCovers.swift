@@ -51,9 +51,9 @@ extension LibraryFilesystem {
     /// No comic of the folder gives a cover: the kernel drops the `folder.jpg` it was listed with
     /// (`FolderCovers.whenNoCover`).
     func forgetCover(of path: String) {
-        let folder = nodes.id(for: .folder(path))
-        kernelCache?.invalidateEntry(parent: folder, name: "folder.jpg")
-        kernelCache?.invalidateNode(folder)
+        let observer = changeObserver
+        observer?.nameChanged("folder.jpg", in: .folder(path))
+        observer?.nodeChanged(.folder(path))
     }
 
     func folderDesktopBytes(_ path: String) -> Result<[UInt8], Errno> {

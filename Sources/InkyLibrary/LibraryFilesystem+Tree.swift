@@ -9,10 +9,6 @@ extension LibraryFilesystem: MountedFilesystem {
         entry.attributes ?? attributesWithoutListing(of: entry.id)
     }
 
-    public func remember(_ entry: DirectoryEntry) {
-        nodes.remember(entry.id)
-    }
-
     public func directoryListed(_ id: NodeID) {
         listComicsAhead(in: id)
     }
@@ -38,12 +34,8 @@ extension LibraryFilesystem: MountedFilesystem {
     /// Hands a library comic just loaded to the adapter, which encodes its directory's reply
     /// now: its entries and stamp from one look at its state.
     func listingReady(_ comic: ComicRef, _ state: ComicState) {
-        guard !comic.isVault, let kernelCache, let (snapshot, revision, permissions) = state.stampedSnapshot() else { return }
-        kernelCache.listingReady(nodes.id(for: .comic(comic)), stamp: listingStamp(generation: snapshot.generation, revision: revision),
-                                 entries: comicEntries(comic, snapshot, permissions ?? comicPermissions(comic)))
-    }
-
-    public func forget(_ id: NodeID, count: UInt64) {
-        nodes.forget(id, count: count)
+        guard !comic.isVault, let observer = changeObserver, let (snapshot, revision, permissions) = state.stampedSnapshot() else { return }
+        observer.comicListed(comic, stamp: listingStamp(generation: snapshot.generation, revision: revision),
+                             entries: comicEntries(comic, snapshot, permissions ?? comicPermissions(comic)))
     }
 }

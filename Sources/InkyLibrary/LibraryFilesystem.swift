@@ -35,7 +35,7 @@ public final class LibraryFilesystem: Sendable {
     let watching = Mutex<LibraryWatcher?>(nil)
     /// Others told of what the watcher saw (`LibraryChanges`).
     let changeListeners = LibraryChangeListeners()
-    private let _kernelCache = Mutex<(any KernelCacheInvalidating)?>(nil)
+    private let _changeObserver = Mutex<(any LibraryChangeObserver)?>(nil)
     /// Comics listed because the watcher saw them change, one at a time, off the FUSE threads.
     let reindexQueue = DispatchQueue(label: "inkyfs.reindex", qos: .utility)
     /// Series folders' covers: which comic gives one, their cache and making (`FolderCovers`).
@@ -60,10 +60,13 @@ public final class LibraryFilesystem: Sendable {
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
     public func stopBackgroundWork() { stopping.store(true, ordering: .releasing) }
 
-    /// Set by the FUSE layer while mounted.
+    /// Who is told what changed (`LibraryChangeObserver`), while someone listens: the mount's kernel.
+    var changeObserver: (any LibraryChangeObserver)? { _changeObserver.withLock { $0 } }
+
+    /// Set by the FUSE layer while mounted: the core's changes reach it by number (`KernelInvalidations`).
     public var kernelCache: (any KernelCacheInvalidating)? {
-        get { _kernelCache.withLock { $0 } }
-        set { _kernelCache.withLock { $0 = newValue } }
+        get { (changeObserver as? KernelInvalidations)?.kernel }
+        set { _changeObserver.withLock { [nodes] in $0 = newValue.map { KernelInvalidations(kernel: $0, nodes: nodes) } } }
     }
 
     /// `library` may be a folder (the tree) or one comic file (the root is its pages).

@@ -174,14 +174,13 @@ final class MetadataTreeView: TreeView, Sendable {
 
     /// Tells the kernel what to forget (and the mount that the view appeared or went).
     private func tell(_ forget: LinkTreeChanges, shownChanged: Bool = false) {
-        let (context, slot) = attachment.withLock { $0 }
+        let context = attachment.withLock { $0.context }
         guard let context, shownChanged || !forget.isEmpty else { return }
         // Never from inside a request: the kernel may hold the folder's lock for it.
         DispatchQueue.global(qos: .utility).async {
             if shownChanged { context.shownChanged() }
-            guard let kernel = context.kernelCache else { return }
-            for (parent, name) in forget.names { kernel.invalidateEntry(parent: slot.id(parent), name: name) }
-            for node in forget.nodes { kernel.invalidateNode(slot.id(node)) }
+            context.namesChanged(forget.names)
+            context.nodesChanged(forget.nodes)
         }
     }
 

@@ -175,13 +175,6 @@ final class NodeTable: Sendable {
         return state.withLock { ViewSlot(of: id) == $0.vaultSlot } && [.page, .comicInfo, .errorText, .folderCover, .folderDesktop, .comicDesktop].contains(kind)
     }
 
-    /// The kernel got a counted reference (readdirplus). Numbers are computed, so there is
-    /// nothing to keep; the call is where a table of held nodes would count.
-    func remember(_ id: NodeID) {}
-
-    /// The kernel dropped references: nothing is held per inode, so nothing is freed.
-    func forget(_ id: NodeID, count: UInt64) {}
-
     /// Every vault number handed out since the last lock, then none: lock tells the kernel to
     /// forget them and the names behind them go. The numbers are never handed out again in
     /// this daemon: a name the kernel still held from before the lock (a lookup racing it)

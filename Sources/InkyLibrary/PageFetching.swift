@@ -101,7 +101,7 @@ extension LibraryFilesystem {
                 if case .parserFailed = error {
                     state.markFailed(error, generation: snapshot.generation)
                     // The kernel keeps directory listings: it must read ERROR.txt in this one now.
-                    kernelCache?.invalidateNode(nodes.id(for: .comic(state.comic)))
+                    changeObserver?.nodeChanged(.comic(state.comic))
                 }
                 for key in pending { cache.complete(key, .failure(error)) }
             }

@@ -71,9 +71,9 @@ extension LibraryFilesystem {
                 self.logger(.error("cover failed: \(self.loggable(error, of: .vault(comic)))"))
                 return
             }
-            let id = self.nodes.id(for: .vaultFolder(folder))
-            self.kernelCache?.invalidateEntry(parent: id, name: "folder.jpg")
-            self.kernelCache?.invalidateNode(id)
+            let observer = self.changeObserver
+            observer?.nameChanged("folder.jpg", in: .vaultFolder(folder))
+            observer?.nodeChanged(.vaultFolder(folder))
         }
     }
 }

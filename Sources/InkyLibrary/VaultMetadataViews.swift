@@ -54,12 +54,12 @@ final class VaultMetadataViews: Sendable {
         numbering.withLock { $0.keys[$0.slot.local(id) & (1 << Self.kindShift - 1)] }
     }
 
-    /// Every id handed out since the last lock, then none (the kernel is told to forget them);
-    /// the trees they numbered went with the session's lock (`VaultSession.lock`).
-    func drop() -> [NodeID] {
+    /// Every number handed out since the last lock (in the view's slot: `ViewSlot.local`), then
+    /// none (the kernel is told to forget them); the trees they numbered went with the
+    /// session's lock (`VaultSession.lock`).
+    func drop() -> [UInt64] {
         numbering.withLock { numbering in
-            let slot = numbering.slot
-            let ids = numbering.numbers.values.map { slot.id(Self.kind << Self.kindShift | $0) }
+            let ids = numbering.numbers.values.map { Self.kind << Self.kindShift | $0 }
             numbering.numbers = [:]
             numbering.keys = [:]
             return ids

@@ -28,16 +28,15 @@ extension LibraryFilesystem {
         // that comic until its entry timed out. Each name is unhashed at lock instead.
         let shownNames = Array(Self.vaultChildren("", of: entries).keys) + MetadataViewKind.allCases.map(\.folderName)
         let states = catalog.dropVaultComics()
-        let kernel = kernelCache
-        // Every file of every vault comic (the kernel's cached page bytes go with its inode's
-        // data), then the folders and comics, whose numbers are forgotten with their names.
-        for state in states {
-            guard let snapshot = state.snapshot() else { continue }
-            for node in Self.files(of: state.comic, snapshot) { kernel?.invalidateNode(nodes.id(for: node)) }
+        guard let observer = changeObserver else {
+            _ = nodes.dropVault()
+            return
         }
-        let vaultRoot = nodes.id(for: .vaultFolder(""))
-        for name in shownNames { kernel?.invalidateEntry(parent: vaultRoot, name: name) }
-        for id in nodes.dropVault() { kernel?.invalidateNode(id) }
+        // Every file of every vault comic listed, then the folders and comics, whose numbers go
+        // with their names (`LibraryChangeObserver.vaultLocked`).
+        observer.vaultLocked(shownNames: shownNames, files: states.flatMap { state in
+            state.snapshot().map { Self.files(of: state.comic, $0) } ?? []
+        })
     }
 
     /// The name of the folder the unlocked vault shows as under the mount root (`--vault-name`);

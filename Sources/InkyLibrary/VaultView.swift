@@ -28,15 +28,15 @@ final class VaultView: TreeView, Sendable {
         // The view's part of unlock and lock, after the library's: the kernel learns `Vault/`
         // appeared or went, and lock drops the numbers its views handed out.
         library.vault.whenUnlocked { [weak context] in context?.shownChanged() }
-        library.vault.whenLocking { [views, weak context, weak library] _ in
+        library.vault.whenLocking { [views, weak context] _ in
             context?.shownChanged()
-            for id in views?.drop() ?? [] { library?.kernelCache?.invalidateNode(id) }
+            context?.nodesChanged(views?.drop() ?? [])
         }
         // New trees change what `Vault/` lists: the kernel is told (its folders have no timeout to wait out).
         views?.catalog.changed = { [weak context] in
             guard let context else { return }
-            context.kernelCache?.invalidateNode(context.slot.rootID)
-            for kind in MetadataViewKind.allCases { context.kernelCache?.invalidateEntry(parent: context.slot.rootID, name: kind.folderName) }
+            context.nodesChanged([1])
+            context.namesChanged(MetadataViewKind.allCases.map { (1, $0.folderName) })
         }
     }
 
@@ -83,8 +83,6 @@ final class VaultView: TreeView, Sendable {
     }
     func release(_ id: NodeID) { if viewing(id) == nil { library.release(id) } }
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { viewing(id) == nil ? library.extendedAttributes(of: id) : [:] }
-    func remember(_ entry: DirectoryEntry) { if viewing(entry.id) == nil { library.remember(entry) } }
-    func forget(_ id: NodeID, count: UInt64) { if viewing(id) == nil { library.forget(id, count: count) } }
 }
 
 extension LibraryFilesystem {

@@ -94,11 +94,6 @@ public final class MountComposition: MountedFilesystem, Sendable {
         return base.attributesWithoutListing(of: entry)
     }
 
-    public func remember(_ entry: DirectoryEntry) {
-        if let view = view(for: entry.id) { return view.remember(entry) }
-        base.remember(entry)
-    }
-
     public func parent(of id: NodeID) -> NodeID {
         if let view = view(for: id) { return id == ViewSlot(of: id).rootID ? Self.rootID : view.parent(of: id) }
         return base.parent(of: id)
@@ -139,11 +134,6 @@ public final class MountComposition: MountedFilesystem, Sendable {
     public func extendedAttributes(of id: NodeID) -> [String: [UInt8]] {
         if let view = view(for: id) { return view.extendedAttributes(of: id) }
         return base.extendedAttributes(of: id)
-    }
-
-    public func forget(_ id: NodeID, count: UInt64) {
-        if let view = view(for: id) { return view.forget(id, count: count) }
-        base.forget(id, count: count)
     }
 
     /// A view's folder at the root is the composition's, and stays (the kernel answers EISDIR

@@ -14,18 +14,16 @@ public protocol MountedFilesystem: AnyObject, Sendable {
     /// Set by the adapter while mounted, so the tree can tell the kernel what changed.
     var kernelCache: (any KernelCacheInvalidating)? { get set }
 
-    /// Looks `name` up in `parent`; the kernel now holds one more reference to the answer's
-    /// node (returned to `forget`).
+    /// Looks `name` up in `parent`. The kernel keeps the answer's node until it FORGETs it: its
+    /// number must lead to the same node as long as the mount lives. Every tree computes its
+    /// numbers from what a node stands for, so the adapter counts no reference and tells none.
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno>
     func attributes(of id: NodeID) -> Result<NodeAttributes, Errno>
     /// A directory's entries, without `.` and `..`.
     func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno>
     /// The attributes of a listed entry if they cost nothing to know (readdirplus); nil sends
-    /// the entry without, and the kernel looks it up by name. A non-nil answer counts as a
-    /// lookup only once `remember` is called for it (when it fitted in the reply).
+    /// the entry without, and the kernel looks it up by name.
     func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes?
-    /// The kernel got `entry` with attributes in a readdirplus reply: one more reference.
-    func remember(_ entry: DirectoryEntry)
     /// The directory `..` names in a listing of `id`.
     func parent(of id: NodeID) -> NodeID
     /// A directory was listed from its start: a hint that its children are wanted next.
@@ -42,8 +40,6 @@ public protocol MountedFilesystem: AnyObject, Sendable {
     func release(_ id: NodeID)
     func readLink(_ id: NodeID) -> Result<String, Errno>
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]]
-    /// The kernel dropped `count` references to `id` (FORGET, BATCH_FORGET).
-    func forget(_ id: NodeID, count: UInt64)
     /// Removes `name` from directory `parent` for `caller` (`rm`). Every tree is read-only
     /// (EROFS) but where a view accepts it: `Continue Reading/`'s links, which forget a comic's
     /// reading state. The kernel has looked the name up and checked modes before asking.

@@ -68,9 +68,6 @@ public protocol TreeView: AnyObject, Sendable {
               completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void)
     func release(_ id: NodeID)
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]]
-    /// The kernel got `entry` with attributes in a readdirplus reply.
-    func remember(_ entry: DirectoryEntry)
-    func forget(_ id: NodeID, count: UInt64)
     func directoryListed(_ id: NodeID)
     /// `rm` of `name` in the view's directory `parent` by `caller`: EROFS unless the view
     /// accepts it (`MountedFilesystem.unlink`).
@@ -90,10 +87,23 @@ public final class ViewContext: Sendable {
         self.name = name
     }
 
-    /// Set while mounted: what the view tells of its own changes.
-    public internal(set) var kernelCache: (any KernelCacheInvalidating)? {
+    /// Set while mounted: where the view's changes go, by number.
+    var kernelCache: (any KernelCacheInvalidating)? {
         get { _kernelCache.withLock { $0 } }
         set { _kernelCache.withLock { $0 = newValue } }
+    }
+
+    /// Names in the view's folders (by the view's own number of each folder, `ViewSlot.local`)
+    /// may stand for something else now, or nothing. Never from inside a request.
+    public func namesChanged(_ names: [(parent: UInt64, name: String)]) {
+        guard let kernel = kernelCache else { return }
+        for (parent, name) in names { kernel.invalidateEntry(parent: slot.id(parent), name: name) }
+    }
+
+    /// The view's nodes (by their own numbers) changed: their attributes or listings.
+    public func nodesChanged(_ locals: [UInt64]) {
+        guard let kernel = kernelCache else { return }
+        for local in locals { kernel.invalidateNode(slot.id(local)) }
     }
 
     /// The view's folder appeared or went: the kernel forgets the root's name for it and the
@@ -118,8 +128,6 @@ public extension TreeView {
     }
     func release(_ id: NodeID) {}
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
-    func remember(_ entry: DirectoryEntry) {}
-    func forget(_ id: NodeID, count: UInt64) {}
     func directoryListed(_ id: NodeID) {}
     func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> { .failure(.EROFS) }
 }

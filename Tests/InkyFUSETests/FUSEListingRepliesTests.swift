@@ -97,7 +97,6 @@ private final class ComicTree: MountedFilesystem, @unchecked Sendable {
         })
     }
     func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes? { entry.attributes }
-    func remember(_ entry: DirectoryEntry) {}
     func parent(of id: NodeID) -> NodeID { 1 }
     func directoryListed(_ id: NodeID) {}
     func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }
@@ -106,7 +105,6 @@ private final class ComicTree: MountedFilesystem, @unchecked Sendable {
     func release(_ id: NodeID) {}
     func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
-    func forget(_ id: NodeID, count: UInt64) {}
 
     /// What listing ahead does with a directory it loaded (`KernelCacheInvalidating.listingReady`).
     func handOver(_ id: NodeID, to replies: FUSEListingReplies) {

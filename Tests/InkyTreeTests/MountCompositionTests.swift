@@ -75,7 +75,6 @@ private final class FolderTree: MountedFilesystem, @unchecked Sendable {
         .success(children.keys.sorted().map { DirectoryEntry(name: $0, id: children[$0]!, kind: .directory) })
     }
     func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes? { nil }
-    func remember(_ entry: DirectoryEntry) {}
     func parent(of id: NodeID) -> NodeID { 1 }
     func directoryListed(_ id: NodeID) {}
     func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }
@@ -84,7 +83,6 @@ private final class FolderTree: MountedFilesystem, @unchecked Sendable {
     func release(_ id: NodeID) {}
     func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
-    func forget(_ id: NodeID, count: UInt64) {}
 }
 
 /// A view of one link, "first", to the base's Comics/first.
