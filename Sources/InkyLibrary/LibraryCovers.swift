@@ -24,8 +24,10 @@ extension LibraryFilesystem {
     }
 
     /// The entries a series folder's listing adds; the cover's making is queued, not waited for.
+    /// Its `.directory` is found by name only (`coverNode`), as a comic's is: Dolphin reads it by
+    /// its path, and a viewer given the folder would try it as a picture.
     func coverEntries(_ index: FolderIndex, folder path: String) -> [DirectoryEntry] {
-        ["folder.jpg", ".directory"].compactMap { name in
+        ["folder.jpg"].compactMap { name in
             coverNode(index, folder: path, name: name).map { node in
                 if case .folderCover = node { queueCover(index, folder: path) }
                 return DirectoryEntry(name: name, id: nodes.id(for: node), kind: .regularFile)

@@ -259,7 +259,8 @@ extension LibraryFilesystem {
         guard case .success(let listing) = snapshot.listing else { return [] }
         var children = listing.pages.map { ($0.name, Node.page(comic: comic, generation: snapshot.generation, index: $0.number)) }
         if listing.comicInfo != nil { children.append((".ComicInfo.xml", .comicInfo(comic: comic, generation: snapshot.generation))) }
-        if showsDesktopEntry(comic, listing) { children.append((".directory", .comicDesktop(comic: comic, generation: snapshot.generation))) }
+        // `.directory` is found by name (`comicChild`), never listed: Dolphin reads it by its path
+        // for the folder's icon, and a viewer given the folder (feh) tried it as a page and warned.
         return children
     }
 

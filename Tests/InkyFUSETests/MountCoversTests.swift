@@ -78,7 +78,7 @@ final class MountCoversTests: XCTestCase {
         var mount = try MountedLibrary(library: library, environment: environment, covers: true)
         XCTAssertTrue(appears("folder.jpg", in: mount.path("Series")), mount.logText)
         let listed = try FileManager.default.contentsOfDirectory(atPath: mount.path("Series")).sorted()
-        XCTAssertEqual(listed, [".directory", "Series 01", "Series 02", "folder.jpg"])
+        XCTAssertEqual(listed, ["Series 01", "Series 02", "folder.jpg"], "a .directory is read by its name, never listed")
         let coverPath = mount.path("Series/folder.jpg")
         let cover = try readFile(coverPath)
         XCTAssertEqual(statSize(coverPath), Int64(cover.count))
@@ -89,9 +89,15 @@ final class MountCoversTests: XCTestCase {
         for (channel, expected) in zip(seen.mean, [200.0, 30.0, 30.0]) { XCTAssertEqual(channel, expected, accuracy: 12, "\(seen.mean)") }
         XCTAssertEqual(String(decoding: try readFile(mount.path("Series/.directory")), as: UTF8.self), "[Desktop Entry]\nIcon=./folder.jpg\n")
         XCTAssertEqual(String(decoding: try readFile(mount.path("Series/Series 01/.directory")), as: UTF8.self), "[Desktop Entry]\nIcon=./001.jpg\n")
+        // A viewer given the comic's folder finds its pages and nothing else to try (feh warned
+        // "No Imlib2 loader" for a listed .directory).
+        let feh = try CommandRunner.capture("/usr/bin/feh", ["-l", mount.path("Series/Series 01")])
+        XCTAssertEqual(feh.status, 0, feh.stderr)
+        XCTAssertEqual(feh.stderr, "", "feh was given something that is not a page")
+        XCTAssertEqual(feh.stdout.split(separator: "\n").count, 3, "a header and the comic's two pages: \(feh.stdout)")
         // The library's own picture passes through byte for byte, and no second one is made.
         XCTAssertEqual(try readFile(mount.path("Own/folder.jpg")), ownPicture)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Own")).sorted(), [".directory", "Own 01", "folder.jpg"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path("Own")).sorted(), ["Own 01", "folder.jpg"])
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdk-pixbuf-thumbnailer") {
             let thumbnail = scratch.appendingPathComponent("thumb.png")
             _ = try ArchiveMaker.run("/usr/bin/gdk-pixbuf-thumbnailer", ["-s", "128", coverPath, thumbnail.path])
@@ -187,7 +193,7 @@ final class MountCoversTests: XCTestCase {
         let mount = try MountedLibrary(library: library, environment: ["INKYFS_TEST_WORKER_FAULT": "hold-cover:Series 01",
                                                                         "INKYFS_TEST_WORKER_HOLD": hold.path], covers: true)
         let listing = try ArchiveMaker.run("/bin/ls", ["-la", mount.path("Series")])
-        XCTAssertTrue(listing.contains("Series 01") && listing.contains(".directory"), listing)
+        XCTAssertTrue(listing.contains("Series 01") && !listing.contains(".directory"), listing)
         XCTAssertTrue(listing.contains("196608 ") && listing.contains("folder.jpg"), "listed with its size, not made yet\n\(listing)")
         // The making is under way and held: the folder is listed and looked up again at once.
         XCTAssertEqual(try ArchiveMaker.run("/bin/ls", ["-la", mount.path("Series")]), listing)
