@@ -29,8 +29,9 @@ extension LibraryFilesystem {
         }
     }
 
+    /// Its `.directory` is found by name only, as the library's are (`coverEntries`).
     func vaultCoverEntries(_ children: [String: Node], folder: String) -> [DirectoryEntry] {
-        ["folder.jpg", ".directory"].compactMap { name in
+        ["folder.jpg"].compactMap { name in
             vaultCoverNode(children, folder: folder, name: name).map { DirectoryEntry(name: name, id: nodes.id(for: $0), kind: .regularFile) }
         }
     }

@@ -15,7 +15,7 @@ final class MountVaultCoversTests: XCTestCase {
         while !((try? FileManager.default.contentsOfDirectory(atPath: series)) ?? []).contains("folder.jpg"), Date() < deadline {
             usleep(20_000)
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: series).sorted(), [".directory", "Moon Tales 01", "folder.jpg"],
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: series).sorted(), ["Moon Tales 01", "folder.jpg"],
                        mount.logText)
         let cover = try readFile(fixture.path("Vault/Secret Series/folder.jpg"))
         XCTAssertEqual(statSize(fixture.path("Vault/Secret Series/folder.jpg")), Int64(cover.count))
