@@ -77,7 +77,7 @@ final class MountStatusTests: XCTestCase {
         guard getuid() == 0 else { throw XCTSkip("needs root to run a command as nobody") }
         let mount = try MountedLibrary(library: Corpus.fixtures)
         let asNobody = { (arguments: [String]) throws -> CommandRunner.Result in
-            try CommandRunner.capture("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CommandRunner.binary.path]
+            try CommandRunner.capture("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CommandRunner.binaryForOtherUsers.path]
                                       + arguments, environment: ["XDG_RUNTIME_DIR": "/nonexistent", "XDG_STATE_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"])
         }
         let status = try asNobody(["status"])

@@ -67,7 +67,7 @@ final class ServeCommandTests: XCTestCase {
         let user = try TestUser.make()
         defer { user?.remove() }
         let arguments = ["serve", "--listen", "127.0.0.1:0", "--tls-cert", tls.chain, "--tls-key", unreadable, Corpus.fixtures.path]
-        let result = try user.map { try $0.run(CommandRunner.binary.path, arguments) } ?? CommandRunner.inkyfs(arguments)
+        let result = try user.map { try $0.run(CommandRunner.binaryForOtherUsers.path, arguments) } ?? CommandRunner.inkyfs(arguments)
         XCTAssertEqual(result.status, 2, result.stderr)
         XCTAssertTrue(result.stderr.contains("private key \(unreadable): cannot read it: Permission denied"), result.stderr)
     }

@@ -1,5 +1,8 @@
 import Foundation
 
+/// Where `CommandRunner.binaryForOtherUsers` links the executables: one folder a test process.
+private let otherUsersFolder = FileManager.default.temporaryDirectory.appendingPathComponent("inkyfs-bin-\(getpid())-\(UUID().uuidString)").path
+
 /// Runs the built `inkyfs` binary like a user would, capturing its output and exit status.
 public enum CommandRunner {
     public struct Result {
@@ -21,6 +24,22 @@ public enum CommandRunner {
     public static var serveBinary: URL {
         binary.deletingLastPathComponent().appendingPathComponent("inkyfs-serve")
     }
+
+    /// `inkyfs` for a test that runs it as another user (runuser, setpriv, a launcher): that user
+    /// must be able to search every folder above it, which a checkout in a private home, or a
+    /// build folder made 0750, does not allow. The built executables are linked (copied across
+    /// filesystems) once per test process into a folder anyone can search, removed at exit.
+    public static let binaryForOtherUsers: URL = {
+        let folder = URL(fileURLWithPath: otherUsersFolder)
+        mkdir(folder.path, 0o755)
+        chmod(folder.path, 0o755)
+        for source in [binary, workerBinary, serveBinary] {
+            let target = folder.appendingPathComponent(source.lastPathComponent)
+            if link(source.path, target.path) != 0 { try? FileManager.default.copyItem(at: source, to: target) }
+        }
+        atexit { _ = try? FileManager.default.removeItem(atPath: otherUsersFolder) }
+        return folder.appendingPathComponent("inkyfs")
+    }()
 
     public static func inkyfs(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         try capture(binary.path, arguments, environment: environment)

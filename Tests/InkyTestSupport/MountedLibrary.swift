@@ -28,7 +28,9 @@ public final class MountedLibrary {
         mountpoint = ArchiveMaker.temporaryDirectory("mnt")
         process = Process()
         let choosesViews = views || arguments.contains { $0 == "--views" || $0.contains("views=") }
-        let command = launcher + [CommandRunner.binary.path, "mount", "--foreground"] + (covers ? [] : ["--no-covers"])
+        // A launcher may run the daemon as another user, who needs a binary it can reach.
+        let executable = launcher.isEmpty ? CommandRunner.binary : CommandRunner.binaryForOtherUsers
+        let command = launcher + [executable.path, "mount", "--foreground"] + (covers ? [] : ["--no-covers"])
             + (choosesViews ? [] : ["--views", "none"]) + arguments + [library.path, mountpoint.path]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

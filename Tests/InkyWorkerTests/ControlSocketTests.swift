@@ -104,7 +104,7 @@ final class ControlSocketTests: XCTestCase {
         defer { server.stop() }
 
         // The path: the runtime folder is not nobody's, so its client will not use it, and says why.
-        let byPath = try asNobody([CommandRunner.binary.path, "vault", "lock", "/mnt/c"], environment: ["XDG_RUNTIME_DIR": runtime.path])
+        let byPath = try asNobody([CommandRunner.binaryForOtherUsers.path, "vault", "lock", "/mnt/c"], environment: ["XDG_RUNTIME_DIR": runtime.path])
         XCTAssertNotEqual(byPath.status, 0)
         XCTAssertTrue(byPath.stderr.contains("\(runtime.path) belongs to uid 0, not to you (uid 65534)"), byPath.stderr)
         let raw = try asNobody(["/usr/bin/python3", "-c", "import socket,sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])", server.path],
@@ -127,7 +127,7 @@ final class ControlSocketTests: XCTestCase {
         }
         try FileManager.default.createSymbolicLink(atPath: nobodyFolder.appendingPathComponent((server.path as NSString).lastPathComponent).path,
                                                    withDestinationPath: server.path)
-        let byCredentials = try asNobody([CommandRunner.binary.path, "vault", "lock", "/mnt/c"], environment: ["XDG_RUNTIME_DIR": nobodyRuntime.path])
+        let byCredentials = try asNobody([CommandRunner.binaryForOtherUsers.path, "vault", "lock", "/mnt/c"], environment: ["XDG_RUNTIME_DIR": nobodyRuntime.path])
         XCTAssertNotEqual(byCredentials.status, 0)
         XCTAssertTrue(byCredentials.stderr.contains("is served by uid \(getuid()), not by you (uid 65534): nothing was sent"),
                       byCredentials.stderr)

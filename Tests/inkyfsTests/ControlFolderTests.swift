@@ -96,14 +96,14 @@ final class ControlFolderTests: XCTestCase {
 
         let unlock = try CommandRunner.capture("/usr/bin/setpriv", [
             "--reuid=\(victim)", "--regid=\(victim)", "--clear-groups", "/usr/bin/env", "-u", "XDG_RUNTIME_DIR", "HOME=\(folder.path)",
-            CommandRunner.binary.path, "vault", "unlock", "/mnt/victim", "--password-file", folder.appendingPathComponent("pw").path,
+            CommandRunner.binaryForOtherUsers.path, "vault", "unlock", "/mnt/victim", "--password-file", folder.appendingPathComponent("pw").path,
         ])
         XCTAssertNotEqual(unlock.status, 0)
         XCTAssertTrue(unlock.stderr.contains("\(base) belongs to uid \(nobody), not to you"), unlock.stderr)
         XCTAssertTrue(unlock.stderr.contains("XDG_RUNTIME_DIR"), "it says what to do: \(unlock.stderr)")
         let status = try CommandRunner.capture("/usr/bin/setpriv", [
             "--reuid=\(victim)", "--regid=\(victim)", "--clear-groups", "/usr/bin/env", "-u", "XDG_RUNTIME_DIR", "HOME=\(folder.path)",
-            CommandRunner.binary.path, "vault", "lock",
+            CommandRunner.binaryForOtherUsers.path, "vault", "lock",
         ])
         XCTAssertTrue(status.stderr.contains("belongs to uid \(nobody)"), status.stderr)
         XCTAssertEqual(try receivedBeforeNow(base + "/inkyfs", record: received)?.count, 0, "not one byte reached the attacker")

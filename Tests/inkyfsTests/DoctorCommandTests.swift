@@ -149,7 +149,7 @@ final class DoctorCommandTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         let user = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
         let asNobody = { (options: [String]) throws -> HealthCheck in
-            let command = user + [CommandRunner.binary.path, "doctor", "--json"] + options
+            let command = user + [CommandRunner.binaryForOtherUsers.path, "doctor", "--json"] + options
             let result = try CommandRunner.capture(command[0], Array(command.dropFirst()),
                                                    environment: ["INKYFS_DOCTOR_FUSE_CONF": conf.path, "XDG_STATE_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"])
             return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8)).check("fuse-conf")

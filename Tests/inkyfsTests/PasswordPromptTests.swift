@@ -55,7 +55,7 @@ final class PasswordPromptTests: XCTestCase {
             """
         let file = folder.appendingPathComponent("drive.py")
         try (prelude + script).write(to: file, atomically: true, encoding: .utf8)
-        let result = try CommandRunner.capture("/usr/bin/python3", [file.path, CommandRunner.binary.path, vault])
+        let result = try CommandRunner.capture("/usr/bin/python3", [file.path, CommandRunner.binaryForOtherUsers.path, vault])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         return result.stdout.split(separator: "\n").map(String.init)
     }
