@@ -20,13 +20,12 @@ final class MountDeviceProfileSizesTests: XCTestCase {
     // Nil when setUp skipped (no corpus): unwrapping it then crashed the whole run.
     override func tearDown() { if let library { try? FileManager.default.removeItem(at: library) } }
 
-    /// `ls -l PATH` under the mount, timed; fails the test when it fails.
-    private func timedList(_ mount: MountedLibrary, _ path: String) throws -> (lines: [String], seconds: Double) {
-        let started = Date()
+    /// `ls -l PATH` under the mount; fails the test when it fails. (How fast the first one is
+    /// belongs to scripts/bench; here: that it encodes no page, which is what made it slow.)
+    private func list(_ mount: MountedLibrary, _ path: String) throws -> (lines: [String], output: String) {
         let listed = try CommandRunner.capture("/usr/bin/env", ["LC_ALL=C", "ls", "-l", mount.path(path)])
-        let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(listed.status, 0, listed.stderr)
-        return (listed.stdout.split(separator: "\n").dropFirst().map(String.init), seconds)
+        return (listed.stdout.split(separator: "\n").dropFirst().map(String.init), listed.stdout)
     }
 
     /// Converted pages the mount kept on disk: one per page it encoded.
@@ -37,9 +36,8 @@ final class MountDeviceProfileSizesTests: XCTestCase {
 
     func testTheFirstLsOfAComicOrItsCBZConvertsNoPageAndEachPageReadsAtItsListedSize() throws {
         var mount = try MountedLibrary(library: library, arguments: ["--device", "kobo-clara"])
-        let pages = try timedList(mount, "Cory/Anda")
+        let pages = try list(mount, "Cory/Anda")
         XCTAssertEqual(pages.lines.count, 24, pages.lines.joined(separator: "\n"))
-        XCTAssertLessThan(pages.seconds, 1.0, "the first ls -l of the comic")
         XCTAssertEqual(convertedPages(mount), [], "no page encoded to be listed")
         // A page reads at the size `ls -l` gave, and is the screen's JPEG.
         let page = try readFile(mount.path("Cory/Anda/003.jpg"))
@@ -53,10 +51,9 @@ final class MountDeviceProfileSizesTests: XCTestCase {
         XCTAssertEqual(mount.unmount(), 0)
 
         mount = try MountedLibrary(library: library, arguments: ["--device", "kobo-clara", "--as", "cbz"])
-        let folder = try timedList(mount, "Cory")
+        let folder = try list(mount, "Cory")
         XCTAssertEqual(folder.lines.count, 1, folder.lines.joined(separator: "\n"))
         XCTAssertTrue(folder.lines.first?.hasSuffix(" Anda.cbz") == true, folder.lines.joined(separator: "\n"))
-        XCTAssertLessThan(folder.seconds, 1.0, "the first ls -l of the folder holding the CBZ")
         XCTAssertEqual(convertedPages(mount), [], "no page encoded to size the CBZ")
         XCTAssertEqual(mount.unmount(), 0)
     }
