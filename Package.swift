@@ -79,10 +79,12 @@ let package = Package(
         // What the FUSE adapter serves: the tree protocol, node attributes. No FUSE, no library.
         .target(name: "InkyTree", dependencies: ["InkyCore"]),
         .target(name: "InkyLibrary", dependencies: ["InkyCore", "InkyTree", "InkyWorker", "InkyStore", "InkyVault"]),
+        // The library as a mount numbers it: inode numbers, the kernel told by number. No FUSE.
+        .target(name: "InkyMount", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyStore"]),
         // The kernel adapter knows only the tree protocol (docs/architecture.md, ModuleRulesTests).
         .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyTree", "CFuse3", "CInkyFuseDevice"]),
         // The composition root: worker pool, state, library, vault control, the FUSE session.
-        .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
+        .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyMount", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
         // Accounts, login throttling and KOReader's sync protocol, over typed requests: no HTTP.
@@ -130,7 +132,8 @@ let package = Package(
         .testTarget(name: "InkyPDFTests", dependencies: ["InkyPDF", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyWorkerProcess", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs", "inkyfs-worker"]),
-        .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyTree", "InkyWorker", "InkyVault", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport", "inkyfs-worker"]),
+        .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyMount", "InkyTree", "InkyWorker", "InkyVault", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport", "inkyfs-worker"]),
+        .testTarget(name: "InkyMountTests", dependencies: ["InkyMount", "InkyLibrary", "InkyTree", "InkyCore", "InkyWorker", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "InkyVault", "inkyfs", "inkyfs-worker", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3", "CInkyFuseDevice"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),

@@ -2,6 +2,7 @@ import Foundation
 import InkyCore
 import InkyFUSE
 import InkyLibrary
+import InkyMount
 import InkyStore
 import InkyTree
 import InkyVault
@@ -140,7 +141,8 @@ public enum MountDaemon {
             filesystem.vault.lock()
         }
         // The tree the kernel sees: the library with the views' folders at its root.
-        let mounted = MountComposition(base: filesystem, views: filesystem.standardViews())
+        let numbered = NumberedLibrary(filesystem)
+        let mounted = MountComposition(base: numbered, views: numbered.standardViews())
         let session = FUSESession(filesystem: mounted, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
         defer {

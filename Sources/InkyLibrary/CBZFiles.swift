@@ -33,19 +33,18 @@ extension LibraryFilesystem {
     /// (a PDF page whose size only a render tells leaves them to the lookup). Each comic not
     /// listed yet is listed here (from the index when it knows it): the name depends on whether
     /// the comic can be read. An error text's name taken by a library file is left to the file.
-    func cbzEntry(_ comic: ComicRef, name: String, shadowed names: [String: Node]) -> DirectoryEntry? {
+    func cbzEntry(_ comic: ComicRef, name: String, shadowed names: [String: Node]) -> (DirectoryEntry, Node)? {
         guard let shown = cbzChild(comic, name: name), names[shown.name] == nil || shown.name == name else { return nil }
-        let id = nodes.id(for: shown.node)
         var attributes: NodeAttributes?
         switch (shown.node, shown.snapshot.listing) {
         case (.comicFile, .success(let listing)) where listing.pages.allSatisfy(\.isSizeKnown):
-            attributes = fileAttributes(id, comic, size: StoredZipLayout.size(of: Self.members(of: listing)), shown.snapshot)
+            attributes = fileAttributes(comic, size: StoredZipLayout.size(of: Self.members(of: listing)), shown.snapshot)
         case (.errorText, let listing):
-            attributes = Self.errorText(listing, path: realPath(comic)).map { fileAttributes(id, comic, size: Int64($0.utf8.count), shown.snapshot) }
+            attributes = Self.errorText(listing, path: realPath(comic)).map { fileAttributes(comic, size: Int64($0.utf8.count), shown.snapshot) }
         default:
             attributes = nil
         }
-        return DirectoryEntry(name: shown.name, id: id, kind: .regularFile, attributes: attributes)
+        return (DirectoryEntry(name: shown.name, id: 0, kind: .regularFile, attributes: attributes), shown.node)
     }
 
     /// A name of a library folder in cbz mode: a comic's CBZ or error text; nil for other names.

@@ -12,24 +12,27 @@ import Synchronization
 final class ContinueReadingView: TreeView, Sendable {
     let name: String
     private let library: LibraryFilesystem
+    /// The mount's numbers of library paths, which the links' numbers are made of.
+    private let numbers: any NumberedLibraryTree
     private let attached = Mutex(ViewSlot.base)
     private var slot: ViewSlot { attached.withLock { $0 } }
 
-    init(name: String, library: LibraryFilesystem) {
+    init(name: String, library: LibraryFilesystem, numbers: any NumberedLibraryTree) {
         self.name = name
         self.library = library
+        self.numbers = numbers
     }
 
     var isShown: Bool { true }
 
     func attach(_ context: ViewContext) { attached.withLock { $0 = context.slot } }
 
-    private func id(of comic: String) -> NodeID { slot.id(UInt64(library.nodes.pathNumber(comic)) + 1) }
+    private func id(of comic: String) -> NodeID { slot.id(UInt64(numbers.pathNumber(comic)) + 1) }
 
     private func comic(of id: NodeID) -> String? {
         let local = slot.local(id)
         guard local > 1, local - 1 <= UInt64(UInt32.max) else { return nil }
-        return library.nodes.libraryPath(UInt32(local - 1))
+        return numbers.libraryPath(UInt32(local - 1))
     }
 
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {

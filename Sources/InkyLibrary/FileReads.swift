@@ -6,11 +6,11 @@ import InkyWorker
 /// Opening and reading: pass-through files through a real descriptor, ERROR.txt and
 /// ComicInfo.xml from the comic's state, pages through the window cache (`PageFetching`).
 extension LibraryFilesystem {
-    /// Opens `id` for `caller`: a page a reader opens after someone whose reads did not count
+    /// Opens `node` for `caller`: a page a reader opens after someone whose reads did not count
     /// read it is not served from what the kernel kept of that read (`wantsFreshRead`).
-    public func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> {
-        let opened = open(id)
-        guard case .success(var file) = opened, case .page(let comic, let generation, let index)? = nodes.node(id),
+    public func open(_ node: Node, caller: Caller) -> Result<OpenedFile, Errno> {
+        let opened = open(node)
+        guard case .success(var file) = opened, case .page(let comic, let generation, let index) = node,
               wantsFreshRead(PageCache.Key(comic: comic, generation: generation, index: index), caller: caller) else {
             return opened
         }
@@ -18,9 +18,8 @@ extension LibraryFilesystem {
         return .success(file)
     }
 
-    /// Opens `id` for this process (a view's file, a test).
-    public func open(_ id: NodeID) -> Result<OpenedFile, Errno> {
-        guard let node = nodes.node(id) else { return .failure(nodes.isVaultFile(id) ? .EIO : .ENOENT) }
+    /// Opens `node` for this process (a view's file, a test).
+    public func open(_ node: Node) -> Result<OpenedFile, Errno> {
         if node.isVault {
             vault.opened()
         }
@@ -52,9 +51,8 @@ extension LibraryFilesystem {
     /// Reads `size` bytes at `offset` for `caller` (whose page reads may count as reading:
     /// `noteRead`). Calls `completion` at once on a cache hit (on the caller's thread), later
     /// from the comic's fetch queue on a miss.
-    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller = .thisProcess,
+    public func read(_ node: Node, offset: Int64, size: Int, descriptor: Int32?, caller: Caller = .thisProcess,
                      completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
-        guard let node = nodes.node(id) else { return completion(.failure(nodes.isVaultFile(id) ? .EIO : .ENOENT)) }
         touchVault(node)
         switch node {
         case .file:
@@ -89,19 +87,19 @@ extension LibraryFilesystem {
     }
 
     /// A file opened with `open` was closed.
-    public func release(_ id: NodeID) {
-        guard let node = nodes.node(id), node.isVault else { return }
+    public func release(_ node: Node) {
+        guard node.isVault else { return }
         vault.closed(touching: true)
     }
 
     /// The target of a link in the library (`LibraryLinks`).
-    public func readLink(_ id: NodeID) -> Result<String, Errno> {
-        guard case .link(let path)? = nodes.node(id) else { return .failure(.EINVAL) }
+    public func readLink(_ node: Node) -> Result<String, Errno> {
+        guard case .link(let path) = node else { return .failure(.EINVAL) }
         return libraryLinkTarget(path)
     }
 
-    public func extendedAttributes(of id: NodeID) -> [String: [UInt8]] {
-        guard let node = nodes.node(id), let comic = node.comic else { return [:] }
+    public func extendedAttributes(of node: Node) -> [String: [UInt8]] {
+        guard let comic = node.comic else { return [:] }
         var attributes = ["user.inkyfs.archive": Array(realPath(comic).utf8)]
         if case .page(_, let generation, let index) = node, case .success(let snapshot) = sameGeneration(comic, generation),
            case .success(let listing) = snapshot.listing, index < listing.pages.count {

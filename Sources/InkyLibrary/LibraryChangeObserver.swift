@@ -14,9 +14,15 @@ public protocol LibraryChangeObserver: Sendable {
     /// that were listed. Every node of the vault is gone, and no name of it may lead anywhere
     /// again, not even to a comic of the next unlock.
     func vaultLocked(shownNames: [String], files: [Node])
+    /// These library comics are about to be listed in the background, each then handed over
+    /// (`comicListed`): a front end that numbers them can do it for all of them in one go.
+    func willList(_ comics: [ComicRef])
     /// A library comic was listed in the background, before anyone asked: its directory's entries
-    /// under `stamp` (`ListingStamp`), handed over so a reply can be made of them now.
-    func comicListed(_ comic: ComicRef, stamp: ListingStamp, entries: [DirectoryEntry])
+    /// under `stamp` (`ListingStamp`), handed over so a reply can be made of them now. `entries`
+    /// makes them, numbered by the function it is given (`LibraryFilesystem.directoryEntries`);
+    /// not called, it costs nothing.
+    func comicListed(_ comic: ComicRef, stamp: ListingStamp,
+                     entries: (_ numbered: ([Node]) -> [NodeID]) -> [DirectoryEntry])
 }
 
 extension LibraryChangeObserver {

@@ -23,14 +23,14 @@ extension LibraryFilesystem {
         }
     }
 
-    /// The entries a series folder's listing adds; the cover's making is queued, not waited for.
+    /// The files a series folder's listing adds; the cover's making is queued, not waited for.
     /// Its `.directory` is found by name only (`coverNode`), as a comic's is: Dolphin reads it by
     /// its path, and a viewer given the folder would try it as a picture.
-    func coverEntries(_ index: FolderIndex, folder path: String) -> [DirectoryEntry] {
+    func coverEntries(_ index: FolderIndex, folder path: String) -> [(name: String, node: Node)] {
         ["folder.jpg"].compactMap { name in
             coverNode(index, folder: path, name: name).map { node in
                 if case .folderCover = node { queueCover(index, folder: path) }
-                return DirectoryEntry(name: name, id: nodes.id(for: node), kind: .regularFile)
+                return (name: name, node: node)
             }
         }
     }
@@ -94,7 +94,7 @@ extension LibraryFilesystem {
 
     /// Attributes of the added files: the folder's owner and read bits, the size of the bytes
     /// (a cover's listed size: its attributes never wait for it).
-    func coverAttributes(_ id: NodeID, _ node: Node) -> Result<NodeAttributes, Errno> {
+    func coverAttributes(_ node: Node) -> Result<NodeAttributes, Errno> {
         let folder: String
         let size: Result<Int, Errno>
         var comic: SourcePermissions?
@@ -108,7 +108,7 @@ extension LibraryFilesystem {
         case .folderDesktop(let path): (folder, size) = (path, folderDesktopBytes(path).map(\.count))
         case .comicDesktop(let comic, let generation):
             return sameGeneration(comic, generation).flatMap { snapshot in
-                comicDesktopBytes(comic, generation).map { fileAttributes(id, comic, size: Int64($0.count), snapshot) }
+                comicDesktopBytes(comic, generation).map { fileAttributes(comic, size: Int64($0.count), snapshot) }
             }
         default: return .failure(.ENOENT)
         }
@@ -116,7 +116,7 @@ extension LibraryFilesystem {
             sourceStatus(folder, type: S_IFDIR).map { info in
                 let source = SourcePermissions(info)
                 let permissions = comic.map { source.cover(from: $0) } ?? source.page
-                return NodeAttributes(id: id, kind: .regularFile, size: Int64(size), permissions: permissions,
+                return NodeAttributes(kind: .regularFile, size: Int64(size), permissions: permissions,
                                       modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
                                       entryTimeout: treeTimeout, attributeTimeout: treeTimeout, owner: source.owner, group: source.group)
             }

@@ -6,9 +6,9 @@ import InkyVault
 import InkyWorker
 import Synchronization
 
-/// The mounted library as a tree of nodes, independent of FUSE: the adapter asks it for
-/// lookups, attributes, listings and bytes (`MountedFilesystem`), and turns the answers into
-/// replies. Its parts live in files by concept: names and attributes (`LibraryNames`), the
+/// The library as a tree of typed nodes (`Node`), independent of FUSE and of inode numbers: a
+/// front end asks it for lookups, attributes, listings and bytes by what a node stands for (a
+/// mount numbers them: InkyMount's `NumberedLibrary`). Its parts live in files by concept: names and attributes (`LibraryNames`), the
 /// comics and folders it knows (`ComicCatalog`), opening and reading (`FileReads`), the window
 /// cache and its fetching (`ComicPages`, `PageFetching`), the vault (`VaultSubtree`), reading
 /// state, listing ahead.
@@ -24,7 +24,6 @@ public final class LibraryFilesystem: Sendable {
     let root: LibraryRoot
     let options: MountOptions
     let backend: any ComicBackend
-    let nodes: NodeTable
     /// The window cache and the bounds of its fetches (`ComicPages`).
     let pages: ComicPages
     /// The folders and comics it knows, and their generations (`ComicCatalog`).
@@ -47,7 +46,7 @@ public final class LibraryFilesystem: Sendable {
     public let vault: VaultSession
     let logger: LogSink
     /// The index and reading state; nil runs without memory between mounts.
-    let state: StateDatabase?
+    public let state: StateDatabase?
     /// Reading-state and index writes happen here, off the FUSE threads.
     let stateQueue = DispatchQueue(label: "inkyfs.state")
     /// What counts as reading, and the reads recorded (`ReadingLog`); nil without a state database.
@@ -60,14 +59,15 @@ public final class LibraryFilesystem: Sendable {
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
     public func stopBackgroundWork() { stopping.store(true, ordering: .releasing) }
 
-    /// Who is told what changed (`LibraryChangeObserver`), while someone listens: the mount's kernel.
-    var changeObserver: (any LibraryChangeObserver)? { _changeObserver.withLock { $0 } }
-
-    /// Set by the FUSE layer while mounted: the core's changes reach it by number (`KernelInvalidations`).
-    public var kernelCache: (any KernelCacheInvalidating)? {
-        get { (changeObserver as? KernelInvalidations)?.kernel }
-        set { _changeObserver.withLock { [nodes] in $0 = newValue.map { KernelInvalidations(kernel: $0, nodes: nodes) } } }
+    /// Who is told what changed (`LibraryChangeObserver`), by type: a mount, whose kernel keeps
+    /// what it showed (InkyMount numbers the changes for it); nil when nobody keeps anything.
+    public var changeObserver: (any LibraryChangeObserver)? {
+        get { _changeObserver.withLock { $0 } }
+        set { _changeObserver.withLock { $0 = newValue } }
     }
+
+    /// The node the tree starts at: the library folder, or the one comic mounted.
+    public var rootNode: Node { isFolderLibrary ? .folder("") : .comic(.library("")) }
 
     /// `library` may be a folder (the tree) or one comic file (the root is its pages).
     public convenience init(library: String, options: MountOptions, backend: any ComicBackend, state: StateDatabase? = nil,
@@ -94,9 +94,6 @@ public final class LibraryFilesystem: Sendable {
         self.root = root
         isFolderLibrary = root.isFolder
         catalog = ComicCatalog(root: root, comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "", recentChecks: recentChecks)
-        // Numbered by the state database, a path's inodes are the same in every mount of it.
-        nodes = NodeTable(root: root.isFolder ? .folder("") : .comic(.library("")),
-                          numbering: state.map { StoredPathNumbering(root: library, state: $0) } ?? MemoryPathNumbering())
         covers = FolderCovers(cache: options.covers, log: log)
         // As many fetches at once as there are workers to serve them, and one more for stored
         // ZIP pages, which the daemon reads itself while every worker decodes.
@@ -117,8 +114,6 @@ public final class LibraryFilesystem: Sendable {
             vault.keep(views: VaultMetadataCatalog(kinds: options.metadataViews, library: self))
         }
     }
-
-    public static let rootID: NodeID = NodeTable.rootID
 
     /// The real path of a library folder or file given relative to the root.
     func realPath(_ relative: String) -> String {

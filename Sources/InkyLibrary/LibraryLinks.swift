@@ -15,7 +15,7 @@ import InkyTree
 /// Since no link is ever a directory of the mount, the mount is a tree: a link loop such as
 /// `loop -> .` is a link to `.`, and `find`, `du`, `ls -R` or `rsync -a` walk each folder once.
 extension LibraryFilesystem {
-    func linkAttributes(_ id: NodeID, _ path: String) -> Result<NodeAttributes, Errno> {
+    func linkAttributes(_ path: String) -> Result<NodeAttributes, Errno> {
         let info: stat
         switch sourceStatus(path, type: S_IFLNK) {
         case .success(let value): info = value
@@ -25,7 +25,7 @@ extension LibraryFilesystem {
         case .success(let text): Int64(text.utf8.count)
         case .failure: Int64(info.st_size)
         }
-        return .success(NodeAttributes(id: id, kind: .symlink, size: size, permissions: 0o777,
+        return .success(NodeAttributes(kind: .symlink, size: size, permissions: 0o777,
                                        modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
                                        entryTimeout: treeTimeout, attributeTimeout: treeTimeout,
                                        owner: info.st_uid, group: info.st_gid))

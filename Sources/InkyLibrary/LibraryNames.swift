@@ -6,39 +6,38 @@ import InkyTree
 /// folder holds the library's folders and comics (the views' folders at the root are added by
 /// `MountComposition`); a comic directory holds its pages, or only ERROR.txt. Vault folders and
 /// comics are answered here too, for `VaultView`, which shares the comics' machinery.
+///
+/// Nodes are typed: attributes come back with no number (`NodeAttributes.id` 0), listings are
+/// numbered by the function the caller gives, and the caller numbers what a lookup found.
 extension LibraryFilesystem {
-    public func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
-        guard let parentNode = nodes.node(parent) else { return .failure(.ENOENT) }
-        touchVault(parentNode)
-        switch parentNode {
+    /// `name` in directory `parent`: the node it names, with its attributes.
+    public func lookup(_ name: String, in parent: Node) -> Result<(node: Node, attributes: NodeAttributes), Errno> {
+        child(name, in: parent).flatMap { child in attributes(of: child).map { (node: child, attributes: $0) } }
+    }
+
+    private func child(_ name: String, in parent: Node) -> Result<Node, Errno> {
+        touchVault(parent)
+        switch parent {
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder), let child = children[name] ?? vaultCoverNode(children, folder: folder, name: name) else {
                 return .failure(.ENOENT)
             }
-            return attributes(of: nodes.id(for: child), node: child)
+            return .success(child)
         case .folder(let path):
             return folderIndex(path).flatMap { index in
-                if options.comicsAsCBZ, let shown = cbzLookup(index, name: name) {
-                    return shown.flatMap { attributes(of: nodes.id(for: $0), node: $0) }
-                }
+                if options.comicsAsCBZ, let shown = cbzLookup(index, name: name) { return shown }
                 guard let child = index.nodes[name] ?? coverNode(index, folder: path, name: name) else { return .failure(.ENOENT) }
-                return attributes(of: nodes.id(for: child), node: child)
+                return .success(child)
             }
         case .comic(let comic):
-            return comicChild(comic, name: name).flatMap { attributes(of: nodes.id(for: $0), node: $0) }
+            return comicChild(comic, name: name)
         default:
             return .failure(.ENOTDIR)
         }
     }
 
-    public func attributes(of id: NodeID) -> Result<NodeAttributes, Errno> {
-        // An open vault file's attributes after lock fail as its reads do (EIO): the kernel
-        // asks for them before a read of a file whose attributes lock invalidated.
-        guard let node = nodes.node(id) else { return .failure(nodes.isVaultFile(id) ? .EIO : .ENOENT) }
-        return attributes(of: id, node: node)
-    }
-
-    func attributes(of id: NodeID, node: Node) -> Result<NodeAttributes, Errno> {
+    /// What `stat` shows for `node`, its `id` left 0.
+    public func attributes(of node: Node) -> Result<NodeAttributes, Errno> {
         let volatile = treeTimeout
         switch node {
         case .folder(let path), .file(let path):
@@ -49,7 +48,7 @@ extension LibraryFilesystem {
             case .failure(let code): return .failure(code)
             }
             let source = SourcePermissions(info)
-            var attributes = NodeAttributes(id: id, kind: isFolder ? .directory : .regularFile,
+            var attributes = NodeAttributes(kind: isFolder ? .directory : .regularFile,
                                             size: isFolder ? 0 : Int64(info.st_size), permissions: source.readOnly,
                                             modifiedNanoseconds: FileIdentity(info).modifiedNanoseconds,
                                             entryTimeout: volatile, attributeTimeout: volatile, owner: source.owner, group: source.group)
@@ -59,34 +58,34 @@ extension LibraryFilesystem {
             if case .folder(let path) = node { attributes.linkCount = 2 + subdirectoryCount(path) }
             return .success(attributes)
         case .comic(let comic):
-            return currentComic(comic).map { state, snapshot in comicAttributes(id, comic, snapshot.identity, state.permissions) }
+            return currentComic(comic).map { state, snapshot in comicAttributes(comic, snapshot.identity, state.permissions) }
         case .link(let path):
-            return linkAttributes(id, path)
+            return linkAttributes(path)
         case .page(let comic, let generation, let index):
             return sameGeneration(comic, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, index < listing.pages.count else { return .failure(.ENOENT) }
                 let page = listing.pages[index]
-                if page.isSizeKnown { return .success(fileAttributes(id, comic, size: page.size, snapshot)) }
-                return renderedSize(comic, snapshot, listing, index).map { fileAttributes(id, comic, size: $0, snapshot) }
+                if page.isSizeKnown { return .success(fileAttributes(comic, size: page.size, snapshot)) }
+                return renderedSize(comic, snapshot, listing, index).map { fileAttributes(comic, size: $0, snapshot) }
             }
         case .comicInfo(let comic, let generation):
             return sameGeneration(comic, generation).flatMap { snapshot in
                 guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return .failure(.ENOENT) }
-                return .success(fileAttributes(id, comic, size: size, snapshot))
+                return .success(fileAttributes(comic, size: size, snapshot))
             }
         case .errorText(let comic, let generation):
             return sameGeneration(comic, generation).flatMap { snapshot in
                 guard let text = Self.errorText(snapshot.listing, path: realPath(comic)) else { return .failure(.ENOENT) }
-                return .success(fileAttributes(id, comic, size: Int64(text.utf8.count), snapshot))
+                return .success(fileAttributes(comic, size: Int64(text.utf8.count), snapshot))
             }
         case .comicFile(let comic, let generation):
             return sameGeneration(comic, generation).flatMap { snapshot in
-                cbzSize(comic, snapshot).map { fileAttributes(id, comic, size: $0, snapshot) }
+                cbzSize(comic, snapshot).map { fileAttributes(comic, size: $0, snapshot) }
             }
         case .folderCover, .folderDesktop, .comicDesktop:
-            return coverAttributes(id, node)
+            return coverAttributes(node)
         case .vaultFolderCover, .vaultFolderDesktop:
-            return vaultCoverAttributes(id, node)
+            return vaultCoverAttributes(node)
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
             // Every child of a vault folder is a folder or a comic: a directory. Kept by the kernel
@@ -95,7 +94,7 @@ extension LibraryFilesystem {
             // entries out of the kernel, the folders below with them. At no timeout, every page
             // opened by its path looked up and stat'ed `Vault/` and each folder again: 4 requests of
             // a page's 12, a sixth of the daemon's CPU reading a stored comic.
-            return .success(NodeAttributes(id: id, kind: .directory, size: 0, permissions: directoryPermissions(vault: true),
+            return .success(NodeAttributes(kind: .directory, size: 0, permissions: directoryPermissions(vault: true),
                                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9),
                                            entryTimeout: options.treeTimeout, attributeTimeout: options.treeTimeout,
                                            linkCount: 2 + children.count))
@@ -104,9 +103,9 @@ extension LibraryFilesystem {
 
     /// `permissions`: whose the archive was at the check that gave `archive`, when there was one
     /// (looking again cost a second stat of every comic of a listed folder).
-    func comicAttributes(_ id: NodeID, _ comic: ComicRef, _ archive: FileIdentity, _ permissions: SourcePermissions? = nil) -> NodeAttributes {
+    func comicAttributes(_ comic: ComicRef, _ archive: FileIdentity, _ permissions: SourcePermissions? = nil) -> NodeAttributes {
         let source = permissions ?? comicPermissions(comic)
-        return NodeAttributes(id: id, kind: .directory, size: 0, permissions: source.comicFolder,
+        return NodeAttributes(kind: .directory, size: 0, permissions: source.comicFolder,
                               modifiedNanoseconds: archive.modifiedNanoseconds,
                               entryTimeout: timeout(comic), attributeTimeout: timeout(comic), linkCount: 2,
                               owner: source.owner, group: source.group)
@@ -119,10 +118,10 @@ extension LibraryFilesystem {
     /// A file of a comic directory. The kernel gets the whole identity hash as the entry's
     /// generation: a changed archive whose pages' numbers happened to come out the same (the
     /// number carries 16 bits of it) still gets fresh inodes, never the old file's cached bytes.
-    func fileAttributes(_ id: NodeID, _ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot,
+    func fileAttributes(_ comic: ComicRef, size: Int64, _ snapshot: ComicState.Snapshot,
                         source known: SourcePermissions? = nil, entryTimeout: Double? = nil) -> NodeAttributes {
         let source = known ?? comicPermissions(comic)
-        var attributes = NodeAttributes(id: id, kind: .regularFile, size: size, permissions: source.page,
+        var attributes = NodeAttributes(kind: .regularFile, size: size, permissions: source.page,
                                         modifiedNanoseconds: snapshot.identity.modifiedNanoseconds,
                                         entryTimeout: entryTimeout ?? (comic.isVault ? options.pageEntryTimeout : pageEntryTimeout),
                                         attributeTimeout: options.pageAttributeTimeout,
@@ -149,58 +148,45 @@ extension LibraryFilesystem {
         }
     }
 
-    /// The directory `..` names in a listing of `id`: the root is its own parent.
-    public func parent(of id: NodeID) -> NodeID {
-        let up = FolderIndex.folder(holding:)
-        switch nodes.node(id) {
-        case .folder(let path)?:
-            return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
-        case .comic(.library(let path))?:
-            return path.isEmpty ? Self.rootID : nodes.id(for: .folder(up(path)))
-        case .comic(.vault(let name))?:
-            guard let entry = vault.entries?.first(where: { $0.name == name }) else {
-                return nodes.id(for: .vaultFolder(""))
-            }
-            return nodes.id(for: .vaultFolder(up(entry.displayPath)))
-        case .vaultFolder(let folder)?:
-            return folder.isEmpty ? Self.rootID : nodes.id(for: .vaultFolder(up(folder)))
-        default:
-            return Self.rootID
-        }
-    }
-
     // MARK: - Directories
 
-    public func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
-        guard let node = nodes.node(id) else { return .failure(.ENOENT) }
+    /// Directory `node`'s entries, without `.` and `..`, numbered by `numbered` (the caller's
+    /// numbers of the nodes given, in their order, asked for once a listing).
+    public func directoryEntries(of node: Node, numbered: ([Node]) -> [NodeID]) -> Result<[DirectoryEntry], Errno> {
         touchVault(node)
         switch node {
         case .folder(let path):
             return folderIndex(path).map { index in
-                nodes.prepare(index.nodes.values)
-                return coverEntries(index, folder: path) + index.names.compactMap { name -> DirectoryEntry? in
+                var listing = UnnumberedListing(capacity: index.names.count + 2)
+                for (name, cover) in coverEntries(index, folder: path) { listing.add(name, cover, kind: .regularFile) }
+                for name in index.names {
                     let child = index.nodes[name]!
                     if options.comicsAsCBZ, case .comic(let comic) = child {
-                        return cbzEntry(comic, name: name, shadowed: index.nodes)
+                        if let (entry, shown) = cbzEntry(comic, name: name, shadowed: index.nodes) { listing.add(entry, shown) }
+                        continue
                     }
                     let kind: NodeAttributes.Kind = switch child {
                     case .file: .regularFile
                     case .link: .symlink
                     default: .directory
                     }
-                    return DirectoryEntry(name: name, id: nodes.id(for: child), kind: kind)
+                    listing.add(name, child, kind: kind)
                 }
+                return listing.numbered(by: numbered)
             }
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
-            return .success(vaultCoverEntries(children, folder: folder) + children.keys.sorted().map { name in
-                DirectoryEntry(name: name, id: nodes.id(for: children[name]!), kind: .directory)
-            })
+            var listing = UnnumberedListing(capacity: children.count + 2)
+            for (name, cover) in vaultCoverEntries(children, folder: folder) { listing.add(name, cover, kind: .regularFile) }
+            for name in children.keys.sorted() { listing.add(name, children[name]!, kind: .directory) }
+            return .success(listing.numbered(by: numbered))
         case .comic(let comic):
             // One look at the archive for the whole listing: each page's attributes come from
             // this snapshot and the archive's modes read once, not from a check of the file per
             // page (a 20,000-comic listing made 320,000 walks of the path that way).
-            return currentComic(comic).map { state, snapshot in comicEntries(comic, snapshot, state.permissions ?? comicPermissions(comic)) }
+            return currentComic(comic).map { state, snapshot in
+                comicEntries(comic, snapshot, state.permissions ?? comicPermissions(comic), numbered: numbered)
+            }
         default:
             return .failure(.ENOTDIR)
         }
@@ -208,35 +194,37 @@ extension LibraryFilesystem {
 
     /// A comic directory's files: its pages and hidden ComicInfo.xml, or only ERROR.txt, with
     /// their attributes, numbered in one go.
-    func comicEntries(_ comic: ComicRef, _ snapshot: ComicState.Snapshot, _ source: SourcePermissions) -> [DirectoryEntry] {
+    func comicEntries(_ comic: ComicRef, _ snapshot: ComicState.Snapshot, _ source: SourcePermissions,
+                      numbered: ([Node]) -> [NodeID]) -> [DirectoryEntry] {
         let children = comicChildren(comic, snapshot)
         // Once a comic, not once a page: the entry timeout reads the watcher's coverage under
         // two locks.
         let entryTimeout = comic.isVault ? options.pageEntryTimeout : pageEntryTimeout
         let listing = try? snapshot.listing.get()
-        return zip(children, nodes.ids(for: children.map(\.node))).map { child, id in
-            let attributes = listedAttributes(id, child.node, comic, snapshot, listing, source, entryTimeout: entryTimeout)
+        return zip(children, numbered(children.map(\.node))).map { child, id in
+            var attributes = listedAttributes(child.node, comic, snapshot, listing, source, entryTimeout: entryTimeout)
+            attributes?.id = id
             return DirectoryEntry(name: child.name, id: id, kind: .regularFile, attributes: attributes)
         }
     }
 
     /// A comic file's attributes as its listing tells them; nil for a page whose size only a
     /// render tells (a listing never renders).
-    private func listedAttributes(_ id: NodeID, _ node: Node, _ comic: ComicRef, _ snapshot: ComicState.Snapshot,
+    private func listedAttributes(_ node: Node, _ comic: ComicRef, _ snapshot: ComicState.Snapshot,
                                   _ listing: ComicListing?, _ source: SourcePermissions, entryTimeout: Double) -> NodeAttributes? {
         switch node {
         case .page(_, _, let index):
             guard let page = listing?.pages[safe: index], page.isSizeKnown else { return nil }
-            return fileAttributes(id, comic, size: page.size, snapshot, source: source, entryTimeout: entryTimeout)
+            return fileAttributes(comic, size: page.size, snapshot, source: source, entryTimeout: entryTimeout)
         case .comicInfo:
             guard case .success(let listing) = snapshot.listing, let size = listing.comicInfo?.declaredSize else { return nil }
-            return fileAttributes(id, comic, size: size, snapshot, source: source)
+            return fileAttributes(comic, size: size, snapshot, source: source)
         case .errorText:
             return Self.errorText(snapshot.listing, path: realPath(comic)).map {
-                fileAttributes(id, comic, size: Int64($0.utf8.count), snapshot, source: source)
+                fileAttributes(comic, size: Int64($0.utf8.count), snapshot, source: source)
             }
         case .comicDesktop(_, let generation):
-            return (try? comicDesktopBytes(comic, generation).get()).map { fileAttributes(id, comic, size: Int64($0.count), snapshot, source: source) }
+            return (try? comicDesktopBytes(comic, generation).get()).map { fileAttributes(comic, size: Int64($0.count), snapshot, source: source) }
         default:
             return nil
         }
@@ -279,5 +267,34 @@ extension LibraryFilesystem {
             guard let number = state.pageNumber(named: name) else { return .failure(.ENOENT) }
             return .success(.page(comic: comic, generation: snapshot.generation, index: number))
         }
+    }
+}
+
+/// A listing made before it is numbered: its entries, and the node of each, numbered in one
+/// call once all are known (one hold of the numbers' lock for a whole folder).
+struct UnnumberedListing {
+    private var entries: [DirectoryEntry] = []
+    private var nodes: [Node] = []
+
+    init(capacity: Int) {
+        entries.reserveCapacity(capacity)
+        nodes.reserveCapacity(capacity)
+    }
+
+    mutating func add(_ entry: DirectoryEntry, _ node: Node) {
+        entries.append(entry)
+        nodes.append(node)
+    }
+
+    mutating func add(_ name: String, _ node: Node, kind: NodeAttributes.Kind) {
+        add(DirectoryEntry(name: name, id: 0, kind: kind), node)
+    }
+
+    mutating func numbered(by number: ([Node]) -> [NodeID]) -> [DirectoryEntry] {
+        for (index, id) in number(nodes).enumerated() {
+            entries[index].id = id
+            entries[index].attributes?.id = id
+        }
+        return entries
     }
 }

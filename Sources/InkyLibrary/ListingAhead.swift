@@ -78,13 +78,13 @@ private final class ComicsToList: Sendable {
 }
 
 extension LibraryFilesystem {
-    /// Starts listing the unlisted comics of folder `id` in the background, up to
+    /// Starts listing the unlisted comics of folder `node` in the background, up to
     /// `options.listingParallelism` at a time, in name order; returns at once. A lookup that
     /// arrives meanwhile waits for that comic's listing (its listing lock) instead of repeating it.
     /// The comics of the folder after it, which `ls -R` and a file manager's walk enter next, are
     /// loaded from the index too: they are then loaded before they are asked for, not while.
-    public func listComicsAhead(in id: NodeID) {
-        guard options.listingParallelism > 1, case .folder(let path)? = nodes.node(id) else { return }
+    public func listComicsAhead(in node: Node) {
+        guard options.listingParallelism > 1, case .folder(let path) = node else { return }
         folderAheadQueue.async { [weak self] in
             ThreadCPUs.widenToProcess()
             guard let self else { return }
@@ -152,10 +152,10 @@ extension LibraryFilesystem {
     /// itself while `ls` waits.
     private func loadIndexed(_ comics: [ComicRef]) -> [(ComicRef, KnownComic?)] {
         guard let database = state else { return comics.map { ($0, nil) } }
-        // Numbered in one read of the database, before their replies are made: the folder after
-        // the one listed has not been listed itself, and numbering each comic alone was a third
-        // of this work.
-        nodes.prepare(comics.map(Node.comic))
+        // A mount numbers them in one read of the database, before their replies are made: the
+        // folder after the one listed has not been listed itself, and numbering each comic alone
+        // was a third of this work.
+        changeObserver?.willList(comics)
         let checked = checkedForIndex(comics)
         var learned: [ComicRef: KnownComic] = [:]
         for (one, listing) in zip(checked, database.indexedListings(checked.map { ($0.file, $0.check.identity) })) {
@@ -245,21 +245,21 @@ extension LibraryFilesystem {
     /// entry given here is one LOOKUP round trip less for `ls -l` or a recursive walk. A comic
     /// not listed yet is a directory whatever its archive holds: its attributes come from the
     /// archive file's own, as a listed one's are. nil for the rest (virtual folders), which the kernel looks up.
-    public func attributesWithoutListing(of id: NodeID) -> NodeAttributes? {
-        switch nodes.node(id) {
-        case .page(let path, let generation, let index)?:
+    public func attributesWithoutListing(of node: Node) -> NodeAttributes? {
+        switch node {
+        case .page(let path, let generation, let index):
             // A page rendered on demand has no size until its first lookup renders it: a
             // directory listing never renders, so that page is left to its lookup.
             guard case .success(let snapshot) = sameGeneration(path, generation), case .success(let listing) = snapshot.listing,
                   index < listing.pages.count, listing.pages[index].isSizeKnown else { return nil }
-            return try? attributes(of: id).get()
-        case .comicInfo?, .errorText?, .folder?, .file?, .link?:
-            return try? attributes(of: id).get()
-        case .comic(let comic)?:
+            return try? attributes(of: node).get()
+        case .comicInfo, .errorText, .folder, .file, .link:
+            return try? attributes(of: node).get()
+        case .comic(let comic):
             // The archive's own look is the comic's directory's, listed or not: a change it
             // shows is taken up when the comic itself is next asked for.
             guard case .success(let check) = listedComicCheck(comic) else { return nil }
-            return comicAttributes(id, comic, check.identity, check.permissions)
+            return comicAttributes(comic, check.identity, check.permissions)
         default:
             return nil
         }

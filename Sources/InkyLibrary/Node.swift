@@ -16,8 +16,9 @@ public enum ComicRef: Hashable, Sendable {
     var libraryPath: String? { if case .library(let path) = self { path } else { nil } }
 }
 
-/// What an inode of the library tree and the vault stands for (the views that number their
-/// own nodes, like `Continue Reading/`, are not here). Paths are relative to the library root ("" is the
+/// A node of the library core's tree and the vault's, by what it stands for: the core's requests
+/// take and give these, never numbers (a mount numbers them: InkyMount's `NodeTable`; the views
+/// that number their own nodes, like `Continue Reading/`, are not here). Paths are relative to the library root ("" is the
 /// root itself). Page-level nodes carry the comic's generation: when an archive changes on disk
 /// its pages get new numbers, so nothing cached for the old file can be mistaken for the new one.
 public enum Node: Hashable, Sendable {
@@ -53,7 +54,7 @@ public enum Node: Hashable, Sendable {
     }
 
     /// The library path whose number this node's inode number carries (`NodeTable`).
-    var libraryPathNumbered: String? {
+    public var libraryPathNumbered: String? {
         switch self {
         case .folder(let path), .file(let path), .link(let path), .folderCover(let path), .folderDesktop(let path): path
         default: if case .library(let path)? = comic { path } else { nil }
@@ -69,7 +70,7 @@ public enum Node: Hashable, Sendable {
     }
 
     /// A node of `Vault/`: dropped, with its number, at lock.
-    var isVault: Bool {
+    public var isVault: Bool {
         switch self {
         case .vaultFolder, .vaultFolderCover, .vaultFolderDesktop: return true
         default: break

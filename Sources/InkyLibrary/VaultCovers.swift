@@ -30,9 +30,9 @@ extension LibraryFilesystem {
     }
 
     /// Its `.directory` is found by name only, as the library's are (`coverEntries`).
-    func vaultCoverEntries(_ children: [String: Node], folder: String) -> [DirectoryEntry] {
+    func vaultCoverEntries(_ children: [String: Node], folder: String) -> [(name: String, node: Node)] {
         ["folder.jpg"].compactMap { name in
-            vaultCoverNode(children, folder: folder, name: name).map { DirectoryEntry(name: name, id: nodes.id(for: $0), kind: .regularFile) }
+            vaultCoverNode(children, folder: folder, name: name).map { (name: name, node: $0) }
         }
     }
 
@@ -47,9 +47,9 @@ extension LibraryFilesystem {
     }
 
     /// The vault's files are the mounting user's, read-only, never kept by the kernel.
-    func vaultCoverAttributes(_ id: NodeID, _ node: Node) -> Result<NodeAttributes, Errno> {
+    func vaultCoverAttributes(_ node: Node) -> Result<NodeAttributes, Errno> {
         coverFileBytes(node).map { bytes in
-            NodeAttributes(id: id, kind: .regularFile, size: Int64(bytes.count), permissions: directoryPermissions(vault: true) & 0o444,
+            NodeAttributes(kind: .regularFile, size: Int64(bytes.count), permissions: directoryPermissions(vault: true) & 0o444,
                            modifiedNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9), entryTimeout: 0, attributeTimeout: 0)
         }
     }

@@ -28,10 +28,8 @@ extension LibraryFilesystem {
         // that comic until its entry timed out. Each name is unhashed at lock instead.
         let shownNames = Array(Self.vaultChildren("", of: entries).keys) + MetadataViewKind.allCases.map(\.folderName)
         let states = catalog.dropVaultComics()
-        guard let observer = changeObserver else {
-            _ = nodes.dropVault()
-            return
-        }
+        // Nobody numbered them (no mount): nothing to forget.
+        guard let observer = changeObserver else { return }
         // Every file of every vault comic listed, then the folders and comics, whose numbers go
         // with their names (`LibraryChangeObserver.vaultLocked`).
         observer.vaultLocked(shownNames: shownNames, files: states.flatMap { state in

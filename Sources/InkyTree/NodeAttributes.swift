@@ -4,6 +4,8 @@ import Foundation
 public struct NodeAttributes: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case directory, regularFile, symlink }
 
+    /// The node's number: 0 from the library core, which numbers nothing; the tree the kernel
+    /// asks (`NumberedLibrary`, a view) fills it.
     public var id: NodeID
     public var kind: Kind
     public var size: Int64
@@ -27,7 +29,7 @@ public struct NodeAttributes: Sendable, Equatable {
     public var owner: UInt32
     public var group: UInt32
 
-    public init(id: NodeID, kind: Kind, size: Int64, permissions: UInt32, modifiedNanoseconds: Int64,
+    public init(id: NodeID = 0, kind: Kind, size: Int64, permissions: UInt32, modifiedNanoseconds: Int64,
                 entryTimeout: Double, attributeTimeout: Double, linkCount: Int = 1,
                 owner: UInt32 = getuid(), group: UInt32 = getgid()) {
         self.id = id

@@ -2,6 +2,7 @@ import Foundation
 import InkyArchive
 import InkyCore
 import InkyTestSupport
+import InkyMount
 import XCTest
 @testable import InkyLibrary
 import InkyTree
@@ -32,10 +33,10 @@ final class LibraryFilesystemTests: XCTestCase {
         }
     }
 
-    private func read(_ filesystem: LibraryFilesystem, _ id: NodeID, size: Int = 1 << 24) -> Result<[UInt8], Errno> {
+    private func read(_ filesystem: NumberedLibrary, _ id: NodeID, size: Int = 1 << 24) -> Result<[UInt8], Errno> {
         let done = DispatchSemaphore(value: 0)
         let box = LockedResult()
-        filesystem.read(id, offset: 0, size: size, descriptor: nil) { result in
+        filesystem.read(id, offset: 0, size: size, descriptor: nil, caller: .thisProcess) { result in
             box.set(result.map(Array.init))
             done.signal()
         }
@@ -48,8 +49,8 @@ final class LibraryFilesystemTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: library) }
         let comic = library.appendingPathComponent("A.cbz")
         try ArchiveMaker.zip(at: comic, members: [("1.jpg", [1, 1, 1])])
-        let filesystem = LibraryFilesystem(library: library.path, options: MountOptions(), backend: InProcessBackend())
-        let directory = try filesystem.lookup(parent: LibraryFilesystem.rootID, name: "A").get()
+        let filesystem = NumberedLibrary(LibraryFilesystem(library: library.path, options: MountOptions(), backend: InProcessBackend()))
+        let directory = try filesystem.lookup(parent: NumberedLibrary.rootID, name: "A").get()
         XCTAssertEqual(directory.kind, .directory)
         let oldPage = try filesystem.lookup(parent: directory.id, name: "001.jpg").get()
         XCTAssertEqual(try read(filesystem, oldPage.id).get(), [1, 1, 1])
@@ -82,8 +83,8 @@ final class LibraryFilesystemTests: XCTestCase {
     }
 
     func testUnreadableComicsHoldOnlyErrorText() throws {
-        let filesystem = LibraryFilesystem(library: Corpus.fixtures.path, options: MountOptions(), backend: InProcessBackend())
-        let broken = try filesystem.lookup(parent: LibraryFilesystem.rootID, name: "Broken").get()
+        let filesystem = NumberedLibrary(LibraryFilesystem(library: Corpus.fixtures.path, options: MountOptions(), backend: InProcessBackend()))
+        let broken = try filesystem.lookup(parent: NumberedLibrary.rootID, name: "Broken").get()
         let comic = try filesystem.lookup(parent: broken.id, name: "Not A Comic").get()
         let entries = try filesystem.directoryEntries(of: comic.id).get()
         XCTAssertEqual(entries.map(\.name), ["ERROR.txt"])

@@ -102,13 +102,13 @@ final class ListingAheadTests: XCTestCase {
         options.listingParallelism = 4
         let backend = RecordingBackend()
         let second = LibraryFilesystem(library: library.path, options: options, backend: backend, state: StateDatabase.open(at: database))
-        let folder = try second.lookup(parent: LibraryFilesystem.rootID, name: "B").get().id
+        let folder = try second.lookup("B", in: second.rootNode).get().node
         second.directoryListed(folder)
         let comics = ["10.cbz", "2.cbz", "x.cbz"].map { ComicRef.library("B/" + $0) }
         XCTAssertTrue(waitUntil(20) { comics.allSatisfy { second.comicState($0)?.snapshot() != nil } }, "B's comics loaded ahead")
         XCTAssertEqual(backend.listed, [changed.path], "only the changed comic opened")
         XCTAssertEqual(second.backendListings, 1)
-        let pages = try second.directoryEntries(of: second.lookup(parent: folder, name: "x").get().id).get()
+        let pages = try second.unnumberedEntries(of: second.lookup("x", in: folder).get().node).get()
         XCTAssertEqual(pages.count, 2, "the changed comic's new pages")
     }
 
@@ -119,7 +119,7 @@ final class ListingAheadTests: XCTestCase {
         let database = try indexedLibrary(of: ["E/e1.cbz", "E/e2.cbz", "F/f1.cbz", "F/f2.cbz", "G/g1.cbz", "G/g2.cbz"])
         try ArchiveMaker.zip(at: library.appendingPathComponent("F/f3.cbz"), members: [("1.jpg", [7])])
         let (second, backend) = remounted(database)
-        second.directoryListed(try second.lookup(parent: LibraryFilesystem.rootID, name: "E").get().id)
+        second.directoryListed(try second.lookup("E", in: second.rootNode).get().node)
         let next = ["F/f1.cbz", "F/f2.cbz"].map { ComicRef.library($0) }
         XCTAssertTrue(waitUntil(20) { next.allSatisfy { second.comicState($0)?.snapshot() != nil } }, "F's indexed comics loaded ahead")
         XCTAssertTrue(["E/e1.cbz", "E/e2.cbz"].allSatisfy { second.comicState(.library($0))?.snapshot() != nil })
@@ -134,10 +134,10 @@ final class ListingAheadTests: XCTestCase {
         let database = try indexedLibrary(of: ["P1/S1/a1.cbz", "P1/S1/a2.cbz", "P1/S2/b1.cbz", "P1/S2/b2.cbz", "P2/S1/c1.cbz", "P2/S1/c2.cbz"])
         let (second, backend) = remounted(database)
         let loaded = { (paths: [String]) in paths.allSatisfy { second.comicState(.library($0))?.snapshot() != nil } }
-        let publisher = try second.lookup(parent: LibraryFilesystem.rootID, name: "P1").get().id
+        let publisher = try second.lookup("P1", in: second.rootNode).get().node
         second.directoryListed(publisher)
         XCTAssertTrue(waitUntil(20) { loaded(["P1/S1/a1.cbz", "P1/S1/a2.cbz"]) }, "a publisher's first series")
-        let last = try second.lookup(parent: publisher, name: "S2").get().id
+        let last = try second.lookup("S2", in: publisher).get().node
         second.directoryListed(last)
         XCTAssertTrue(waitUntil(20) { loaded(["P2/S1/c1.cbz", "P2/S1/c2.cbz"]) }, "after a publisher's last series, the next publisher's first")
         XCTAssertEqual(backend.listed, [], "all from the index")

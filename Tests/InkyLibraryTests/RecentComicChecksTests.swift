@@ -67,7 +67,7 @@ final class RecentComicChecksTests: XCTestCase {
         try ArchiveMaker.zip(at: comic, members: [("1.jpg", [1, 1, 1])])
         let filesystem = LibraryFilesystem(library: library.path, options: MountOptions(),
                                            backend: LibraryFilesystemTests.InProcessBackend())
-        XCTAssertEqual(try filesystem.directoryEntries(of: LibraryFilesystem.rootID).get().map(\.name), ["A"])
+        XCTAssertEqual(try filesystem.unnumberedEntries(of: filesystem.rootNode).get().map(\.name), ["A"])
         let seen = try XCTUnwrap(filesystem.recentChecks.check("A.cbz"), "the folder's listing stored the comic's lstat")
         XCTAssertEqual(seen.identity, try FileIdentity.of(comic.path).get())
 

@@ -51,8 +51,8 @@ final class ResumeRunTests: XCTestCase {
         options.resumePages = ResumePages(sharing: ConvertedPageCache(directory: cache.path, capacity: 1 << 30))
         let backend = RecordingBackend()
         let filesystem = LibraryFilesystem(library: library.path, options: options, backend: backend)
-        let directory = try filesystem.lookup(parent: LibraryFilesystem.rootID, name: "Long").get()
-        let ids = try (1...count).map { try filesystem.lookup(parent: directory.id, name: String(format: "%03d.png", $0)).get().id }
+        let directory = try filesystem.lookup("Long", in: filesystem.rootNode).get().node
+        let pageNodes = try (1...count).map { try filesystem.lookup(String(format: "%03d.png", $0), in: directory).get().node }
 
         let read = Mutex<[[UInt8]]>([])
         let done = DispatchSemaphore(value: 0)
@@ -65,7 +65,7 @@ final class ResumeRunTests: XCTestCase {
                 done.signal()
                 return
             }
-            filesystem.read(ids[index], offset: 0, size: 1 << 20, descriptor: nil) { result in
+            filesystem.read(pageNodes[index], offset: 0, size: 1 << 20, descriptor: nil) { result in
                 read.withLock { $0.append((try? result.get()).map(Array.init) ?? []) }
                 let asked = DispatchSemaphore(value: 0)
                 Thread {

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyLibrary
 import InkyStore
 import InkyTree
 import Synchronization

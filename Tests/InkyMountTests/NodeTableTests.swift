@@ -1,7 +1,8 @@
 import InkyCore
 import InkyTree
 import XCTest
-@testable import InkyLibrary
+import InkyLibrary
+@testable import InkyMount
 
 /// Inode numbers decode back to their nodes without a table, and a vault number is never given
 /// to another comic after a lock: a name the kernel still held would lead to the wrong comic.
