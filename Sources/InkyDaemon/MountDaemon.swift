@@ -142,7 +142,7 @@ public enum MountDaemon {
         }
         // The tree the kernel sees: the library with the views' folders at its root.
         let numbered = NumberedLibrary(filesystem)
-        let mounted = MountComposition(base: numbered, views: numbered.standardViews())
+        let mounted = MountComposition(sourcePath: numbered.sourcePath, base: numbered, views: numbered.standardViews())
         let session = FUSESession(filesystem: mounted, mountpoint: configuration.mountpoint,
                                   options: configuration.fuseOptions, log: log)
         defer {

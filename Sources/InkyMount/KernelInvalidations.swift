@@ -7,16 +7,19 @@ import Synchronization
 /// The core's observer for the mount's whole life: the vault's numbers go at each lock whether
 /// a kernel listens or not.
 final class KernelInvalidations: LibraryChangeObserver {
-    private let _kernel = Mutex<(any KernelCacheInvalidating)?>(nil)
+    private let _context = Mutex<ViewContext?>(nil)
     private let nodes: NodeTable
 
     init(nodes: NodeTable) { self.nodes = nodes }
 
-    /// Set while mounted.
-    var kernel: (any KernelCacheInvalidating)? {
-        get { _kernel.withLock { $0 } }
-        set { _kernel.withLock { $0 = newValue } }
+    /// The base tree's place in the mount (`NumberedLibrary.attach`), whose kernel cache is set
+    /// while mounted.
+    var context: ViewContext? {
+        get { _context.withLock { $0 } }
+        set { _context.withLock { $0 = newValue } }
     }
+
+    private var kernel: (any KernelCacheInvalidating)? { context?.kernelCache }
 
     func namesChanged(_ names: [String], in parent: Node) {
         guard let kernel else { return }

@@ -3,7 +3,7 @@ import InkyLibrary
 import InkyTree
 
 /// The library core (`LibraryFilesystem`, which numbers nothing) as the kernel sees it: the
-/// base tree of a mount, its nodes numbered by `NodeTable` (the same for the mount's life, and
+/// base tree of a mount (the `TreeView` of slot 0), its nodes numbered by `NodeTable` (the same for the mount's life, and
 /// in every mount of a library with a state database), and the core's changes told to the
 /// kernel by number (`KernelInvalidations`). Each request decodes its number once (one hold of
 /// the table's lock); a lookup encodes the node it found, a listing numbers its entries in one
@@ -28,13 +28,15 @@ public final class NumberedLibrary: NumberedLibraryTree, Sendable {
     /// The views the library shows at the mount root, over this numbering (`standardViews`).
     public func standardViews() -> [any TreeView] { core.standardViews(tree: self) }
 
+    /// The folder the mount shows (`MountComposition.sourcePath`).
     public var sourcePath: String { core.libraryPath }
 
-    /// Set by the FUSE layer while mounted: the core's changes reach it by number.
-    public var kernelCache: (any KernelCacheInvalidating)? {
-        get { invalidations.kernel }
-        set { invalidations.kernel = newValue }
-    }
+    /// The base tree has no folder of its own: its root is the mount's.
+    public var name: String { "" }
+    public var isShown: Bool { true }
+
+    /// The core's changes reach the kernel by number, through the context's cache while mounted.
+    public func attach(_ context: ViewContext) { invalidations.context = context }
 
     /// `id`'s node, or what a number that leads nowhere answers: EIO for a file of a vault
     /// comic (locked while a reader held it open: its reads fail so), ENOENT otherwise.
@@ -97,6 +99,12 @@ public final class NumberedLibrary: NumberedLibraryTree, Sendable {
         case .success(let node): core.read(node, offset: offset, size: size, descriptor: descriptor, caller: caller, completion: completion)
         case .failure(let code): completion(.failure(code))
         }
+    }
+
+    /// Reads for this process (a view's file).
+    public func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+                     completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        read(id, offset: offset, size: size, descriptor: descriptor, caller: .thisProcess, completion: completion)
     }
 
     public func release(_ id: NodeID) {

@@ -2,24 +2,31 @@ import Foundation
 import InkyCore
 
 /// What the mount shows: the base tree (slot 0, whose root is the mount's root) with each
-/// shown view's folder added at the root. Every request goes to the tree whose slot its node
-/// number carries; only the root's listing, its lookups and its link count are the
-/// composition's own. The FUSE adapter serves this and never learns what the views are.
+/// shown view's folder added at the root, every one a `TreeView`. Every request goes to the
+/// tree whose slot its node number carries; only the root's listing, its lookups and its link
+/// count are the composition's own. It is the FUSE adapter's one face (`MountedFilesystem`):
+/// the adapter serves this, sets the kernel's cache here, and never learns what the trees are.
 ///
 /// A base entry named like a shown view is hidden behind it: the view's folder is what the
 /// name finds (a library folder called `Vault` shows again while the vault is locked). A view
 /// not shown answers no lookup, attributes or listing; its open files still reach it (the
 /// vault answers EIO for a page held open across lock).
 public final class MountComposition: MountedFilesystem, Sendable {
-    private let base: any MountedFilesystem
+    /// The folder the mount shows, for `statfs` and the mount's fsname.
+    public let sourcePath: String
+    private let base: any TreeView
+    private let baseContext: ViewContext
     /// Views in the order they were given, each with its context: view i has slot i + 1, and
     /// the root lists them in this order, after the base.
     private let views: [(view: any TreeView, context: ViewContext)]
 
-    /// Views get slots 1, 2, ... in the order given.
-    public init(base: any MountedFilesystem, views: [any TreeView]) {
+    /// The base gets slot 0 (its root is the mount's), views slots 1, 2, ... in the order given.
+    public init(sourcePath: String, base: any TreeView, views: [any TreeView]) {
         precondition(views.count < 255, "at most 254 views")
+        self.sourcePath = sourcePath
         self.base = base
+        baseContext = ViewContext(slot: .base, name: base.name)
+        base.attach(baseContext)
         self.views = views.enumerated().map { index, view in
             let context = ViewContext(slot: ViewSlot(UInt8(index + 1)), name: view.name)
             view.attach(context)
@@ -33,12 +40,11 @@ public final class MountComposition: MountedFilesystem, Sendable {
     }
     static let firstContentWait = 0.25
 
-    public var sourcePath: String { base.sourcePath }
-
+    /// Set by the FUSE layer while mounted; every tree reads it from its context.
     public var kernelCache: (any KernelCacheInvalidating)? {
-        get { base.kernelCache }
+        get { baseContext.kernelCache }
         set {
-            base.kernelCache = newValue
+            baseContext.kernelCache = newValue
             for (_, context) in views { context.kernelCache = newValue }
         }
     }
@@ -90,8 +96,7 @@ public final class MountComposition: MountedFilesystem, Sendable {
     }
 
     public func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes? {
-        if view(for: entry.id) != nil { return entry.attributes }
-        return base.attributesWithoutListing(of: entry)
+        (view(for: entry.id) ?? base).attributesWithoutListing(of: entry)
     }
 
     public func parent(of id: NodeID) -> NodeID {
@@ -99,9 +104,9 @@ public final class MountComposition: MountedFilesystem, Sendable {
         return base.parent(of: id)
     }
 
-    /// Views list their own folders at each request: only the base tree's are made ahead.
+    /// The root's listing is the composition's, made at each request.
     public func listingStamp(of id: NodeID) -> ListingStamp? {
-        view(for: id) == nil && id != Self.rootID ? base.listingStamp(of: id) : nil
+        id == Self.rootID ? nil : (view(for: id) ?? base).listingStamp(of: id)
     }
 
     public func directoryListed(_ id: NodeID) {

@@ -3,15 +3,16 @@ import InkyCore
 /// The number the kernel knows a node by (`fuse_ino_t`). The root is always 1.
 public typealias NodeID = UInt64
 
-/// What the FUSE adapter serves: a tree of nodes it can look up, list, open and read, and
-/// remove one kind of entry from (`unlink`: the one write a tree may accept). The adapter knows no library, vault, store or worker; the daemon hands it
-/// one of these (today the library with its virtual folders) and it maps requests onto it.
+/// What the FUSE adapter serves: the mount's trees composed (`MountComposition`, over `TreeView`s),
+/// nodes it can look up, list, open and read, and remove one kind of entry from (`unlink`: the
+/// one write a tree may accept). The adapter knows no library, vault, store or worker; the
+/// daemon hands it one of these and it maps requests onto it.
 ///
 /// Every answer is a `Result` with a POSIX error number: the adapter replies with it as is.
 public protocol MountedFilesystem: AnyObject, Sendable {
     /// The folder the mount shows, for `statfs` and the mount's fsname.
     var sourcePath: String { get }
-    /// Set by the adapter while mounted, so the tree can tell the kernel what changed.
+    /// Set by the adapter while mounted, so the trees can tell the kernel what changed.
     var kernelCache: (any KernelCacheInvalidating)? { get set }
 
     /// Looks `name` up in `parent`. The kernel keeps the answer's node until it FORGETs it: its

@@ -32,10 +32,12 @@ public struct ViewSlot: Hashable, Sendable {
     public func contains(_ id: NodeID) -> Bool { ViewSlot(of: id) == self }
 }
 
-/// A folder at the mount root with a tree under it: `Continue Reading/`, `Vault/`, and what the
-/// issues beside the core add (`By Series/`, ...). It answers only for numbers of its slot, its
-/// root being `context.slot.rootID`; the composition (`MountComposition`) puts its folder in the
-/// root's listing while `isShown`, and hides a library entry of the same name.
+/// A tree the mount shows, the one protocol every tree answers: the base tree (slot 0, whose
+/// root is the mount's root: the library), or a folder at the mount root with a tree under it
+/// (`Continue Reading/`, `Vault/`, `By Series/`, ...). It answers only for numbers of its slot,
+/// its root being `context.slot.rootID` (the mount's root for the base); the composition
+/// (`MountComposition`) puts a view's folder in the root's listing while `isShown`, and hides a
+/// library entry of the same name. What the kernel keeps is told through the context.
 public protocol TreeView: AnyObject, Sendable {
     /// The root folder's name.
     var name: String { get }
@@ -60,11 +62,23 @@ public protocol TreeView: AnyObject, Sendable {
     func attributes(of id: NodeID) -> Result<NodeAttributes, Errno>
     /// A directory's entries, without `.` and `..`.
     func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno>
+    /// The attributes of a listed entry if they cost nothing to know (readdirplus); nil sends
+    /// the entry without, and the kernel looks it up by name.
+    func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes?
     /// The directory `..` names in a listing of `id`.
     func parent(of id: NodeID) -> NodeID
+    /// The stamp of directory `id`'s listing as it is now (`ListingStamp`), after the same
+    /// checks a listing makes; nil for a directory whose replies are not made ahead.
+    func listingStamp(of id: NodeID) -> ListingStamp?
     func readLink(_ id: NodeID) -> Result<String, Errno>
+    /// Opens `id` for this process (the mounting user: a view's files record no reader).
     func open(_ id: NodeID) -> Result<OpenedFile, Errno>
+    /// Opens `id` for `caller` (the kernel's request context): the base tree tells readers apart.
+    func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno>
     func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?,
+              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void)
+    /// Reads for `caller`; `completion` runs at once or later, on any thread.
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller,
               completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void)
     func release(_ id: NodeID)
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]]
@@ -74,7 +88,7 @@ public protocol TreeView: AnyObject, Sendable {
     func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno>
 }
 
-/// What a view needs of the mount: its slot, the kernel's cache, and a way to say its folder
+/// What a tree needs of the mount: its slot, the kernel's cache, and a way to say its folder
 /// appeared or went.
 public final class ViewContext: Sendable {
     public let slot: ViewSlot
@@ -87,8 +101,9 @@ public final class ViewContext: Sendable {
         self.name = name
     }
 
-    /// Set while mounted: where the view's changes go, by number.
-    var kernelCache: (any KernelCacheInvalidating)? {
+    /// Set while mounted (by the composition, from the FUSE layer): where the tree's changes go,
+    /// by number. The base tree tells it directly: it numbers the vault's nodes in `Vault/`'s slot too.
+    public internal(set) var kernelCache: (any KernelCacheInvalidating)? {
         get { _kernelCache.withLock { $0 } }
         set { _kernelCache.withLock { $0 = newValue } }
     }
@@ -129,6 +144,16 @@ public extension TreeView {
     func release(_ id: NodeID) {}
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
     func directoryListed(_ id: NodeID) {}
+    /// Views list their own folders at each request: nothing is made ahead.
+    func listingStamp(of id: NodeID) -> ListingStamp? { nil }
+    /// What the listing told, nothing more.
+    func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes? { entry.attributes }
+    /// A view is the mounting user's own and records nothing: who asked changes nothing.
+    func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> { open(id) }
+    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller,
+              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) {
+        read(id, offset: offset, size: size, descriptor: descriptor, completion: completion)
+    }
     func unlink(parent: NodeID, name: String, caller: Caller) -> Result<Void, Errno> { .failure(.EROFS) }
 }
 

@@ -52,7 +52,7 @@ final class MetadataViewKernelCacheTests: XCTestCase {
         let catalog = MetadataCatalog(state: state, libraryPath: library.path)
         // A folder of 4 links weighs 5: each folder read drops the one read before.
         let view = MetadataTreeView(.series, catalog: catalog, library: filesystem, folderBudget: 5)
-        let mount = MountComposition(base: NumberedLibrary(filesystem), views: [view])
+        let mount = MountComposition(sourcePath: library.path, base: NumberedLibrary(filesystem), views: [view])
         let kernel = Recorder()
         mount.kernelCache = kernel
         catalog.start()

@@ -9,7 +9,7 @@ final class MountCompositionTests: XCTestCase {
         let base = FolderTree(children: ["Comics": 10, "Shelf": 11, "notes": 12])
         let shelf = LinkView(name: "Shelf"), hidden = LinkView(name: "Hidden")
         hidden.shown = false
-        let mount = MountComposition(base: base, views: [shelf, hidden])
+        let mount = MountComposition(sourcePath: "/library", base: base, views: [shelf, hidden])
         let names = try mount.directoryEntries(of: 1).get().map(\.name)
         XCTAssertEqual(names, ["Comics", "notes", "Shelf"], "the base's Shelf is behind the view's")
         let entry = try mount.lookup(parent: 1, name: "Shelf").get()
@@ -26,7 +26,7 @@ final class MountCompositionTests: XCTestCase {
 
     func testAViewThatStopsShowingAnswersNothingAndTellsTheKernel() throws {
         let view = LinkView(name: "Shelf")
-        let mount = MountComposition(base: FolderTree(children: [:]), views: [view])
+        let mount = MountComposition(sourcePath: "/library", base: FolderTree(children: [:]), views: [view])
         let kernel = RecordingKernel()
         mount.kernelCache = kernel
         let root = try mount.lookup(parent: 1, name: "Shelf").get().id
@@ -42,7 +42,7 @@ final class MountCompositionTests: XCTestCase {
     /// folder at the root, and a view that takes no unlink are read-only.
     func testUnlinkGoesToTheViewThatHoldsTheNameAndIsReadOnlyElsewhere() throws {
         let shelf = LinkView(name: "Shelf", removable: true), other = LinkView(name: "Other")
-        let mount = MountComposition(base: FolderTree(children: ["Comics": 10]), views: [shelf, other])
+        let mount = MountComposition(sourcePath: "/library", base: FolderTree(children: ["Comics": 10]), views: [shelf, other])
         let shelfRoot = try mount.lookup(parent: 1, name: "Shelf").get().id
         let otherRoot = try mount.lookup(parent: 1, name: "Other").get().id
         let caller = Caller(pid: 42, uid: 1000)
@@ -58,11 +58,12 @@ final class MountCompositionTests: XCTestCase {
 }
 
 /// A base tree of one folder (the root, 1) of folders with fixed numbers.
-private final class FolderTree: MountedFilesystem, @unchecked Sendable {
+private final class FolderTree: TreeView, @unchecked Sendable {
     let children: [String: NodeID]
-    var kernelCache: (any KernelCacheInvalidating)?
     init(children: [String: NodeID]) { self.children = children }
-    var sourcePath: String { "/library" }
+    var name: String { "" }
+    var isShown: Bool { true }
+    func attach(_ context: ViewContext) {}
     func lookup(parent: NodeID, name: String) -> Result<NodeAttributes, Errno> {
         guard parent == 1, let id = children[name] else { return .failure(.ENOENT) }
         return attributes(of: id)
@@ -74,15 +75,6 @@ private final class FolderTree: MountedFilesystem, @unchecked Sendable {
     func directoryEntries(of id: NodeID) -> Result<[DirectoryEntry], Errno> {
         .success(children.keys.sorted().map { DirectoryEntry(name: $0, id: children[$0]!, kind: .directory) })
     }
-    func attributesWithoutListing(of entry: DirectoryEntry) -> NodeAttributes? { nil }
-    func parent(of id: NodeID) -> NodeID { 1 }
-    func directoryListed(_ id: NodeID) {}
-    func open(_ id: NodeID, caller: Caller) -> Result<OpenedFile, Errno> { .failure(.EISDIR) }
-    func read(_ id: NodeID, offset: Int64, size: Int, descriptor: Int32?, caller: Caller,
-              completion: @escaping @Sendable (Result<ArraySlice<UInt8>, Errno>) -> Void) { completion(.failure(.EISDIR)) }
-    func release(_ id: NodeID) {}
-    func readLink(_ id: NodeID) -> Result<String, Errno> { .failure(.EINVAL) }
-    func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { [:] }
 }
 
 /// A view of one link, "first", to the base's Comics/first.
