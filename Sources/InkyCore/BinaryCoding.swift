@@ -59,6 +59,9 @@ public struct BinaryReader {
 
     public var isAtEnd: Bool { at == bytes.count }
 
+    /// How many bytes are left to read: what follows a header, for a reader of its own.
+    public var remaining: Int { bytes.count - at }
+
     public mutating func byte() -> UInt8? {
         guard at < bytes.count else { return nil }
         defer { at += 1 }

@@ -97,7 +97,14 @@ public enum MountDaemon {
         // Last: the workers have exited when the daemon does (their zombies, reaped by whoever
         // adopts them, are not left running).
         defer { pool.shutdown(reaping: false) }
-        pool.warmUp(2)
+        if root.isFolder {
+            pool.warmUp(2)
+        } else {
+            // One comic file: its listing comes at once, and one worker serves it (stored pages are
+            // read here), started now, before the state database opens, and in the pool before
+            // the listing asks: a second would start beside it on the same two CPUs.
+            _ = pool.startIdle()
+        }
         let state = configuration.statePath.map { StateDatabase.open(at: $0) }
         if let note = state?.recovery { log(.warning(note)) }
         if let state, state.isInMemory {

@@ -327,27 +327,28 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Starts up to `count` workers in the background, so the first comic a reader opens does
-    /// not wait for a process to start (about 20 ms for our binary).
+    /// Starts up to `count` workers in the background: the first comic opened waits for no start.
     public func warmUp(_ count: Int) {
         DispatchQueue.global(qos: .utility).async { [self] in
-            for _ in 0..<min(count, configuration.maxWorkers) {
-                let started = condition.withLock {
-                    guard running < configuration.maxWorkers else { return false }
-                    running += 1
-                    return true
-                }
-                guard started else { return }
-                do throws(ComicError) {
-                    let worker = try spawn(quiet: configuration.discardWorkerOutput, images: configuration.loadsImages(vault: false))
-                    condition.withLock { epochs[worker.pid] = epoch }
-                    checkIn(worker, healthy: true, for: nil)
-                } catch {
-                    condition.withLock { running -= 1 }
-                    return
-                }
-            }
+            for _ in 0..<count { guard startIdle() else { return } }
         }
+    }
+
+    /// Starts one worker on this thread (a spawn, under a millisecond), idle for the next request; false if full or failed.
+    public func startIdle() -> Bool {
+        let room = condition.withLock { () -> Bool in
+            guard running < configuration.maxWorkers else { return false }
+            running += 1
+            return true
+        }
+        guard room else { return false }
+        guard let worker = try? spawn(quiet: configuration.discardWorkerOutput, images: configuration.loadsImages(vault: false)) else {
+            condition.withLock { running -= 1 }
+            return false
+        }
+        condition.withLock { epochs[worker.pid] = epoch }
+        checkIn(worker, healthy: true, for: nil)
+        return true
     }
 
     /// Signals every idle worker to end and returns at once: they give back their memory while

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
+import InkyWorker
 
 @main
 struct Inkyfs: ParsableCommand {
@@ -33,6 +34,13 @@ struct Inkyfs: ParsableCommand {
     /// by the usage.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // A background mount's daemon, handed its command line parsed already.
+        if let plan = MountPlanCoding.handedOver(arguments) {
+            #if DEBUG
+            MountPlanCoding.verify(plan, arguments: arguments)
+            #endif
+            plan.runDaemon()
+        }
         if arguments.isEmpty {
             print(helpMessage())
             Foundation.exit(ExitStatus.ok.rawValue)
@@ -42,6 +50,10 @@ struct Inkyfs: ParsableCommand {
                                               hidden: names.filter { $0.hasPrefix("_") }) {
             FileHandle.standardError.write(Data("inkyfs: \(message)\n".utf8))
             Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        // A background mount's daemon starts now, while this process parses: `MountCommand.run` hands it the plan.
+        if MountCommand.isPlainBackgroundMount(arguments, commands: names) {
+            DaemonLauncher.startEarly(arguments: arguments)
         }
         // `-o` settings of a mount become the flags they name, before the parser sees them.
         var parsed = arguments

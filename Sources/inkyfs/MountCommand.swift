@@ -2,11 +2,8 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
-import InkyDaemon
-import InkyFUSE
 import InkyLibrary
 import InkyWorker
-import Logging
 
 struct MountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -149,6 +146,11 @@ struct MountCommand: ParsableCommand {
     @Option(help: .hidden)
     var readyFd: Int32?
 
+    /// The plan the launcher handed over on this descriptor (`MountPlanCoding`), read before any
+    /// parsing; parsed only when the daemon could not read that plan.
+    @Option(help: .hidden)
+    var planFd: Int32?
+
     mutating func validate() throws {
         // Settings given in -o (the fstab way) arrive as their flags (`MountOptionList.expanding`);
         // one left here came past that step and would be lost.
@@ -165,76 +167,50 @@ struct MountCommand: ParsableCommand {
     }
 
     func run() throws {
-        let library = absolutePath(self.library)
-        let mountpoint = absolutePath(self.mountpoint)
-        let list = try MountOptionList(fuseOptions)
-        // `ro` reaches libfuse, which mounts with MS_RDONLY: the kernel then refuses every write.
-        let options = list.fuse + (readOnly ? ["ro"] : [])
-        do throws(MountPreflight.Problem) {
-            try MountPreflight.check(library: library, mountpoint: mountpoint, allowNonEmpty: list.allowNonEmpty, force: force,
-                                     reservedNames: (noContinue ? [] : [(continueName, "--continue-name NAME, or hide it with --no-continue")])
-                                        + [(vaultName, "--vault-name NAME")],
-                                     daemonPID: { (try? ControlClient.send(.status, to: $0))?.pid },
-                                     note: { FileHandle.standardError.write(Data("inkyfs: \($0)\n".utf8)) })
-        } catch {
-            ReadyChannel(descriptor: readyFd).fail("inkyfs: \(error)")
-            throw ExitCode(ExitStatus.refused.rawValue)
-        }
+        let plan = try self.plan()
+        guard plan.check(readyFd: readyFd) else { throw ExitCode(ExitStatus.refused.rawValue) }
         if !foreground && readyFd == nil {
+            // The daemon gets the plan as well as the command line, and so parses nothing.
             if let failure = DaemonLauncher.launch(arguments: Array(CommandLine.arguments.dropFirst()),
-                                                   logPath: DaemonLauncher.logPath(for: mountpoint)) {
+                                                   handing: MountPlanCoding.encode(plan),
+                                                   logPath: DaemonLauncher.logPath(for: plan.mountpoint)) {
                 FileHandle.standardError.write(Data((failure + "\n").utf8))
                 throw ExitCode(ExitStatus.mountFailed.rawValue)
             }
             return
         }
-        let readiness = ReadyChannel(descriptor: readyFd)
-        let unfit = MountDaemon.prepareProcess()
-        let logger = Logger(label: "inkyfs")
-        if let unfit { logger.warning("\(unfit)") }
+        DaemonLauncher.abandonEarly() // none is started for these, but a guess is a guess
+        plan.serve(readiness: ReadyChannel(descriptor: readyFd))
+        throw ExitCode(ExitStatus.mountFailed.rawValue)
+    }
+
+    /// Whether `arguments`, unparsed, look like a plain background mount (`mount` or mount.fuse3's
+    /// form without it; no --foreground, help, version or the daemon's own options), whose daemon
+    /// may start before they are parsed (`DaemonLauncher.startEarly`). The parse decides: a daemon
+    /// started for a command line that is none is killed as the command exits.
+    static func isPlainBackgroundMount(_ arguments: [String], commands: [String]) -> Bool {
+        guard let first = arguments.first,
+              first == _commandName || !(commands.contains(first) || first == "help" || first.hasPrefix("-")) else { return false }
+        let others: Set<String> = ["--foreground", "-h", "--help", "-help", "--version", "--ready-fd", "--plan-fd"]
+        return !arguments.contains { others.contains($0) || $0.hasPrefix("--experimental") || $0.hasPrefix("--generate")
+            || $0.hasPrefix("--ready-fd=") || $0.hasPrefix("--plan-fd=") }
+    }
+
+    /// What this command line asks the daemon to do, resolved: paths made absolute, `-o` sorted.
+    func plan() throws -> MountPlan {
+        let list = try MountOptionList(fuseOptions)
         var limits = limitOptions.limits
         limits.rendering.conversion = pageOptions.conversion
-        var mountOptions = MountOptions(limits: limits, window: WindowPolicy(window: window, prefetch: prefetch),
-                                        cacheBytes: Int(cacheSize))
-        mountOptions.recordProgress = !noProgress
-        mountOptions.continueReadingName = noContinue ? nil : continueName
-        mountOptions.vaultName = vaultName
-        mountOptions.vaultAllowOther = vaultAllowOther
-        mountOptions.listingParallelism = workers
-        mountOptions.treeTimeout = treeTimeout
-        mountOptions.listLibraryAhead = !noListAhead
-        mountOptions.metadataViews = (try? MountViews.parse(views)) ?? []
-        mountOptions.readingListsDirectory = readingLists.map(absolutePath)
-        mountOptions.comicsAsCBZ = comicsAs == .cbz
-        mountOptions.covers = noCovers || comicsAs == .cbz ? nil : CoverCache(capacity: coverCacheSize)
-        if pageCacheSize > 0 {
-            // One folder and one cap for converted pages and the pages kept to resume solid comics.
-            let pages = ConvertedPageCache(capacity: pageCacheSize)
-            if pageOptions.conversion.isActive { mountOptions.pageCache = pages }
-            mountOptions.resumePages = noProgress ? nil : ResumePages(sharing: pages)
-        }
-        var configuration = MountDaemon.Configuration(
-            library: library, mountpoint: mountpoint, fuseOptions: options, mount: mountOptions,
-            workers: WorkerPool.Configuration(maxWorkers: workers, timeout: workerTimeout),
-            statePath: stateOptions.databasePath,
-            vaultDirectory: VaultOptions.directory(vault))
-        configuration.vaultIdleSeconds = vaultIdle
-        configuration.settings = MountSettings.differing(self, fuseOptions: list.fuse)
-        let settings = configuration.settings
-        do throws(FUSESession.Failure) {
-            try MountDaemon.run(configuration, log: { logger.write($0) }, warn: { message in
-                logger.warning("\(message)")
-                readiness.warn(message)
-            }) {
-                // The settings as applied, whether they came as flags or in -o (fstab, mount.fuse3).
-                let changed = settings.isEmpty ? "" : "; not the defaults: " + settings.joined(separator: " ")
-                logger.info("mounted \(library) on \(mountpoint) (cache \(ByteCountText.format(cacheSize)), window \(window), prefetch \(prefetch), workers \(workers))\(changed)")
-                readiness.ready()
-            }
-        } catch {
-            readiness.fail("inkyfs: \(error)")
-            throw ExitCode(ExitStatus.mountFailed.rawValue)
-        }
+        // `ro` reaches libfuse, which mounts with MS_RDONLY: the kernel then refuses every write.
+        return MountPlan(
+            library: absolutePath(library), mountpoint: absolutePath(mountpoint), fuseOptions: list.fuse + (readOnly ? ["ro"] : []),
+            allowNonEmpty: list.allowNonEmpty, force: force, cacheSize: cacheSize, window: window, prefetch: prefetch,
+            workers: workers, workerTimeout: workerTimeout, treeTimeout: treeTimeout, listAhead: !noListAhead, covers: !noCovers,
+            coverCacheSize: coverCacheSize, pageCacheSize: pageCacheSize, recordProgress: !noProgress,
+            continueName: noContinue ? nil : continueName, vaultName: vaultName, vaultAllowOther: vaultAllowOther,
+            views: (try? MountViews.parse(views)) ?? [], readingLists: readingLists.map(absolutePath), comicsAsCBZ: comicsAs == .cbz,
+            limits: limits, statePath: stateOptions.databasePath, vaultDirectory: VaultOptions.directory(vault), vaultIdle: vaultIdle,
+            settings: MountSettings.differing(self, fuseOptions: list.fuse))
     }
 }
 

@@ -77,6 +77,13 @@ final class MountLifecycleTests: XCTestCase {
         let notEmpty = try CommandRunner.inkyfs(["mount", Corpus.fixtures.path, occupied.path])
         XCTAssertEqual(notEmpty.status, 2)
         XCTAssertTrue(notEmpty.stderr.contains("not empty") && notEmpty.stderr.contains("-o nonempty"), notEmpty.stderr)
+        let usage = try CommandRunner.inkyfs(["mount", "--window", "many", Corpus.fixtures.path, occupied.path])
+        XCTAssertEqual(usage.status, 64, usage.stderr)
+        XCTAssertTrue(usage.stderr.contains("The value 'many' is invalid for '--window <window>'"), usage.stderr)
+        // A background mount's daemon starts while the command line is parsed: refused or mistyped,
+        // the command has ended it before it returns.
+        XCTAssertEqual(daemonPIDs(for: "/nonexistent/mnt"), [], "no daemon left by the refused mount")
+        XCTAssertEqual(daemonPIDs(for: occupied.path), [], "no daemon left by the refused or mistyped mounts")
         let allowed = try MountedLibrary(library: Corpus.fixtures, arguments: ["-o", "nonempty"])
         XCTAssertTrue(allowed.isDaemonAlive)
         allowed.unmount()
