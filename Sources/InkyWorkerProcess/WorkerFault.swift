@@ -11,9 +11,10 @@ import InkyWorker
 /// / `hang-read:TEXT` (only page reads, after a good listing): the worker then dies of SIGSEGV
 /// or stops answering. `probe:TEXT` makes the listing of such a comic try what the seccomp
 /// filter forbids and fail with the errno of each try, so ERROR.txt shows what a hijacked
-/// decoder would get. `stall-read:TEXT` answers page reads 3 s late, long enough for a test
-/// to kill the worker in the middle of one. `hold-cover:TEXT` holds a cover's making while the
-/// file named by `INKYFS_TEST_WORKER_HOLD` exists, so a test decides when a cover may come
+/// decoder would get. `stall-read:TEXT` holds page reads while the file named by
+/// `INKYFS_TEST_WORKER_HOLD` exists (at most 120 s), so a test kills the worker, or locks the
+/// vault, in the middle of one and then lets it go: a fixed delay raced a loaded machine.
+/// `hold-cover:TEXT` holds a cover's making the same way, so a test decides when a cover may come
 /// (`-cover` forms act on cover requests only). While it stalls, the worker's thread is named
 /// `inky-stall` (/proc/PID/task/TID/comm; naming a thread is all the seccomp filter lets a worker
 /// show), so a test waits until a worker is inside the read instead of sleeping and hoping it is;
@@ -55,7 +56,9 @@ enum WorkerFault {
         case "stall" where isRead:
             let name = Thread.current.name
             Thread.current.name = "inky-stall"
-            sleep(3)
+            let file = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_HOLD"] ?? ""
+            let until = Date().addingTimeInterval(120)
+            while !file.isEmpty, access(file, F_OK) == 0, Date() < until { usleep(10_000) }
             Thread.current.name = name ?? ""
         case "hold" where only == "-cover":
             let file = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_HOLD"] ?? ""
