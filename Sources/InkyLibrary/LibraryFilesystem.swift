@@ -104,8 +104,10 @@ public final class LibraryFilesystem: Sendable {
         // (`VaultView`).
         vault.whenUnlocked { [weak self] in self?.vaultUnlocked() }
         vault.whenLocking { [weak self] shown in
-            self?.vaultLocking(shown: shown)
+            // The backend first: the kernel's invalidation of a vault file waits for a read in
+            // flight, which the backend ends at once.
             self?.backend.vaultLocked()
+            self?.vaultLocking(shown: shown)
         }
         // A folder listed with a `folder.jpg` none of its comics gives: the kernel forgets the name.
         covers.whenNoCover { [weak self] folder in self?.forgetCover(of: folder) }

@@ -81,7 +81,8 @@ extension ComicBackend {
 }
 
 extension WorkerPool: ComicBackend {
-    /// Every worker stops (idle ones now, busy ones when their request ends), so none keeps a
-    /// key, reader or decrypted chunk, and the pool's own readers of vault objects go with their keys.
+    /// Every worker stops (idle ones and busy vault ones now, others when their request ends),
+    /// so none keeps a key, reader or decrypted chunk, and the pool's own readers of vault
+    /// objects go with their keys.
     public func vaultLocked() { retireAll() }
 }

@@ -22,10 +22,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// Workers started before the last `retireAll()` are stopped at their next check-in.
     private var epoch = 0
     private var epochs: [pid_t: Int] = [:]
-    /// Workers handed a vault object (and sent its key) that are still running: pid → object.
-    private var vaultWorkers: [pid_t: String] = [:]
-    /// Workers starting in the background for a vault object that has one busy.
-    private var startingFor: [String: Int] = [:]
+    private var vaultWorkers = VaultWorkerRoster()
     /// Workers starting in the background for no comic yet (a vault's, at unlock), by whether
     /// their output is discarded: a request they fit waits for one rather than start its own.
     private var startingAhead: [Bool: Int] = [:]
@@ -42,9 +39,9 @@ public final class WorkerPool: @unchecked Sendable {
     /// Stored pages of vault comics decrypted here, without a worker, since the start.
     public var vaultPagesDecryptedHere: Int { vaultPages.pagesServed }
 
-    /// Stops every worker (idle ones now, busy ones when their request ends), so no worker
-    /// keeps a reader, a decrypted chunk or a key of what came before: the vault's lock. The
-    /// pool's own readers of vault objects go too.
+    /// Stops every worker (idle ones and busy vault ones now, other busy ones when their request
+    /// ends), so no worker keeps a reader, a decrypted chunk or a key of what came before: the
+    /// vault's lock. The pool's own readers of vault objects go too.
     public func retireAll() {
         vaultPages.dropAll()
         let stopped = condition.withLock {
@@ -54,6 +51,7 @@ public final class WorkerPool: @unchecked Sendable {
             running -= workers.count
             lastWorker.removeAll()
             workers.forEach(forget)
+            vaultWorkers.killBusy()
             return workers
         }
         Self.end(stopped)
@@ -117,18 +115,28 @@ public final class WorkerPool: @unchecked Sendable {
                 return
             }
         } catch .timedOut {
+            let locked = willReap(worker)
             worker.terminate()
+            if locked { throw Self.locked(path) }
             throw .parserFailed(path: path, detail: "timed out: the archive parser made no progress for \(Int(configuration.timeout)) s")
         } catch {
+            let locked = willReap(worker)
             let ending = worker.ending(grace: error == .closed ? 0.5 : 0)
+            if locked { throw Self.locked(path) }
             if ending.killedFromOutside, case .read = request {
                 // Not the archive's doing: this read fails, the comic stays readable.
                 throw .io(path: path, errno: EIO, detail: "the worker reading it was killed from outside (SIGKILL); reading again starts a new one")
             }
             throw .parserFailed(path: path, detail: error == .malformed ? "the worker sent garbage and was stopped" : "the worker \(ending)")
         }
+        _ = willReap(worker)
         worker.terminate()
         throw violation ?? .parserFailed(path: path, detail: "the worker broke the protocol")
+    }
+
+    /// Before a busy worker is reaped (`VaultWorkerRoster.willReap`). True if a lock killed it.
+    private func willReap(_ worker: WorkerProcess) -> Bool {
+        condition.withLock { vaultWorkers.willReap(worker.pid) }
     }
 
     /// A worker for `path`: never one that was given another vault object's key (a compromised
@@ -149,7 +157,7 @@ public final class WorkerPool: @unchecked Sendable {
     private func checkOut(for path: String, vault: Bool, decodes: Bool, images: Bool) throws(ComicError) -> WorkerProcess {
         condition.lock()
         defer { condition.unlock() }
-        let quiet = configuration.discardWorkerOutput || (vault && Self.vaultWorkersAreQuiet)
+        let quiet = configuration.discardWorkerOutput || (vault && VaultWorkerRoster.areQuiet)
         let fits = { (worker: WorkerProcess) in
             (!images || worker.hasImages)
                 && (worker.vaultObject == path || (worker.vaultObject == nil && (!vault || worker.isQuiet == quiet)))
@@ -161,8 +169,8 @@ public final class WorkerPool: @unchecked Sendable {
             // Its own before a fresh one, which another comic may need.
             if vault, let index = idle.lastIndex(where: { $0.vaultObject == path }) { return idle.remove(at: index) }
             if let index = idle.lastIndex(where: fits) { return claim(idle.remove(at: index), for: path, vault: vault) }
-            if vault, workers(of: path) > 0 {
-                if decodes, running < configuration.maxWorkers, workers(of: path) < vaultWorkersPerObject {
+            if vault, vaultWorkers.workers(of: path) > 0 {
+                if decodes, running < configuration.maxWorkers, vaultWorkers.workers(of: path) < vaultWorkersPerObject {
                     startInBackground(quiet: quiet, for: path)
                 }
                 condition.wait()
@@ -205,8 +213,8 @@ public final class WorkerPool: @unchecked Sendable {
         guard listing.pages.contains(where: { $0.storedData == nil }) else { return }
         condition.withLock {
             // Only a vault object has workers of its own (the one that listed it, at least).
-            guard workers(of: path) == 1, running < configuration.maxWorkers else { return }
-            startInBackground(quiet: configuration.discardWorkerOutput || Self.vaultWorkersAreQuiet, for: path)
+            guard vaultWorkers.workers(of: path) == 1, running < configuration.maxWorkers else { return }
+            startInBackground(quiet: configuration.discardWorkerOutput || VaultWorkerRoster.areQuiet, for: path)
         }
     }
 
@@ -214,14 +222,9 @@ public final class WorkerPool: @unchecked Sendable {
     private func claim(_ worker: WorkerProcess, for path: String, vault: Bool) -> WorkerProcess {
         if vault, worker.vaultObject == nil {
             worker.vaultObject = path
-            vaultWorkers[worker.pid] = path
+            vaultWorkers.claim(worker.pid, for: path)
         }
         return worker
-    }
-
-    /// Workers of vault object `path`, busy or idle, and those starting for it (the caller holds the lock).
-    private func workers(of path: String) -> Int {
-        vaultWorkers.values.reduce(0) { $0 + ($1 == path ? 1 : 0) } + (startingFor[path] ?? 0)
     }
 
     /// At most this many workers read one vault object: its pages decode side by side, one
@@ -236,7 +239,7 @@ public final class WorkerPool: @unchecked Sendable {
         let candidates = idle.indices.filter { !fits(idle[$0]) }
         let rank = { (index: Int) -> Int in
             guard let object = self.idle[index].vaultObject else { return 0 }
-            return self.workers(of: object) > 1 ? 1 : 2
+            return self.vaultWorkers.workers(of: object) > 1 ? 1 : 2
         }
         return candidates.min { rank($0) < rank($1) }   // ties: the first, idle longest
     }
@@ -245,15 +248,14 @@ public final class WorkerPool: @unchecked Sendable {
     /// where the request that wanted it (or any that fits) takes it.
     private func startInBackground(quiet: Bool, for path: String?) {
         running += 1
-        if let path { startingFor[path, default: 0] += 1 } else { startingAhead[quiet, default: 0] += 1 }
+        if let path { vaultWorkers.startBegan(for: path) } else { startingAhead[quiet, default: 0] += 1 }
         let started = epoch
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             // Only the vault's workers start this way.
             let worker = try? spawn(quiet: quiet, images: configuration.loadsImages(vault: true))
             condition.withLock {
                 if let path {
-                    startingFor[path, default: 1] -= 1
-                    if startingFor[path] == 0 { startingFor[path] = nil }
+                    vaultWorkers.startEnded(for: path)
                 } else {
                     startingAhead[quiet, default: 1] -= 1
                 }
@@ -275,7 +277,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// the derivation waits for).
     public func warmUpVaultWorkers(atMost limit: Int = .max) {
         condition.withLock {
-            let quiet = configuration.discardWorkerOutput || Self.vaultWorkersAreQuiet
+            let quiet = configuration.discardWorkerOutput || VaultWorkerRoster.areQuiet
             let spare = idle.filter { $0.vaultObject == nil && $0.isQuiet == quiet }.count + (startingAhead[quiet] ?? 0)
             let ahead = min(vaultWorkersPerObject, ProcessInfo.processInfo.activeProcessorCount, limit)
             for _ in spare..<max(spare, ahead) where running < configuration.maxWorkers {
@@ -289,20 +291,10 @@ public final class WorkerPool: @unchecked Sendable {
                           images: images, quiet: quiet, output: output?.descriptor)
     }
 
-    /// Vault workers' stderr goes to /dev/null, except under the debug-build compromised-worker
-    /// hook, whose report is that stderr.
-    private static var vaultWorkersAreQuiet: Bool {
-        #if DEBUG
-        return !CompromisedWorkerProbe.isEnabled
-        #else
-        return true
-        #endif
-    }
-
     /// A worker that is being stopped (the caller holds the lock).
     private func forget(_ worker: WorkerProcess) {
         epochs[worker.pid] = nil
-        vaultWorkers[worker.pid] = nil
+        vaultWorkers.forget(worker.pid)
     }
 
     private func checkIn(_ worker: WorkerProcess, healthy: Bool, for path: String?) {

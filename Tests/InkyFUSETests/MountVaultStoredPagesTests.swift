@@ -62,9 +62,9 @@ final class MountVaultStoredPagesTests: XCTestCase {
         return unlocked.objectPath(for: try XCTUnwrap(try unlocked.entries.first { $0.displayPath == displayPath }))
     }
 
-    private func mount(_ extra: [String: String] = [:]) throws -> MountedLibrary {
+    private func mount(_ extra: [String: String] = [:], arguments: [String] = []) throws -> MountedLibrary {
         try MountedLibrary(library: folder.appendingPathComponent("library"),
-                           arguments: ["--vault", vault, "--state", folder.appendingPathComponent("state").path],
+                           arguments: ["--vault", vault, "--state", folder.appendingPathComponent("state").path] + arguments,
                            environment: environment.merging(extra) { $1 })
     }
 
@@ -166,9 +166,14 @@ final class MountVaultStoredPagesTests: XCTestCase {
 
     /// A worker still decoding a vault page when the vault locks must not put that page into
     /// the cache after lock dropped the rest: the read waiting for it fails, nothing is kept.
+    /// Nor does lock wait for that worker: it kills it, key and all.
     func testAPageAWorkerFinishesAfterTheLockIsDiscarded() throws {
-        // Every page read of a vault object answers 3 s late (the listing is not delayed).
-        let mount = try mount(["INKYFS_TEST_WORKER_FAULT": "stall-read:/objects/"])
+        // Every page read of a vault object is held while `hold` exists (the listing is not);
+        // no watchdog ends the hold before this test does.
+        let hold = folder.appendingPathComponent("hold")
+        FileManager.default.createFile(atPath: hold.path, contents: nil)
+        let mount = try mount(["INKYFS_TEST_WORKER_FAULT": "stall-read:/objects/", "INKYFS_TEST_WORKER_HOLD": hold.path],
+                              arguments: ["--worker-timeout", "600"])
         XCTAssertEqual(try control(["unlock", "--password-file", password]).status, 0)
         let comic = mount.path("Vault/Private/deflated")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: comic).count, pages.count)
@@ -183,8 +188,15 @@ final class MountVaultStoredPagesTests: XCTestCase {
         }
         // Locked once a worker is inside the read (locked before, the read would never start).
         XCTAssertTrue(waitUntil(20) { !mount.workers(withThreadNamed: "inky-stall").isEmpty }, "a worker stalls inside the page read")
-        XCTAssertEqual(try control(["lock"]).status, 0)
-        reading.wait()
+        // Locked while the worker is still inside the read, which then ends while the worker is
+        // still held: lock killed it rather than wait for it (the kernel's invalidation of the
+        // file waited for that read).
+        try mount.failingIfHung(after: 60, "the lock, and the read in flight across it") {
+            XCTAssertEqual(try control(["lock"]).status, 0)
+            reading.wait()
+        }
+        XCTAssertEqual(try debugReport()["keysInWorkers"], "0", "no worker holds a key after lock")
+        try FileManager.default.removeItem(at: hold)
         switch result.value {
         case .failure(let error)?: XCTAssertEqual(error.code, .EIO, "the read that waited across the lock fails")
         case .success(let bytes)?: XCTFail("served \(bytes.count) bytes decrypted before the lock, after it")
