@@ -37,9 +37,17 @@ public enum DaemonLauncher {
         atexit { DaemonLauncher.abandonEarly() }
     }
 
+    /// The daemon `startEarly` started, taken: whoever takes it hands it a plan or kills it.
+    private static func takeEarly() -> Started? {
+        early.withLock { started in
+            defer { started = nil }
+            return started
+        }
+    }
+
     /// Kills and reaps the daemon `startEarly` started, if no plan was handed to it.
     public static func abandonEarly() {
-        guard let started = early.withLock({ started in defer { started = nil }; return started }) else { return }
+        guard let started = takeEarly() else { return }
         kill(started.pid, SIGKILL)
         var status: Int32 = 0
         _ = Syscall.retrying { waitpid(started.pid, &status, 0) }
@@ -68,7 +76,7 @@ public enum DaemonLauncher {
             close(probe)
         }
         let daemon: Started
-        if let started = early.withLock({ started in defer { started = nil }; return started }) {
+        if let started = takeEarly() {
             // It opens the log itself: its output went to /dev/null until now.
             // A daemon that died meanwhile closed its end: that write fails (EPIPE), its answer tells why.
             let previous = signal(SIGPIPE, SIG_IGN)
@@ -114,28 +122,15 @@ public enum DaemonLauncher {
             throw error
         }
         defer { close(ready.write) }
-        // The child's file actions run in order: a pipe's end that is itself fd 3 or 4 (a command
-        // that has little open yet) would be replaced by the first action before the second reads it.
-        let childReady = fcntl(ready.write, F_DUPFD_CLOEXEC, 10), childPlan = handover.map { fcntl($0.read, F_DUPFD_CLOEXEC, 10) }
-        defer {
-            if childReady >= 0 { close(childReady) }
-            if let childPlan, childPlan >= 0 { close(childPlan) }
-        }
-        guard childReady >= 0, childPlan ?? 0 >= 0 else {
-            let failure = Errno.current
-            close(ready.read)
-            closeHandover()
-            throw failure
-        }
         var files: [ProcessSpawner.FileAction] = [
-            .duplicate(childReady, as: 3),
+            .duplicate(ready.write, as: 3),
             .open("/dev/null", flags: O_RDONLY, as: 0),
             .open(log ?? "/dev/null", flags: O_WRONLY | O_CREAT | O_APPEND, as: 1),
-            .duplicate(1, as: 2),
+            .alias(of: 1, as: 2),
         ]
         var daemonArguments: [String] = arguments + ["--ready-fd", "3"]
-        if let childPlan {
-            files.append(.duplicate(childPlan, as: 4))
+        if let handover {
+            files.append(.duplicate(handover.read, as: 4))
             daemonArguments += ["--plan-fd", "4"]
         }
         do throws(Errno) {

@@ -9,10 +9,19 @@ import InkyCore
 /// Swift process, so the background daemon is a new execution of our own binary and workers one of inkyfs-worker.
 public enum ProcessSpawner {
     public enum FileAction {
-        /// Make `descriptor` appear as `target` in the child.
+        /// Make this process's `descriptor` appear as `target` in the child.
         case duplicate(Int32, as: Int32)
         /// Open `path` as `target` in the child.
         case open(String, flags: Int32, as: Int32)
+        /// Make the child's `descriptor`, as an earlier action set it, appear as `target` too
+        /// (stderr to wherever stdout went).
+        case alias(of: Int32, as: Int32)
+
+        var target: Int32 {
+            switch self {
+            case .duplicate(_, let target), .open(_, _, let target), .alias(_, let target): target
+            }
+        }
     }
 
     /// The running executable, for re-executing ourselves.
@@ -26,20 +35,29 @@ public enum ProcessSpawner {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        let highest = max(files.map(\.target).max() ?? 2, 2)
+        // The child's actions run in order: a descriptor of ours that is also a target (a command
+        // with little open has its pipes at 3 and 4) would be replaced by one action before the
+        // next reads it, and one that is its own target would keep its close-on-exec. Every such
+        // one is handed from a copy above all the targets.
+        var copies: [Int32] = []
+        defer { copies.forEach { close($0) } }
         for action in files {
             switch action {
-            case .duplicate(let descriptor, let target): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+            case .duplicate(var descriptor, let target):
+                if descriptor <= highest {
+                    descriptor = fcntl(descriptor, F_DUPFD_CLOEXEC, highest + 1)
+                    guard descriptor >= 0 else { throw Errno.current }
+                    copies.append(descriptor)
+                }
+                posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+            case .alias(let descriptor, let target): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
             case .open(let path, let flags, let target): posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o600)
             }
         }
         // Nothing but what is given: a descriptor the mounting shell left open without
         // close-on-exec (a pipe at fd 251) must not reach the daemon or a worker.
-        let highest = files.map { action -> Int32 in
-            switch action {
-            case .duplicate(_, let target), .open(_, _, let target): target
-            }
-        }.max() ?? 2
-        let closing = inky_spawn_close_from(&actions, max(highest, 2) + 1)
+        let closing = inky_spawn_close_from(&actions, highest + 1)
         guard closing == 0 else { throw Errno(closing) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
