@@ -23,16 +23,14 @@ extension LibraryFilesystem {
         }
     }
 
-    /// The files a series folder's listing adds; the cover's making is queued, not waited for.
-    /// Its `.directory` is found by name only (`coverNode`), as a comic's is: Dolphin reads it by
-    /// its path, and a viewer given the folder would try it as a picture.
-    func coverEntries(_ index: FolderIndex, folder path: String) -> [(name: String, node: Node)] {
-        ["folder.jpg"].compactMap { name in
-            coverNode(index, folder: path, name: name).map { node in
-                if case .folderCover = node { queueCover(index, folder: path) }
-                return (name: name, node: node)
-            }
-        }
+    /// The file a series folder's listing adds, `folder.jpg`, if any; its making is queued, not
+    /// waited for. Its `.directory` is found by name only (`coverNode`), as a comic's is: Dolphin
+    /// reads it by its path, and a viewer given the folder would try it as a picture.
+    func coverEntry(_ index: FolderIndex, folder path: String) -> (name: String, node: Node)? {
+        let name = "folder.jpg"
+        guard let node = coverNode(index, folder: path, name: name) else { return nil }
+        if case .folderCover = node { queueCover(index, folder: path) }
+        return (name, node)
     }
 
     /// A comic's identity for the covers: one look at its file, nil when it is gone.

@@ -158,7 +158,7 @@ extension LibraryFilesystem {
         case .folder(let path):
             return folderIndex(path).map { index in
                 var listing = UnnumberedListing(capacity: index.names.count + 2)
-                for (name, cover) in coverEntries(index, folder: path) { listing.add(name, cover, kind: .regularFile) }
+                if let (name, cover) = coverEntry(index, folder: path) { listing.add(name, cover, kind: .regularFile) }
                 for name in index.names {
                     let child = index.nodes[name]!
                     if options.comicsAsCBZ, case .comic(let comic) = child {
@@ -177,7 +177,7 @@ extension LibraryFilesystem {
         case .vaultFolder(let folder):
             guard let children = vaultChildren(folder) else { return .failure(.ENOENT) }
             var listing = UnnumberedListing(capacity: children.count + 2)
-            for (name, cover) in vaultCoverEntries(children, folder: folder) { listing.add(name, cover, kind: .regularFile) }
+            if let (name, cover) = vaultCoverEntry(children, folder: folder) { listing.add(name, cover, kind: .regularFile) }
             for name in children.keys.sorted() { listing.add(name, children[name]!, kind: .directory) }
             return .success(listing.numbered(by: numbered))
         case .comic(let comic):

@@ -29,11 +29,10 @@ extension LibraryFilesystem {
         }
     }
 
-    /// Its `.directory` is found by name only, as the library's are (`coverEntries`).
-    func vaultCoverEntries(_ children: [String: Node], folder: String) -> [(name: String, node: Node)] {
-        ["folder.jpg"].compactMap { name in
-            vaultCoverNode(children, folder: folder, name: name).map { (name: name, node: $0) }
-        }
+    /// `folder.jpg`, if the folder has one; its `.directory` is found by name only, as the
+    /// library's are (`coverEntry`).
+    func vaultCoverEntry(_ children: [String: Node], folder: String) -> (name: String, node: Node)? {
+        vaultCoverNode(children, folder: folder, name: "folder.jpg").map { ("folder.jpg", $0) }
     }
 
     func vaultFolderCoverBytes(_ folder: String) -> Result<[UInt8], Errno> {
