@@ -50,8 +50,15 @@ extension ParsableCommand {
     /// as one line after "inkyfs: " with its own status; anything else as ArgumentParser ends it
     /// (a usage error with the usage). How `inkyfs` and `inkyfs-serve` both end.
     public static func parseAndRun(_ arguments: [String]? = nil) -> Never {
+        let command: any ParsableCommand
+        do { command = try parseAsRoot(arguments) } catch { exit(withError: error) }
+        run(command)
+    }
+
+    /// Runs `command`, parsed already, and ends as `parseAndRun` does.
+    public static func run(_ command: any ParsableCommand) -> Never {
+        var command = command
         do {
-            var command = try parseAsRoot(arguments)
             try command.run()
             Foundation.exit(ExitStatus.ok.rawValue)
         } catch let failure as CommandFailure {

@@ -21,7 +21,9 @@ struct MountOptionList {
     static let mountWords: Set<String> = ["defaults", "nofail", "auto", "noauto", "user", "users", "nouser", "owner",
                                           "group", "_netdev", "rw", "dev", "suid", "exec", "noexec", "nosuid", "nodev"]
 
-    init(_ arguments: [String], names: MountOptionNames = .mount) throws {
+    /// `names` is read only when a word may be a setting: reading `mount`'s costs ~2 ms of a
+    /// CLI's start (ArgumentParser describes the whole command), and most mounts have no `-o`.
+    init(_ arguments: [String], names: @autoclosure () -> MountOptionNames = .mount) throws {
         var inViewsList = false
         for option in arguments.flatMap({ $0.split(separator: ",").map(String.init) }) where !option.isEmpty {
             let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
@@ -36,7 +38,7 @@ struct MountOptionList {
                 allowNonEmpty = true // fuse3 mounts over anything; refusing is our check
             } else if option == "ro" {
                 flags.append("--read-only")
-            } else if let setting = try names.flags(key: key, value: value) {
+            } else if let setting = try names().flags(key: key, value: value) {
                 flags += setting
                 inViewsList = key == "views"
             } else if !Self.mountWords.contains(option) && !option.hasPrefix("x-") && !option.hasPrefix("comment=") {
@@ -48,7 +50,7 @@ struct MountOptionList {
 
     /// A command line with every `-o` setting turned into its flag, after the other arguments
     /// (so that, as before, the fstab line wins over a flag given twice); FUSE options stay in `-o`.
-    static func expanding(_ arguments: [String], names: MountOptionNames = .mount) throws -> [String] {
+    static func expanding(_ arguments: [String], names: @autoclosure () -> MountOptionNames = .mount) throws -> [String] {
         var kept: [String] = [], options: [String] = [], rest: [String] = []
         var index = arguments.startIndex
         while index < arguments.endIndex {
@@ -70,7 +72,7 @@ struct MountOptionList {
             index += 1
         }
         guard !options.isEmpty else { return arguments }
-        let list = try MountOptionList(options, names: names)
+        let list = try MountOptionList(options, names: names())
         let fuse = list.fuse.filter { $0 != "nosuid" && $0 != "nodev" }
         return kept + (fuse.isEmpty && !list.allowNonEmpty ? [] : ["-o", (fuse + (list.allowNonEmpty ? ["nonempty"] : [])).joined(separator: ",")])
             + list.flags + rest
