@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyWorkerProcess", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs", "inkyfs-worker"]),
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyMount", "InkyTree", "InkyWorker", "InkyVault", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport", "inkyfs-worker"]),
-        .testTarget(name: "InkyMountTests", dependencies: ["InkyMount", "InkyLibrary", "InkyTree", "InkyCore", "InkyWorker", "InkyTestSupport"]),
+        .testTarget(name: "InkyMountTests", dependencies: ["InkyMount", "InkyLibrary", "InkyTree", "InkyCore", "InkyWorker", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "InkyVault", "inkyfs", "inkyfs-worker", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3", "CInkyFuseDevice"]),
         .testTarget(name: "InkyVaultTests", dependencies: ["InkyVault"]),
         .testTarget(name: "InkyImageTests", dependencies: ["InkyImage", "InkyTestSupport"]),

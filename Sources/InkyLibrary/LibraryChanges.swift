@@ -23,7 +23,7 @@ extension LibraryFilesystem {
     /// Seconds the kernel may keep names and attributes of folders, comics and files: until the
     /// watcher tells it they changed, when it sees every change; `--tree-timeout` where it
     /// cannot (network filesystems, the inotify watch limit, a mount of one comic file).
-    var treeTimeout: Double { watcherSeesEverything ? Self.watchedTimeout : options.treeTimeout }
+    public var treeTimeout: Double { watcherSeesEverything ? Self.watchedTimeout : options.treeTimeout }
 
     /// The same for a page's name: a page of a changed archive answers ESTALE anyway.
     var pageEntryTimeout: Double { watcherSeesEverything ? Self.watchedTimeout : options.pageEntryTimeout }

@@ -22,7 +22,8 @@ public final class LibraryFilesystem: Sendable {
     public let libraryPath: String
     /// Every read of the library goes through here, never following a link (`LibraryRoot`).
     let root: LibraryRoot
-    let options: MountOptions
+    /// What the library was made to show and how (the mount's views read which they are).
+    public let options: MountOptions
     let backend: any ComicBackend
     /// The window cache and the bounds of its fetches (`ComicPages`).
     let pages: ComicPages
@@ -44,7 +45,8 @@ public final class LibraryFilesystem: Sendable {
     let lastDigestPass = Mutex(Date.distantPast)
     /// The vault, from unlock to lock: its keys, names, covers and use (`VaultSession`).
     public let vault: VaultSession
-    let logger: LogSink
+    /// Where the library's log lines go (a view says there when it appears).
+    public let logger: LogSink
     /// The index and reading state; nil runs without memory between mounts.
     public let state: StateDatabase?
     /// Reading-state and index writes happen here, off the FUSE threads.
@@ -53,7 +55,8 @@ public final class LibraryFilesystem: Sendable {
     let reading: ReadingLog?
     /// Listings stored and removed in the index, batched on the state queue.
     let indexWriter: IndexWriter?
-    let isFolderLibrary: Bool
+    /// A folder mounted, not one comic file (which shows only its pages, no views).
+    public let isFolderLibrary: Bool
     private let stopping = Atomic<Bool>(false)
     /// Set at unmount: background listing stops taking new comics.
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
@@ -101,7 +104,7 @@ public final class LibraryFilesystem: Sendable {
         vault = VaultSession(pages: pages.cache, log: log)
         // The library's part of the vault's unlock and lock: its comics' states, the kernel's
         // names and numbers for them, the backend's keys and readers. A view's part comes after
-        // (`VaultView`).
+        // (the mount's `Vault/` view).
         vault.whenUnlocked { [weak self] in self?.vaultUnlocked() }
         vault.whenLocking { [weak self] shown in
             // The backend first: the kernel's invalidation of a vault file waits for a read in
@@ -111,7 +114,7 @@ public final class LibraryFilesystem: Sendable {
         }
         // A folder listed with a `folder.jpg` none of its comics gives: the kernel forgets the name.
         covers.whenNoCover { [weak self] folder in self?.forgetCover(of: folder) }
-        // The vault's own metadata views, where `Vault/` shows (`standardViews`).
+        // The vault's own metadata views' trees, where `Vault/` shows (the mount numbers them).
         if root.isFolder, options.vaultName != nil, !options.metadataViews.isEmpty {
             vault.keep(views: VaultMetadataCatalog(kinds: options.metadataViews, library: self))
         }

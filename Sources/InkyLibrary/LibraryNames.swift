@@ -5,7 +5,7 @@ import InkyTree
 /// Names and attributes: what a lookup finds, what `stat` shows, what a directory lists. A
 /// folder holds the library's folders and comics (the views' folders at the root are added by
 /// `MountComposition`); a comic directory holds its pages, or only ERROR.txt. Vault folders and
-/// comics are answered here too, for `VaultView`, which shares the comics' machinery.
+/// comics are answered here too, for the mount's `Vault/` view, which shares the comics' machinery.
 ///
 /// Nodes are typed: attributes come back with no number (`NodeAttributes.id` 0), listings are
 /// numbered by the function the caller gives, and the caller numbers what a lookup found.
@@ -131,7 +131,7 @@ extension LibraryFilesystem {
     }
 
     /// The vault's directories are the mounting user's alone unless the mount says otherwise.
-    func directoryPermissions(vault: Bool) -> UInt32 {
+    public func directoryPermissions(vault: Bool) -> UInt32 {
         vault && !options.vaultAllowOther ? 0o500 : 0o555
     }
 

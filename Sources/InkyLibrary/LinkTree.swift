@@ -57,45 +57,55 @@ struct ComicRecord: Sendable {
 /// (`Recently Added/`). Numbers are local to the view's slot: kind in the top bits, then the
 /// comic's metadata row id or a hash of the folder's name, so they are the same in every mount
 /// and nothing is kept per inode.
-struct LinkTree: Sendable {
-    enum Target: Sendable, Equatable {
+public struct LinkTree: Sendable {
+    /// Where a link leads.
+    public enum Target: Sendable, Equatable {
         /// A comic's directory in the library tree, by its path in the library.
         case comic(String)
         /// A folder of another view (`By Publisher/` → `By Series/<Series>`), from the mount root.
         case viewFolder(String)
     }
 
-    struct Link: Sendable {
-        var name: String
-        var local: UInt64
-        var target: Target
+    /// A link: its name, its number in the view and where it leads.
+    public struct Link: Sendable {
+        public var name: String
+        public var local: UInt64
+        public var target: Target
     }
 
-    struct Folder: Sendable {
-        var name: String
-        var local: UInt64
-        var links: [Link]
-        var byName: [String: Int]
+    /// A folder of links: its name, its number in the view, its links (and their index by name).
+    public struct Folder: Sendable {
+        public var name: String
+        public var local: UInt64
+        public var links: [Link]
+        public var byName: [String: Int]
         /// Plain files beside the links (a reading list's MISSING.txt).
-        var files: [(name: String, local: UInt64)] = []
+        public var files: [(name: String, local: UInt64)] = []
     }
 
     static let folderKind: UInt64 = 1, comicKind: UInt64 = 2, folderLinkKind: UInt64 = 3, fileKind: UInt64 = 4
     static let kindShift: UInt64 = 52
 
-    private(set) var folders: [Folder] = []
-    private(set) var rootLinks: [Link] = []
+    /// The view's folders, in order.
+    public private(set) var folders: [Folder] = []
+    /// Links at the view's root (`Recently Added/`), in order.
+    public private(set) var rootLinks: [Link] = []
     private var folderByName: [String: Int] = [:]
     private var folderByLocal: [UInt64: Int] = [:]
     private var linkByLocal: [UInt64: Target] = [:]
     private var fileByLocal: [UInt64: [UInt8]] = [:]
 
-    var isEmpty: Bool { folders.isEmpty && rootLinks.isEmpty }
+    /// An empty tree (a view with nothing in it is not shown).
+    public init() {}
 
-    func folder(named name: String) -> Folder? { folderByName[name].map { folders[$0] } }
-    func folder(local: UInt64) -> Folder? { folderByLocal[local].map { folders[$0] } }
-    func target(local: UInt64) -> Target? { linkByLocal[local] }
-    func file(local: UInt64) -> [UInt8]? { fileByLocal[local] }
+    /// Whether the view has nothing to show.
+    public var isEmpty: Bool { folders.isEmpty && rootLinks.isEmpty }
+
+    /// A folder by its name, by its number; where a link leads; a plain file's bytes (by number).
+    public func folder(named name: String) -> Folder? { folderByName[name].map { folders[$0] } }
+    public func folder(local: UInt64) -> Folder? { folderByLocal[local].map { folders[$0] } }
+    public func target(local: UInt64) -> Target? { linkByLocal[local] }
+    public func file(local: UInt64) -> [UInt8]? { fileByLocal[local] }
 
     static func comicLocal(_ id: Int64) -> UInt64 { comicKind << kindShift | UInt64(id) & (1 << kindShift - 1) }
 
@@ -121,7 +131,7 @@ struct LinkTree: Sendable {
     }
 
     /// Adds a folder made elsewhere, with its number (a view's folder read on demand).
-    mutating func addBuilt(_ folder: Folder) {
+    public mutating func addBuilt(_ folder: Folder) {
         for link in folder.links { linkByLocal[link.local] = link.target }
         folderByName[folder.name] = folders.count
         folderByLocal[folder.local] = folders.count
@@ -162,24 +172,30 @@ struct LinkTree: Sendable {
 
 /// What the kernel must forget when a view's tree is made again: listings (nodes, by local
 /// number; 1 is the view's root) and names gone from a folder.
-struct LinkTreeChanges: Equatable {
-    var nodes: [UInt64] = []
-    var names: [(parent: UInt64, name: String)] = []
+public struct LinkTreeChanges: Equatable, Sendable {
+    public var nodes: [UInt64] = []
+    public var names: [(parent: UInt64, name: String)] = []
 
-    var isEmpty: Bool { nodes.isEmpty && names.isEmpty }
+    /// Nothing to forget.
+    public init() {}
 
-    mutating func append(_ other: LinkTreeChanges) {
+    /// Whether there is nothing to tell the kernel.
+    public var isEmpty: Bool { nodes.isEmpty && names.isEmpty }
+
+    /// Adds `other`'s changes (a node told once).
+    public mutating func append(_ other: LinkTreeChanges) {
         nodes += other.nodes.filter { !nodes.contains($0) }
         names += other.names
     }
 
-    static func == (lhs: LinkTreeChanges, rhs: LinkTreeChanges) -> Bool {
+    public static func == (lhs: LinkTreeChanges, rhs: LinkTreeChanges) -> Bool {
         lhs.nodes == rhs.nodes && lhs.names.map(\.parent) == rhs.names.map(\.parent) && lhs.names.map(\.name) == rhs.names.map(\.name)
     }
 }
 
 extension LinkTree {
-    func changes(since old: LinkTree) -> LinkTreeChanges {
+    /// What the kernel must forget of `old` now that this tree replaces it.
+    public func changes(since old: LinkTree) -> LinkTreeChanges {
         var changes = LinkTreeChanges()
         func compare(_ before: [Link], _ after: [Link], in parent: UInt64) {
             guard before.map(\.name) != after.map(\.name) || before.map(\.local) != after.map(\.local) else { return }

@@ -9,11 +9,12 @@ import Synchronization
 /// metadata), at most four times a second while the views are used. A timer checks twice a
 /// second, so that the views tell the kernel what changed (a view appearing at the mount root,
 /// a comic moving between folders) without anyone looking: the kernel keeps listings until told.
-final class MetadataCatalog: Sendable {
-    struct Snapshot: Sendable {
+public final class MetadataCatalog: Sendable {
+    /// The metadata as last read.
+    public struct Snapshot: Sendable {
         /// When it was read (ns since 1970): the views' folders carry it as their mtime, so a
         /// kernel that kept a listing drops it once it sees the attributes again.
-        var stamp: Int64 = 0
+        public var stamp: Int64 = 0
     }
 
     let state: StateDatabase
@@ -50,7 +51,7 @@ final class MetadataCatalog: Sendable {
     deinit { locked.withLock { $0.timer?.cancel() } }
 
     /// The current stamp, moved if the metadata moved and the last move is old enough.
-    func current() -> Snapshot {
+    public func current() -> Snapshot {
         locked.withLock { locked in
             let now = DispatchTime.now()
             let moved = locked.generation != state.metadataGeneration
@@ -66,12 +67,12 @@ final class MetadataCatalog: Sendable {
     }
 
     /// Calls `listener` after each check of the timer (a view then sees whether it shows).
-    func onCheck(_ listener: @escaping @Sendable () -> Void) {
+    public func onCheck(_ listener: @escaping @Sendable () -> Void) {
         locked.withLock { $0.listeners.append(listener) }
     }
 
     /// Starts the twice-a-second check (idempotent).
-    func start() {
+    public func start() {
         locked.withLock { locked in
             guard locked.timer == nil else { return }
             let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "inkyfs.metadata-views", qos: .utility))
@@ -88,5 +89,16 @@ final class MetadataCatalog: Sendable {
             timer.resume()
             locked.timer = timer
         }
+    }
+}
+
+extension LibraryFilesystem {
+    /// The library comics' metadata for the metadata views (`--views`), its timer's check
+    /// started; nil when the mount shows none or keeps no state database.
+    public func startMetadataCatalog() -> MetadataCatalog? {
+        guard let state, !options.metadataViews.isEmpty else { return nil }
+        let catalog = MetadataCatalog(state: state, libraryPath: libraryPath, comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "")
+        catalog.start()
+        return catalog
     }
 }

@@ -4,7 +4,7 @@ import InkyStore
 
 /// What a folder of `By Series/` or `Story Arcs/` is made of: the raw names in the index that
 /// `SafeName` makes its name (several series or arcs may share one folder).
-enum MetadataFolderKeys: Sendable {
+public enum MetadataFolderKeys: Sendable {
     case series([(series: String, volume: Int?)])
     case arcs([String])
 }
@@ -13,16 +13,20 @@ enum MetadataFolderKeys: Sendable {
 /// Arcs/` keep only their folders' names (the links are read on demand, `folder(_:keys:)`), so
 /// they grow with the series and arcs, not the comics; `By Publisher/` (links to series folders),
 /// `Recently Added/` (100 links) and `Reading Lists/` (the lists' entries) are small and whole.
-struct MetadataViewRoot: Sendable {
-    var tree = LinkTree()
-    var keys: [String: MetadataFolderKeys] = [:]
+public struct MetadataViewRoot: Sendable {
+    public var tree = LinkTree()
+    public var keys: [String: MetadataFolderKeys] = [:]
     /// What each keyed folder's comics were when this root was made (`MetadataDigest`): a folder
     /// read once and no longer held is forgotten by the kernel only when its digest moved.
-    var digests: [String: Int64] = [:]
+    public var digests: [String: Int64] = [:]
+
+    /// A root with nothing in it (before the first is made).
+    public init() {}
 }
 
 extension MetadataCatalog {
-    func root(_ kind: MetadataViewKind, seriesViewName: String, readingLists: [ReadingListSource.Found]) -> MetadataViewRoot {
+    /// The root of view `kind` as the index has it now (read with no lock a request takes).
+    public func root(_ kind: MetadataViewKind, seriesViewName: String, readingLists: [ReadingListSource.Found]) -> MetadataViewRoot {
         var root = MetadataViewRoot()
         switch kind {
         case .series:
@@ -73,7 +77,7 @@ extension MetadataCatalog {
     }
 
     /// A folder of `By Series/` or `Story Arcs/` with its links, read from the index.
-    func folder(_ name: String, keys: MetadataFolderKeys, seriesViewName: String) -> LinkTree.Folder? {
+    public func folder(_ name: String, keys: MetadataFolderKeys, seriesViewName: String) -> LinkTree.Folder? {
         switch keys {
         case .series(let pairs):
             // The root put these series and volumes in this folder (`SeriesFolders`).
@@ -89,7 +93,7 @@ extension MetadataCatalog {
     }
 
     /// Where a comic's link leads, by the link's number (its metadata row id).
-    func comicTarget(local: UInt64) -> LinkTree.Target? {
+    public func comicTarget(local: UInt64) -> LinkTree.Target? {
         guard local >> LinkTree.kindShift == LinkTree.comicKind else { return nil }
         let id = Int64(local & (1 << LinkTree.kindShift - 1))
         return state.indexedMetadata(id: id, under: libraryPath).map { .comic(record($0).comic) }

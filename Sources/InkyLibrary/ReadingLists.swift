@@ -9,10 +9,11 @@ import Synchronization
 /// cannot see every change, at most every 10 s and 20 walks' time. A list is parsed by
 /// `SafeXML` in the daemon: memory-safe Swift that expands nothing, unlike the archive parsers
 /// that stay in workers.
-final class ReadingListSource: Sendable {
-    struct Found: Sendable, Equatable {
-        var name: String
-        var list: ReadingListFile
+public final class ReadingListSource: Sendable {
+    /// A list found: its name (its file's, without `.cbl`) and what it says.
+    public struct Found: Sendable, Equatable {
+        public var name: String
+        public var list: ReadingListFile
     }
 
     private let library: LibraryRoot
@@ -53,7 +54,7 @@ final class ReadingListSource: Sendable {
     }
 
     /// The lists, walked for again when due; `generation` moves when they changed.
-    func current() -> (lists: [Found], generation: Int) {
+    public func current() -> (lists: [Found], generation: Int) {
         let watched = watcherSeesEverything()
         return state.withLock { state in
             let now = Date()
@@ -179,7 +180,7 @@ extension ReadingListFile.Book {
 extension LibraryFilesystem {
     /// The reading lists this library shows (the mount's `Reading Lists/`, a server's), walked
     /// again when the watcher saw a change that may be a list.
-    func readingListSource() -> ReadingListSource {
+    public func readingListSource() -> ReadingListSource {
         let lists = ReadingListSource(library: root, directory: options.readingListsDirectory,
                                       watcherSeesEverything: { [weak self] in self?.watcherSeesEverything ?? false })
         changeListeners.add { lists.libraryChanged($0) }

@@ -8,9 +8,10 @@ import Synchronization
 /// the mount's reads come in through `noteRead`, the server's pages through `pageReadThrough`;
 /// the window cache's prefetch never passes through either.
 extension LibraryFilesystem {
-    struct ContinueLink {
-        var name: String
-        var comic: String
+    /// A link of `Continue Reading/`: its name and its comic's path in the library.
+    public struct ContinueLink: Sendable {
+        public var name: String
+        public var comic: String
     }
 
     /// A read of page `key` the kernel asked for, `served` bytes at `offset` of a page of
@@ -58,14 +59,14 @@ extension LibraryFilesystem {
 
     /// Forgets where the reader is in `comic` (a library path), as `inkyfs progress forget` does
     /// (bookmarks stay): for `rm` of its link in `Continue Reading/`.
-    func forgetReading(_ comic: String) -> Result<Void, Errno> {
+    public func forgetReading(_ comic: String) -> Result<Void, Errno> {
         guard let reading else { return .failure(.ENOENT) }
         return reading.forget(LibraryFile(path: realPath(comic)))
     }
 
     /// Comics in progress under this library, most recent first, as link names that sort in
     /// that order: "01 - Issue 001", "02 - …".
-    func continueReadingLinks() -> [ContinueLink] {
+    public func continueReadingLinks() -> [ContinueLink] {
         guard let state else { return [] }
         stateQueue.sync { reading?.writePending() } // reads just made are visible
         let prefix = libraryPath + "/"
@@ -86,16 +87,29 @@ extension LibraryFilesystem {
     }
 
     /// "../Series/Issue 001": from `Continue Reading/` to the comic's directory.
-    func linkTarget(_ comic: String) -> String? {
+    public func linkTarget(_ comic: String) -> String? {
         displayPath(of: comic).map { "../" + $0 }
     }
 
     /// The path under the mount of a comic given by its path in the library (names of comics
     /// lose their extension unless they collide).
-    func displayPath(of comic: String) -> String? {
+    public func displayPath(of comic: String) -> String? {
         let folder = comic.split(separator: "/").dropLast().joined(separator: "/")
         guard case .success(let index) = folderIndex(folder),
               let display = index.nodes.first(where: { $0.value == .comic(.library(comic)) })?.key else { return nil }
         return folder.isEmpty ? display : folder + "/" + display
+    }
+
+    /// The library folder holding `path` ("" for the root's entries): where a link into it goes.
+    public static func folder(holding path: String) -> String { FolderIndex.folder(holding: path) }
+
+    /// The names the mount shows for the library comics of `folder`, by their path in the
+    /// library: many links into one folder named from one listing, not one search each.
+    public func comicNames(in folder: String) -> [String: String] {
+        var names: [String: String] = [:]
+        if case .success(let index) = folderIndex(folder) {
+            for (name, node) in index.nodes { if case .comic(.library(let path)) = node { names[path] = name } }
+        }
+        return names
     }
 }

@@ -7,8 +7,9 @@ import Synchronization
 /// read by the workers that list them (a vault object is listed with its key, as for reading),
 /// and the views' trees made from them. All of it lives in this process's memory only: nothing
 /// is stored in the state database or logged, and lock drops it with the vault's names.
-final class VaultMetadataCatalog: Sendable {
-    let kinds: [MetadataViewKind]
+public final class VaultMetadataCatalog: Sendable {
+    /// The views shown, in order (never `Reading Lists/`: the vault holds no lists).
+    public let kinds: [MetadataViewKind]
     private unowned let library: LibraryFilesystem
     private struct Made {
         /// The trees by view, made from the vault entries in `madeFrom`.
@@ -22,7 +23,7 @@ final class VaultMetadataCatalog: Sendable {
     }
     private let made = Mutex(Made())
     /// Called (off any request) when new trees replaced the old: the mount is told.
-    var changed: (@Sendable () -> Void)? {
+    public var changed: (@Sendable () -> Void)? {
         get { _changed.withLock { $0 } }
         set { _changed.withLock { $0 = newValue } }
     }
@@ -36,7 +37,7 @@ final class VaultMetadataCatalog: Sendable {
 
     /// The current trees; when the vault's comics are not those they were made from, new ones
     /// are made in the background (listing a vault comic takes a worker's round trip).
-    func current() -> (trees: [MetadataViewKind: LinkTree], stamp: Int64) {
+    public func current() -> (trees: [MetadataViewKind: LinkTree], stamp: Int64) {
         guard let entries = library.vault.entries else {
             return ([:], 0)
         }

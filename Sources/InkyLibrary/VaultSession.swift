@@ -40,7 +40,7 @@ public final class VaultSession: Sendable {
     }
 
     /// The vault's metadata views' trees, nil when the mount shows none.
-    var views: VaultMetadataCatalog? { state.withLock { $0.views } }
+    public var views: VaultMetadataCatalog? { state.withLock { $0.views } }
 
     /// Keeps the views' trees (once, as the library is made): made at unlock, dropped at lock.
     func keep(views: VaultMetadataCatalog) {
@@ -107,7 +107,7 @@ public final class VaultSession: Sendable {
         pages.drop(where: { $0.comic.isVault }, wiping: true)
         let wiped = covers.wipeAll()
         if wiped > 0 { logger("vault locked: \(wiped) covers wiped from memory") }
-        // The views' tags and names (their node numbers are the tree's: `VaultView` drops them).
+        // The views' tags and names (their node numbers are the mount's: its `Vault/` view drops them).
         views?.drop()
         for hook in hooks { hook(shown) }
         vault.lock()

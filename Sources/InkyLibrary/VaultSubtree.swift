@@ -49,7 +49,7 @@ extension LibraryFilesystem {
     }
 
     /// Notes use of a vault node (lookup, listing, open, read), for the idle lock.
-    func touchVault(_ node: Node) {
+    public func touchVault(_ node: Node) {
         guard node.isVault else { return }
         vault.touch()
     }

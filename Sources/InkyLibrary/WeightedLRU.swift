@@ -4,7 +4,7 @@ import InkyCore
 /// Values kept least recently used first out once their weights pass a budget: a library of
 /// 100,000 comics keeps in memory only the comics and folders in use, and what is dropped here
 /// is read again from the index or the disk (no archive opened) when next needed.
-struct WeightedLRU<Key: Hashable, Value> {
+public struct WeightedLRU<Key: Hashable, Value> {
     let budget: Int
     /// A value's weight when inserted; one whose weight grows later is weighed again with
     /// `reweigh` (a comic gets listed), and every value is weighed again before a trim.
@@ -18,14 +18,16 @@ struct WeightedLRU<Key: Hashable, Value> {
     private var total = 0
     private var trimAbove: Int
 
-    init(budget: Int, weight: @escaping (Value) -> Int, pinned: @escaping (Key) -> Bool = { _ in false }) {
+    /// Empty, keeping values up to `budget` (their weights summed); `pinned` entries are never dropped.
+    public init(budget: Int, weight: @escaping (Value) -> Int, pinned: @escaping (Key) -> Bool = { _ in false }) {
         self.budget = budget
         self.weight = weight
         self.pinned = pinned
         trimAbove = budget
     }
 
-    subscript(key: Key) -> Value? {
+    /// `key`'s value, now the one used last; set: `insert`.
+    public subscript(key: Key) -> Value? {
         mutating get {
             guard let entry = entries[key] else { return nil }
             clock += 1
@@ -37,7 +39,7 @@ struct WeightedLRU<Key: Hashable, Value> {
 
     /// Sets the value for `key`; returns the values dropped for the budget, if any.
     @discardableResult
-    mutating func insert(_ value: Value?, for key: Key) -> [Value] {
+    public mutating func insert(_ value: Value?, for key: Key) -> [Value] {
         clock += 1
         total -= entries[key]?.weight ?? 0
         guard let value else {
@@ -61,7 +63,7 @@ struct WeightedLRU<Key: Hashable, Value> {
     }
 
     /// Every value, leaving their order of use alone.
-    var values: [Value] { entries.values.map(\.value) }
+    public var values: [Value] { entries.values.map(\.value) }
 
     /// Removes `key`'s entry; returns its value.
     mutating func remove(_ key: Key) -> Value? {
@@ -72,7 +74,7 @@ struct WeightedLRU<Key: Hashable, Value> {
 
     /// Removes the matching entries; returns their values.
     @discardableResult
-    mutating func removeAll(where shouldRemove: (Key) -> Bool) -> [Value] {
+    public mutating func removeAll(where shouldRemove: (Key) -> Bool) -> [Value] {
         let removed = entries.filter { shouldRemove($0.key) }
         for (key, entry) in removed {
             entries[key] = nil

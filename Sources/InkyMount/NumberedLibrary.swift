@@ -25,8 +25,23 @@ public final class NumberedLibrary: NumberedLibraryTree, Sendable {
 
     public static let rootID: NodeID = NodeTable.rootID
 
-    /// The views the library shows at the mount root, over this numbering (`standardViews`).
-    public func standardViews() -> [any TreeView] { core.standardViews(tree: self) }
+    /// The views the library shows at the mount root, over this numbering: `Continue Reading/`,
+    /// `Vault/` and the metadata views (`By Series/`...) unless the mount turned them off (a
+    /// single comic mounted shows only its pages).
+    public func standardViews() -> [any TreeView] {
+        guard core.isFolderLibrary else { return [] }
+        let options = core.options
+        var views: [any TreeView] = []
+        if let name = options.continueReadingName { views.append(ContinueReadingView(name: name, library: core, numbers: self)) }
+        if let name = options.vaultName { views.append(VaultView(name: name, library: core, tree: self)) }
+        if let catalog = core.startMetadataCatalog() {
+            let lists = core.readingListSource()
+            views += options.metadataViews.map { kind in
+                MetadataTreeView(kind, catalog: catalog, library: core, readingLists: kind == .lists ? lists : nil)
+            }
+        }
+        return views
+    }
 
     /// The folder the mount shows (`MountComposition.sourcePath`).
     public var sourcePath: String { core.libraryPath }

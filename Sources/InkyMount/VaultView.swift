@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyLibrary
 import InkyTree
 import Synchronization
 
@@ -93,25 +94,4 @@ final class VaultView: TreeView, Sendable {
     }
     func release(_ id: NodeID) { if viewing(id) == nil { tree.release(id) } }
     func extendedAttributes(of id: NodeID) -> [String: [UInt8]] { viewing(id) == nil ? tree.extendedAttributes(of: id) : [:] }
-}
-
-extension LibraryFilesystem {
-    /// The views this library shows at the mount root: `Continue Reading/`, `Vault/` and the
-    /// metadata views (`By Series/`...) unless the mount turned them off (a single comic mounted
-    /// shows only its pages). `tree` is this library as the mount numbers it.
-    public func standardViews(tree: any NumberedLibraryTree) -> [any TreeView] {
-        guard isFolderLibrary else { return [] }
-        var views: [any TreeView] = []
-        if let name = options.continueReadingName { views.append(ContinueReadingView(name: name, library: self, numbers: tree)) }
-        if let name = options.vaultName { views.append(VaultView(name: name, library: self, tree: tree)) }
-        if let state, !options.metadataViews.isEmpty {
-            let catalog = MetadataCatalog(state: state, libraryPath: libraryPath, comicSuffix: options.comicsAsCBZ ? CBZFiles.suffix : "")
-            catalog.start()
-            let lists = readingListSource()
-            views += options.metadataViews.map { kind in
-                MetadataTreeView(kind, catalog: catalog, library: self, readingLists: kind == .lists ? lists : nil)
-            }
-        }
-        return views
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyLibrary
 import InkyTree
 import Synchronization
 
@@ -329,14 +330,8 @@ final class MetadataTreeView: TreeView, Sendable {
         var shown: [String: [String: String]] = [:]
         return links.map { link in
             guard case .comic(let comic) = link.target else { return text(of: link.target, depth: depth) }
-            let folder = FolderIndex.folder(holding: comic)
-            if shown[folder] == nil {
-                var names: [String: String] = [:]
-                if case .success(let index) = library.folderIndex(folder) {
-                    for (name, node) in index.nodes { if case .comic(.library(let path)) = node { names[path] = name } }
-                }
-                shown[folder] = names
-            }
+            let folder = LibraryFilesystem.folder(holding: comic)
+            if shown[folder] == nil { shown[folder] = library.comicNames(in: folder) }
             return shown[folder]?[comic].map { up + (folder.isEmpty ? $0 : folder + "/" + $0) }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyLibrary
 import InkyTree
 import Synchronization
 

@@ -1,12 +1,12 @@
 import Foundation
 import InkyCore
-import InkyMount
 import InkyStore
 import InkyTestSupport
 import InkyTree
 import Synchronization
 import XCTest
 @testable import InkyLibrary
+@testable import InkyMount
 
 /// What `By Series/` tells the kernel to forget. At 100,000 comics its folders' links pass the
 /// budget the view keeps in memory; a folder dropped for the budget was told to the kernel to
@@ -48,7 +48,7 @@ final class MetadataViewKernelCacheTests: XCTestCase {
         for series in ["Alpha", "Beta", "Gamma"] {
             for issue in 1...4 { try comic(state, series: series, issue: issue, mtime: 100) }
         }
-        let filesystem = LibraryFilesystem(library: library.path, options: MountOptions(), backend: LibraryFilesystemTests.InProcessBackend(), state: state)
+        let filesystem = LibraryFilesystem(library: library.path, options: MountOptions(), backend: NumberedLibraryTests.TwoPages(), state: state)
         let catalog = MetadataCatalog(state: state, libraryPath: library.path)
         // A folder of 4 links weighs 5: each folder read drops the one read before.
         let view = MetadataTreeView(.series, catalog: catalog, library: filesystem, folderBudget: 5)

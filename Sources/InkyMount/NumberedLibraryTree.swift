@@ -1,11 +1,11 @@
 import InkyCore
 import InkyTree
 
-/// The library tree as a mount numbers it (InkyMount's `NumberedLibrary`, the base tree), with
+/// The library tree as a mount numbers it (`NumberedLibrary`, the base tree), with
 /// what the views beside it ask of those numbers: `Continue Reading/` numbers its links after the
 /// library's paths, and `Vault/` serves the vault's folders and comics, which the mount numbers
 /// in the view's slot. The core (`LibraryFilesystem`) numbers nothing.
-public protocol NumberedLibraryTree: TreeView {
+protocol NumberedLibraryTree: TreeView {
     /// A library path's number and back, the same for the mount's life.
     func pathNumber(_ path: String) -> UInt32
     func libraryPath(_ number: UInt32) -> String?
