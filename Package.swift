@@ -132,6 +132,8 @@ let package = Package(
         .testTarget(name: "InkyPDFTests", dependencies: ["InkyPDF", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyWorkerProcess", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs", "inkyfs-worker"]),
+        // The control socket over real sockets (and `inkyfs` run as another user).
+        .testTarget(name: "InkyDaemonTests", dependencies: ["InkyDaemon", "InkyWorker", "InkyCore", "InkyTestSupport", "inkyfs"]),
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyMount", "InkyTree", "InkyWorker", "InkyVault", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport", "inkyfs-worker"]),
         .testTarget(name: "InkyMountTests", dependencies: ["InkyMount", "InkyLibrary", "InkyTree", "InkyCore", "InkyWorker", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "InkyVault", "inkyfs", "inkyfs-worker", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3", "CInkyFuseDevice"]),
