@@ -83,7 +83,8 @@ let package = Package(
         .target(name: "InkyMount", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyStore"]),
         // The kernel adapter knows only the tree protocol (docs/architecture.md, ModuleRulesTests).
         .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyTree", "CFuse3", "CInkyFuseDevice"]),
-        // The composition root: worker pool, state, library, vault control, the FUSE session.
+        // The composition root: worker pool, state, library, vault control, the FUSE session; the control
+        // socket and the launcher that starts the daemon.
         .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyMount", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
