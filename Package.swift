@@ -83,8 +83,9 @@ let package = Package(
         .target(name: "InkyMount", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyStore"]),
         // The kernel adapter knows only the tree protocol (docs/architecture.md, ModuleRulesTests).
         .target(name: "InkyFUSE", dependencies: ["InkyCore", "InkyTree", "CFuse3", "CInkyFuseDevice"]),
-        // The composition root: worker pool, state, library, vault control, the FUSE session.
-        .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyTree", "InkyLibrary", "InkyMount", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
+        // The composition root: worker pool, state, library, vault control, the FUSE session; the control
+        // socket and the launcher that starts the daemon.
+        .target(name: "InkyDaemon", dependencies: ["InkyCore", "InkyCommandLine", "InkyTree", "InkyLibrary", "InkyMount", "InkyWorker", "InkyStore", "InkyVault", "InkyFUSE"]),
         .target(name: "InkyVault", dependencies: ["InkyCore", "CCrypto"]),
         .target(name: "InkyStore", dependencies: ["InkyCore", "CSQLite"]),
         // Accounts, login throttling and KOReader's sync protocol, over typed requests: no HTTP.
@@ -132,6 +133,8 @@ let package = Package(
         .testTarget(name: "InkyPDFTests", dependencies: ["InkyPDF", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyArchiveTests", dependencies: ["InkyArchive", "InkyCore", "InkyTestSupport"]),
         .testTarget(name: "InkyWorkerTests", dependencies: ["InkyWorker", "InkyWorkerProcess", "InkyCore", "InkyArchive", "InkyVault", "InkyTestSupport", "inkyfs", "inkyfs-worker"]),
+        // The control socket over real sockets (and `inkyfs` run as another user), systemd's notify datagram.
+        .testTarget(name: "InkyDaemonTests", dependencies: ["InkyDaemon", "InkyCommandLine", "InkyWorker", "InkyCore", "InkyTestSupport", "inkyfs"]),
         .testTarget(name: "InkyLibraryTests", dependencies: ["InkyLibrary", "InkyMount", "InkyTree", "InkyWorker", "InkyVault", "InkyCore", "InkyArchive", "InkyStore", "InkyTestSupport", "inkyfs-worker"]),
         .testTarget(name: "InkyMountTests", dependencies: ["InkyMount", "InkyLibrary", "InkyTree", "InkyCore", "InkyWorker", "InkyStore", "InkyTestSupport"]),
         .testTarget(name: "InkyFUSETests", dependencies: ["InkyFUSE", "InkyVault", "inkyfs", "inkyfs-worker", "InkyCore", "InkyArchive", "InkyTestSupport", "CFuse3", "CInkyFuseDevice"]),

@@ -1,4 +1,5 @@
 import Foundation
+import InkyCommandLine
 import InkyCore
 import InkyFUSE
 import InkyLibrary

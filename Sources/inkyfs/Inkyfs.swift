@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
-import InkyWorker
+import InkyDaemon
 
 @main
 struct Inkyfs: ParsableCommand {

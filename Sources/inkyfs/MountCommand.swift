@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
+import InkyDaemon
 import InkyLibrary
-import InkyWorker
 
 struct MountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,8 @@
 import Foundation
 import InkyCommandLine
 import InkyCore
+import InkyDaemon
 import InkyLibrary
-import InkyWorker
 
 /// A `MountPlan` as bytes, from the command to the daemon it starts (`DaemonLauncher`, on an
 /// inherited pipe). Both are the same executable, but the file may have been replaced in

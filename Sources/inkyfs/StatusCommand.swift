@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
+import InkyDaemon
 import InkyFUSE
-import InkyWorker
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

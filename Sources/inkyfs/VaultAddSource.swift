@@ -1,7 +1,7 @@
 import Foundation
 import InkyCommandLine
 import InkyCore
-import InkyWorker
+import InkyDaemon
 
 /// What `vault add` accepts before it encrypts anything: a comic archive given by its own name.
 /// A symlink is refused with the file it names (deleting "the original" would delete the link

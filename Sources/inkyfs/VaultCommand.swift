@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
+import InkyDaemon
 import InkyVault
 import InkyWorker
 

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
+import InkyDaemon
 import InkyVault
-import InkyWorker
 
 /// The mount a vault command talks to: the one named, or the only one running.
 func runningMount(_ named: String?) throws -> String {

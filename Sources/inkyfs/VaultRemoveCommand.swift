@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import InkyCommandLine
 import InkyCore
+import InkyDaemon
 import InkyVault
-import InkyWorker
 
 struct VaultRemove: ParsableCommand {
     static let configuration = CommandConfiguration(

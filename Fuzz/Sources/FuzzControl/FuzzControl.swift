@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import InkyWorker
 
 /// The control socket's request parser (`inkyfs vault unlock/lock/status` to the daemon):

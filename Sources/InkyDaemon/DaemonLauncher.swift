@@ -1,5 +1,6 @@
 import Foundation
 import InkyCore
+import InkyWorker
 import Synchronization
 
 /// Backgrounds a mount without fork(): the same command is started again with

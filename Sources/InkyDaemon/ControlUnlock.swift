@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 
 extension ControlClient {
     /// How long `unlock` waits on its own for the daemon's throttle before giving up.

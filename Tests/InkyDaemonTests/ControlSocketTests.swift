@@ -1,8 +1,9 @@
 import Foundation
 import InkyCore
+@testable import InkyDaemon
 import InkyTestSupport
+import InkyWorker
 import XCTest
-@testable import InkyWorker
 
 /// The control socket a running mount answers on, with real sockets in a private runtime folder.
 final class ControlSocketTests: XCTestCase {

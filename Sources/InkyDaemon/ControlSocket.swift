@@ -2,8 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CLinux
 import InkyCore
+import InkyWorker
 import Synchronization
 
 /// The daemon's end of its control socket: `$XDG_RUNTIME_DIR/inkyfs/<hash of mountpoint>.sock`,
@@ -76,7 +76,7 @@ public final class ControlServer: Sendable {
 
     private func serve() {
         while !isStopped {
-            let connection = Syscall.retrying { inky_accept_cloexec(listener) }
+            let connection = Syscall.retrying { HiddenCalls.acceptClosingOnExec(listener) }
             if connection < 0 { return }
             handle(FrameChannel(fd: connection))
         }
@@ -210,7 +210,7 @@ public enum ControlClient {
     /// instead of a page of a mount.
     public static func mountedArchive(of path: String) -> String? {
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = buffer.withUnsafeMutableBytes { inky_getxattr(path, "user.inkyfs.archive", $0.baseAddress, UInt($0.count)) }
+        let length = buffer.withUnsafeMutableBytes { HiddenCalls.extendedAttribute(path, "user.inkyfs.archive", into: $0) }
         return length > 0 ? String(decoding: buffer.prefix(length), as: UTF8.self) : nil
     }
 

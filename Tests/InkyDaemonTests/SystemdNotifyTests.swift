@@ -1,5 +1,5 @@
+import InkyCommandLine
 import InkyTestSupport
-import InkyWorker
 import XCTest
 
 /// The notify datagram itself, for both kinds of socket name systemd hands out.
