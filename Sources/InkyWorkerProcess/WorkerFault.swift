@@ -56,15 +56,20 @@ enum WorkerFault {
         case "stall" where isRead:
             let name = Thread.current.name
             Thread.current.name = "inky-stall"
-            let file = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_HOLD"] ?? ""
-            let until = Date().addingTimeInterval(120)
-            while !file.isEmpty, access(file, F_OK) == 0, Date() < until { usleep(10_000) }
+            holdWhileTheFileExists(atMost: 120)
             Thread.current.name = name ?? ""
         case "hold" where only == "-cover":
-            let file = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_HOLD"] ?? ""
-            while !file.isEmpty, access(file, F_OK) == 0 { usleep(10_000) }
+            holdWhileTheFileExists()
         default: return
         }
+    }
+
+    /// Waits while the file named by `INKYFS_TEST_WORKER_HOLD` exists (not at all when unset),
+    /// `seconds` at most: the test removes it when the worker may go on.
+    private static func holdWhileTheFileExists(atMost seconds: Double = .infinity) {
+        let file = ProcessInfo.processInfo.environment["INKYFS_TEST_WORKER_HOLD"] ?? ""
+        let until = Date().addingTimeInterval(seconds)
+        while !file.isEmpty, access(file, F_OK) == 0, Date() < until { usleep(10_000) }
     }
 
     /// For `hostile-listing:TEXT`: the listing a hijacked worker might send instead, a page name
