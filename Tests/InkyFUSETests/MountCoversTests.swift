@@ -187,6 +187,7 @@ final class MountCoversTests: XCTestCase {
     /// is held back (a test hook of debug builds), with `folder.jpg` at the size it will have;
     /// the first read waits for the worker, and reads as a JPEG of that size.
     func testAListingNeverWaitsForACover() throws {
+        try FUSEConnections.ensure()   // to see the read waiting in the daemon
         try makeSeries()
         let hold = scratch.appendingPathComponent("hold")
         FileManager.default.createFile(atPath: hold.path, contents: nil)
@@ -204,21 +205,13 @@ final class MountCoversTests: XCTestCase {
         let cover = LockedBox<[UInt8]?>(nil)
         let path = mount.path("Series/folder.jpg")
         DispatchQueue.global().async(group: read) { cover.value = try? readFile(path) }
-        XCTAssertTrue(waitUntil(30) { Self.requestsWaiting(in: mount) > 0 }, "a read waiting in the daemon")
+        let connection = try XCTUnwrap(FUSEConnections.connection(of: mount.mountpoint.path))
+        XCTAssertTrue(waitUntil(30) { FUSEConnections.waiting(connection) > 0 }, "a read waiting in the daemon")
         XCTAssertEqual(read.wait(timeout: .now()), .timedOut)
         try FileManager.default.removeItem(at: hold)
         XCTAssertEqual(read.wait(timeout: .now() + 60), .success)
         XCTAssertEqual(cover.value?.count, 196_608)
         XCTAssertEqual(try inspect(mount.path("Series/folder.jpg")).height, 600)
         XCTAssertEqual(mount.unmount(), 0)
-    }
-
-    /// Requests the kernel has sent the mount and not had answered (fusectl's `waiting`).
-    private static func requestsWaiting(in mount: MountedLibrary) -> Int {
-        var info = stat()
-        guard stat(mount.mountpoint.path, &info) == 0,
-              let text = try? String(contentsOfFile: "/sys/fs/fuse/connections/\(info.st_dev & 0xFF | (info.st_dev >> 12) & ~0xFF)/waiting", encoding: .utf8)
-        else { return 0 }
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }

@@ -122,8 +122,8 @@ final class MountOwnMountTests: XCTestCase {
         let probe = try? CommandRunner.capture("/usr/bin/timeout", ["5", "/usr/bin/stat", "-f", mount.mountpoint.path])
         guard probe?.status == 124 else { return }
         if let line = InkyfsMount.current().first(where: { $0.mountpoint == mount.mountpoint.path }) {
-            let minor = (line.device & 0xff) | ((line.device >> 12) & 0xffff_ff00)
-            try? "1".write(toFile: "/sys/fs/fuse/connections/\(minor)/abort", atomically: false, encoding: .utf8)
+            try? FUSEConnections.ensure()
+            FUSEConnections.abort(UInt((line.device & 0xff) | ((line.device >> 12) & 0xffff_ff00)))
         }
     }
 }

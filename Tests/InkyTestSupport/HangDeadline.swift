@@ -14,15 +14,14 @@ extension MountedLibrary {
         let finished = DispatchSemaphore(value: 0)
         let fired = LockedBox(false)
         let daemon = process.processIdentifier, mountpoint = mountpoint.path
-        // Its number in /sys/fs/fuse/connections, the minor of the mount's device: read now,
-        // while a stat of the mountpoint still answers.
-        var info = stat()
-        let connection = stat(mountpoint, &info) == 0 ? (info.st_dev & 0xff) | ((info.st_dev >> 12) & 0xfff00) : nil
+        // Its connection, read now, while a stat of the mountpoint still answers.
+        try? FUSEConnections.ensure()
+        let connection = FUSEConnections.connection(of: mountpoint)
         Thread.detachNewThread {
             guard finished.wait(timeout: .now() + seconds) == .timedOut else { return }
             fired.value = true
             kill(daemon, SIGKILL)
-            if let connection { try? "1".write(toFile: "/sys/fs/fuse/connections/\(connection)/abort", atomically: false, encoding: .utf8) }
+            if let connection { FUSEConnections.abort(connection) }
             _ = try? CommandRunner.capture("/usr/bin/fusermount3", ["-u", "-z", mountpoint])
         }
         defer {
