@@ -18,9 +18,19 @@
    non-blocking and readers wait in poll(2), where every waiter wakes, each pinned to the CPU
    with the fewest readers waiting: the one on the requester's CPU, woken without an interrupt,
    takes the request; the others find nothing (EAGAIN) and wait again. Any reader can take any
-   request, so a busy CPU delays nothing. The session keeps about one idle reader per CPU
-   (inky_fuse_session_loop_mt): more on one CPU would all wake there on every request, each
-   taking its turn on the CPU before the requester gets it back. A reader stays pinned while it
+   request, so a busy CPU delays nothing. At most one reader per CPU waits in poll(2): more on
+   one CPU would all wake there on every request, each taking its turn on the CPU before the
+   requester gets it back. The session's other idle threads wait on a semaphore for a place. A
+   reader that gets a request keeps its place while another still waits on the device: it is
+   mostly back in a moment (a page's reply is sent from elsewhere), and waking an idle thread to
+   stand in for it cost two context switches a request. The last reader out hands its place to
+   an idle thread (one woken: a futex wakes one waiter), so the device is watched even while
+   every reader is stuck in an answer (a lookup waiting on a hanging archive). Idle threads
+   are not ended: libfuse starts a thread whenever none is idle, and a burst of
+   readahead (five 128 KiB reads for a 660 KB page) ended and started one thread per page read
+   while only about one idle reader per CPU was kept, each start allocating (and, with the
+   vault's M_PERTURB, filling) a 1 MiB request buffer: 670 threads for 267 MB of vault pages.
+   A reader stays pinned while it
    answers: unpinning and pinning again around every request (4 us on this VM) cost more than
    it saved. So a thread started while answering inherits the reader's CPU (libdispatch starts
    its pool threads from the thread that queues work; ProcessSpawner widens itself first). */
@@ -36,6 +46,7 @@ int inky_device_readers_begin(struct inky_device_readers *readers, int fd) {
     if (readers->count < 2) return 0;
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) return 0;
+    if (sem_init(&readers->pollers, 0, (unsigned)readers->count) != 0) return 0;
     readers->on = 1;
     return readers->count;
 }
@@ -63,7 +74,12 @@ static int inky_device_reader_place(struct inky_device_readers *readers) {
    libfuse's loop would take for a broken device; EINTR comes back as from a blocking read. */
 ssize_t inky_device_read(int fd, void *buf, size_t len, struct inky_device_readers *readers) {
     if (readers == NULL || !__atomic_load_n(&readers->on, __ATOMIC_RELAXED)) return read(fd, buf, len);
+    static __thread int holding; /* this thread kept its place while it answered */
+    /* EINTR (a signal) comes back as from a blocking read; libfuse's loop reads again. */
+    if (!holding && sem_wait(&readers->pollers) != 0) return -1;
+    holding = 1;
     int place = inky_device_reader_place(readers);
+    __atomic_add_fetch(&readers->polling, 1, __ATOMIC_ACQ_REL);
     __atomic_add_fetch(&readers->waiting[place], 1, __ATOMIC_RELAXED);
     ssize_t got;
     for (;;) {
@@ -74,6 +90,10 @@ ssize_t inky_device_read(int fd, void *buf, size_t len, struct inky_device_reade
     }
     int error = errno;
     __atomic_sub_fetch(&readers->waiting[place], 1, __ATOMIC_RELAXED);
+    if (__atomic_sub_fetch(&readers->polling, 1, __ATOMIC_ACQ_REL) == 0) {
+        holding = 0;
+        sem_post(&readers->pollers);
+    }
     errno = error;
     return got;
 }

@@ -81,8 +81,9 @@ public final class FUSESession {
             // After `ready`: the root's invalidations are held from here on whenever it runs, and
             // started first its work only competed with saying ready.
             rootAttributes.start(mountpoint: mountpoint, session: session, cache: kernelCache, log: context.log)
-            // About one idle reader per CPU (shim.h): more would all wake on every request.
-            return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads), UInt32(cpus)))
+            // Idle threads are kept (0: libfuse's default); at most one per CPU waits on the
+            // device, the rest on the readers' semaphore (fuse_device.c says why).
+            return .success(inky_fuse_session_loop_mt(session, UInt32(maxThreads), 0))
         }.get()
     }
 }

@@ -4,6 +4,7 @@
    FUSE_PARALLEL_DIROPS granted in the INIT reply, FUSE_TMPFILE refused (EROFS), and splice.
    fuse_device.c says why each. And the daemon's stat of its own mount, which must not keep the
    device open (own_mount.c). */
+#include <semaphore.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -16,6 +17,8 @@ struct inky_device_readers {
     int waiting[INKY_READER_PLACES]; /* readers in inky_device_read on each of them, atomic */
     int count;                       /* places in use */
     int on;                          /* readers pin themselves and wait in poll(2); else plain read(2) */
+    sem_t pollers;                   /* `count` places in poll(2); other idle readers wait here */
+    int polling;                     /* readers in poll(2) or read(2) now, atomic */
 };
 
 /* Readers for the device `fd`, if the daemon may run on two or more CPUs and the device can be
