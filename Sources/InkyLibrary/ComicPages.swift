@@ -61,11 +61,12 @@ final class ComicPages: Sendable {
     /// The later read moves the window itself.
     private func maintainWindow(_ state: ComicState, _ snapshot: ComicState.Snapshot, _ listing: ComicListing,
                                 current: Int, previous: Int, move: Int, request: Request) {
+        var evicted: [[UInt8]] = []
         state.fetchOrder.withLock { _ in
             guard state.isLastMove(move) else { return }
             if current != previous {
                 let policy = window
-                cache.drop(comic: state.comic) { key in
+                evicted = cache.drop(comic: state.comic) { key in
                     key.generation != snapshot.generation || policy.shouldEvict(key.index, current: current)
                 }
             }
@@ -76,6 +77,7 @@ final class ComicPages: Sendable {
             }
             if !ahead.isEmpty { _ = claimAndRequest(state, snapshot, listing, pages: ahead, first: nil, request: request) }
         }
+        evicted.removeAll()  // freed once the comic's other reads may go on
     }
 
     /// The pages after `index` a read of it fetches ahead.

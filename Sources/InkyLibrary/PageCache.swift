@@ -89,6 +89,7 @@ final class PageCache: Sendable {
     /// the store: an error from it replaces the page (a vault page whose read began before a
     /// lock), whose bytes are then wiped in place, since they were never handed to anyone.
     func complete(_ key: Key, _ result: Result<[UInt8], ComicError>, discard: () -> ComicError? = { nil }) {
+        var evicted: [[UInt8]] = []
         let (waiters, result) = state.withLock { state in
             let waiters = state.inFlight.removeValue(forKey: key) ?? []
             var result = result
@@ -103,21 +104,33 @@ final class PageCache: Sendable {
                     state.clock += 1
                     state.store(key, bytes)
                     state.totalBytes += bytes.count
-                    state.evict(over: budget)
+                    evicted = state.evict(over: budget)
                 }
             }
             return (waiters, result)
         }
         for waiter in waiters { waiter(result) }
+        evicted.removeAll()  // freed outside the lock (see `drop(comic:where:)`)
     }
 
     /// Drops a comic's pages that `shouldDrop` selects (window eviction, stale generations).
-    func drop(comic: ComicRef, where shouldDrop: (Key) -> Bool) {
+    /// Returns their bytes for the caller to let go outside its own locks: freeing a page is a
+    /// memset of it once the vault wipes freed memory (M_PERTURB), and done under this lock and
+    /// the comic's fetch order it held up every read of the comic meanwhile.
+    @discardableResult
+    func drop(comic: ComicRef, where shouldDrop: (Key) -> Bool) -> [[UInt8]] {
         state.withLock { state in
+            var dropped: [[UInt8]] = []
             for key in state.keysByComic[comic] ?? [] where shouldDrop(key) {
-                state.totalBytes -= state.remove(key)?.bytes.count ?? 0
+                guard let entry = state.remove(key) else { continue }
+                state.totalBytes -= entry.bytes.count
+                dropped.append(entry.bytes)
             }
-            if let oversize = state.oversize, oversize.key.comic == comic, shouldDrop(oversize.key) { state.oversize = nil }
+            if let oversize = state.oversize, oversize.key.comic == comic, shouldDrop(oversize.key) {
+                dropped.append(oversize.bytes)
+                state.oversize = nil
+            }
+            return dropped
         }
     }
 
@@ -181,16 +194,20 @@ extension PageCache.State {
         return entry
     }
 
-    /// Least recently used first, until the pages fit the budget (`evictionOrder`).
-    mutating func evict(over budget: Int) {
+    /// Least recently used first, until the pages fit the budget (`evictionOrder`); returns the
+    /// evicted pages' bytes, to be freed outside the lock.
+    mutating func evict(over budget: Int) -> [[UInt8]] {
+        var evicted: [[UInt8]] = []
         while totalBytes > budget {
             if evictionOrder.isEmpty {
                 evictionOrder = pages.map { (lastUse: $0.value.lastUse, key: $0.key) }.sorted { $0.lastUse > $1.lastUse }
-                if evictionOrder.isEmpty { return }
+                if evictionOrder.isEmpty { break }
             }
             let (lastUse, key) = evictionOrder.removeLast()
             guard pages[key]?.lastUse == lastUse, let entry = remove(key) else { continue }
             totalBytes -= entry.bytes.count
+            evicted.append(entry.bytes)
         }
+        return evicted
     }
 }
