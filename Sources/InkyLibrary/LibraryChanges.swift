@@ -16,7 +16,7 @@ extension LibraryFilesystem {
             logger(.warning("the library watcher cannot see every change (\(blindSpot)): names and attributes are cached for "
                             + "\(Int(options.treeTimeout)) s (--tree-timeout)"))
         } else {
-            logger("the library watcher sees every change: names and attributes are kept until one")
+            logger("the library watcher sees every change: names and attributes are kept until they change")
         }
     }
 
