@@ -35,6 +35,10 @@ enum PasswordTerminal {
     /// echo goes off again.
     private static let handle: @convention(c) (Int32) -> Void = { signal in
         guard PasswordTerminal.descriptor >= 0 else { return }
+        // Ending: what was typed and not read yet is discarded first, or the terminal may
+        // process it after echo is back on and show a half-typed password (a SIGTERM can come
+        // while the keys are still on their way). Kept on a stop: typing goes on after `fg`.
+        if signal != SIGTSTP { tcflush(PasswordTerminal.descriptor, TCIFLUSH) }
         tcsetattr(PasswordTerminal.descriptor, TCSANOW, &PasswordTerminal.saved)
         _ = write(PasswordTerminal.descriptor, "\n", 1)
         _ = Glibc.signal(signal, SIG_DFL)
