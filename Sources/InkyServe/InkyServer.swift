@@ -22,6 +22,7 @@ public enum InkyServer {
         CatalogRoutes.install(on: router, catalog: OPDSCatalog(reader: reader))
         ComicRoutes.install(on: router, reader: reader)
         WebReader.install(on: router, reader: reader)
+        router.add(middleware: MethodNotAllowed(router.routes))
         return router
     }
 

@@ -155,6 +155,15 @@ final class ServeRequestTests: XCTestCase {
         for (target, status) in refused {
             XCTAssertEqual(try server.get(target).status, status, target)
         }
+        // A served path asked with a method it does not take: 405 and what it takes; a path
+        // not served is a 404 whatever the method.
+        for (method, target, allow) in [("DELETE", "/opds", "GET, HEAD"), ("POST", "/opds/comic/page?path=x", "GET, HEAD"),
+                                        ("PUT", "/", "GET, HEAD"), ("GET", "/users/create", "POST"),
+                                        ("POST", "/syncs/progress/abc", "GET, HEAD"), ("DELETE", "/nothing", nil)] {
+            let reply = try server.get(target, method: method)
+            XCTAssertEqual(reply.status, allow == nil ? 404 : 405, "\(method) \(target)")
+            XCTAssertEqual(reply.headers["allow"], allow, "\(method) \(target)")
+        }
         for target in ["/browse?path=Mixed", "/opds/folders?path=Mixed"] {
             let listing = try server.get(target).text
             XCTAssertFalse(listing.contains("<b>Bold"), "\(target) shows a name as markup:\n\(listing)")
