@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .common import SERIES, evict, log
+from .common import REPO_ROOT, SERIES, evict, log
 from .procs import RssSampler, all_pids, proc_children, proc_cmdline, proc_cpu_seconds, stop_pid
 
 
@@ -44,7 +44,7 @@ def build_ceiling(work, source=CEILING_SOURCE):
     newer); None if it cannot."""
     binary = work / source.stem
     # The tree ceiling reads the device with inkyfs's own device readers (the CInkyFuseDevice target).
-    device = source.parent.parent / "Sources" / "CInkyFuseDevice"
+    device = REPO_ROOT / "Sources" / "CInkyFuseDevice"
     tree = source == TREE_CEILING_SOURCE
     inputs = [source, device / "fuse_device.c", device / "include" / "inky_fuse_device.h"] if tree else [source]
     if binary.exists() and all(binary.stat().st_mtime >= one.stat().st_mtime for one in inputs):
