@@ -29,6 +29,11 @@ public struct InkyfsMount: Sendable, Equatable {
         }
     }
 
+    /// The kernel's number for the mount's FUSE connection: the minor of its device, which names
+    /// its folder in /sys/fs/fuse/connections (writing 1 to its `abort` ends every request a stuck
+    /// daemon holds). Read from the mount table, so it is known even when the mount answers nothing.
+    public var connection: UInt64 { ((device >> 12) & 0xffff_ff00) | (device & 0xff) }
+
     /// The inkyfs mounts this process can see now.
     public static func current() -> [InkyfsMount] {
         parse(ProcFile.read("/proc/self/mountinfo") ?? "")

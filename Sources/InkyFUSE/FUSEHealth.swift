@@ -95,7 +95,7 @@ public enum FUSEHealth {
             let said = (stale.isEmpty ? [] : ["stale mount\(stale.count == 1 ? "" : "s") (daemon gone): \(stale.joined(separator: ", "))"])
                 + (silent.isEmpty ? [] : ["not answering (daemon stopped or stuck): \(silent.joined(separator: ", "))"])
             return HealthCheck("mounts", .failed, said.joined(separator: "; "),
-                               fix: (stale.map { "fusermount3 -u -z '\($0)'" } + silent.map(MountAnswer.fix)).joined(separator: "; "))
+                               fix: (stale.map { "fusermount3 -u -z '\($0)'" } + silent.map { MountAnswer.fix(for: $0) }).joined(separator: "; "))
         }
         return HealthCheck("mounts", .ok, ours.isEmpty ? "no inkyfs mounts" : "\(ours.count) live: \(ours.joined(separator: ", "))")
     }

@@ -26,22 +26,13 @@ public enum MountAnswer: Sendable, Equatable {
         return outcome.value.withLock { $0 } ?? .notAnswering
     }
 
-    /// The kernel's number for the mount's connection (the minor of its device in
-    /// /proc/self/mountinfo), which names its folder in /sys/fs/fuse/connections: writing 1 to
-    /// its `abort` ends every request a stuck daemon holds.
-    public static func connection(of mountpoint: String, mountinfo: String = "/proc/self/mountinfo") -> Int? {
-        for line in (ProcFile.read(mountinfo) ?? "").split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count > 4, FilesystemKind.unescape(String(fields[4])) == mountpoint,
-                  let minor = fields[2].split(separator: ":").last.flatMap({ Int($0) }) else { continue }
-            return minor
-        }
-        return nil
-    }
-
-    /// What clears a mount that does not answer, in the order to try.
-    public static func fix(for mountpoint: String) -> String {
-        let abort = connection(of: mountpoint).map { "; if that hangs too: echo 1 | sudo tee /sys/fs/fuse/connections/\($0)/abort" } ?? ""
-        return "fusermount3 -u -z '\(mountpoint)'" + abort
+    /// What clears a mount that does not answer, in the order to try. The abort needs the FUSE
+    /// control folder (fusectl), which a machine without systemd may not have mounted.
+    public static func fix(for mountpoint: String, connections: String = "/sys/fs/fuse/connections") -> String {
+        let detach = "fusermount3 -u -z '\(mountpoint)'"
+        guard let mount = InkyfsMount.current().first(where: { $0.mountpoint == mountpoint }) else { return detach }
+        let control = FileManager.default.fileExists(atPath: connections + "/\(mount.connection)")
+            ? "" : "sudo mount -t fusectl fusectl \(connections); "
+        return detach + "; if that hangs too: " + control + "echo 1 | sudo tee \(connections)/\(mount.connection)/abort"
     }
 }

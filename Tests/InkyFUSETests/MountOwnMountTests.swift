@@ -115,15 +115,13 @@ final class MountOwnMountTests: XCTestCase {
         return result
     }
 
-    /// A daemon that hangs on itself can be freed only by aborting its FUSE connection (its
-    /// number is the mount's minor device number): so a failure here leaves nothing stuck.
+    /// A daemon that hangs on itself can be freed only by aborting its FUSE connection: so a
+    /// failure here leaves nothing stuck.
     private func abortIfHung(_ mount: MountedLibrary) {
         guard MountedLibrary.isMounted(mount.mountpoint.path) else { return }
         let probe = try? CommandRunner.capture("/usr/bin/timeout", ["5", "/usr/bin/stat", "-f", mount.mountpoint.path])
         guard probe?.status == 124 else { return }
-        if let line = InkyfsMount.current().first(where: { $0.mountpoint == mount.mountpoint.path }) {
-            try? FUSEConnections.ensure()
-            FUSEConnections.abort(UInt((line.device & 0xff) | ((line.device >> 12) & 0xffff_ff00)))
-        }
+        try? FUSEConnections.ensure()
+        if let connection = FUSEConnections.connection(of: mount.mountpoint.path) { FUSEConnections.abort(connection) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import XCTest
 
 /// The kernel's FUSE control folder (fusectl): each connection's requests `waiting` and its
@@ -26,22 +27,20 @@ public enum FUSEConnections {
         }
     }
 
-    /// The connection's number: the minor of the mount's device. Nil when a stat of the
-    /// mountpoint does not answer (take it while it does).
-    public static func connection(of mountpoint: String) -> UInt? {
-        var info = stat()
-        guard stat(mountpoint, &info) == 0 else { return nil }
-        return UInt((info.st_dev & 0xff) | ((info.st_dev >> 12) & 0xfff00))
+    /// The connection's number of the inkyfs mount at `mountpoint`, from the mount table (it
+    /// answers even when the mount does not).
+    public static func connection(of mountpoint: String) -> UInt64? {
+        InkyfsMount.current().first { $0.mountpoint == mountpoint }?.connection
     }
 
     /// Requests of the connection the kernel has sent or queued and not yet had answered.
-    public static func waiting(_ connection: UInt) -> Int {
+    public static func waiting(_ connection: UInt64) -> Int {
         let text = (try? String(contentsOfFile: "\(folder)/\(connection)/waiting", encoding: .utf8)) ?? ""
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// Ends every request of the connection with ENOTCONN, even one the daemon never answers.
-    public static func abort(_ connection: UInt) {
+    public static func abort(_ connection: UInt64) {
         try? "1".write(toFile: "\(folder)/\(connection)/abort", atomically: false, encoding: .utf8)
     }
 }

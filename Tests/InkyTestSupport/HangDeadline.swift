@@ -14,7 +14,6 @@ extension MountedLibrary {
         let finished = DispatchSemaphore(value: 0)
         let fired = LockedBox(false)
         let daemon = process.processIdentifier, mountpoint = mountpoint.path
-        // Its connection, read now, while a stat of the mountpoint still answers.
         try? FUSEConnections.ensure()
         let connection = FUSEConnections.connection(of: mountpoint)
         Thread.detachNewThread {
