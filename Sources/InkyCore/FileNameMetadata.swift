@@ -4,14 +4,65 @@ import Foundation
 /// `Series Name v2 #012 (2019).cbz`: bracketed groups are notes (a four-digit year among them),
 /// `v2`/`Vol. 2`/`Volume 2` is the volume, `#012` or else the last number after the series' first
 /// word is the issue, and what comes before is the series.
+///
+/// A name that says no series of its own (`001.cbz`, `#12.cbz`, `Issue 12.cbz`, `Chapter 3.cbz`)
+/// takes it from the folder that holds it, as libraries laid out `Batman (2016)/Issue 001.cbz` mean:
+/// without that, every such comic of a library was one series, "Issue" (50,000 links in one
+/// folder of `By Series/` at 100,000 comics), or each number its own.
 public enum FileNameMetadata {
     static let extensions: Set<String> = ["cbz", "cbr", "cb7", "cbt", "cba", "pdf", "zip", "rar", "7z", "tar"]
 
-    public static func parse(_ fileName: String) -> ComicMetadata {
-        var name = fileName
-        if let dot = name.lastIndex(of: "."), extensions.contains(name[name.index(after: dot)...].lowercased()) {
-            name = String(name[..<dot])
+    /// Words that name what an issue is, not which series (`Issue 12`, `Ch. 3`), lowercased.
+    static let issueWords: Set<String> = ["issue", "issues", "chapter", "chap", "chap.", "ch", "ch.", "episode", "ep", "ep.",
+                                          "part", "pt", "pt.", "no", "no.", "number", "nr", "nr.", "book", "comic", "-", "–"]
+
+    /// `folder`: the name of the folder holding the comic (nil at the top of a library or vault),
+    /// whose series, volume and year fill a name with no series of its own.
+    public static func parse(_ fileName: String, folder: String?) -> ComicMetadata {
+        let (own, words) = read(fileName)
+        guard let folder else { return own.sanitized() }
+        var number = own.number
+        // A lone number is the series of a name read alone (`001.cbz` is no issue 1 of nothing).
+        if number == nil, words.count == 1, isIssueNumber(words[0]) { number = IssueNumber.normalized(words[0]) }
+        else if !words.allSatisfy({ issueWords.contains($0.lowercased()) }) { return own.sanitized() }
+        let named = folderMetadata(folder)
+        guard let series = named.series else { return own.sanitized() }
+        var metadata = own
+        metadata.series = series
+        metadata.number = number
+        metadata.volume = own.volume ?? named.volume
+        metadata.year = own.year ?? named.year
+        return metadata.sanitized()
+    }
+
+    /// A folder's name as a series: groups are notes (a year among them), `v2`/`Vol. 2` the
+    /// volume, and every other word the series, numbers included (`Series 0002`, `2000 AD`).
+    static func folderMetadata(_ folder: String) -> ComicMetadata {
+        let (text, year) = removingGroups(folder)
+        var tokens = text.split(whereSeparator: { $0 == "_" || $0.isWhitespace }).map(String.init)
+        var metadata = ComicMetadata(source: .fileName, year: year)
+        if let (index, length, volume) = volumeToken(in: tokens) {
+            metadata.volume = volume
+            tokens.removeSubrange(index..<(index + length))
         }
+        while let last = tokens.last, last == "-" || last == "–" { tokens.removeLast() }
+        metadata.series = tokens.isEmpty ? nil : tokens.joined(separator: " ")
+        return metadata.sanitized()
+    }
+
+    static func withoutExtension(_ fileName: String) -> String {
+        guard let dot = fileName.lastIndex(of: "."), extensions.contains(fileName[fileName.index(after: dot)...].lowercased()) else {
+            return fileName
+        }
+        return String(fileName[..<dot])
+    }
+
+    public static func parse(_ fileName: String) -> ComicMetadata { read(fileName).metadata.sanitized() }
+
+    /// The name's metadata, unsanitized, and the words its series was made of (empty when it
+    /// has none of its own).
+    static func read(_ fileName: String) -> (metadata: ComicMetadata, seriesWords: [String]) {
+        let name = withoutExtension(fileName)
         let (text, year) = removingGroups(name)
         var tokens = text.split(whereSeparator: { $0 == "_" || $0.isWhitespace }).map(String.init)
         var metadata = ComicMetadata(source: .fileName, year: year)
@@ -33,7 +84,7 @@ public enum FileNameMetadata {
         while let last = tokens.last, last == "-" || last == "–" { tokens.removeLast() }
         metadata.series = tokens.isEmpty ? nil : tokens.joined(separator: " ")
         if metadata.series == nil { metadata.series = text.trimmingSpaces.isEmpty ? name : text.trimmingSpaces }
-        return metadata.sanitized()
+        return (metadata, tokens)
     }
 
     /// The name without `(…)`, `[…]` and `{…}` groups, and the year one of them held.

@@ -92,7 +92,8 @@ public final class VaultMetadataCatalog: Sendable {
             }
             guard let name = shown[folder]?[comic], case .success(let (_, snapshot)) = library.currentComic(comic),
                   case .success(let listing) = snapshot.listing, !listing.pages.isEmpty else { continue }
-            let fromName = FileNameMetadata.parse(FolderIndex.name(of: entry.displayPath))
+            let fromName = FileNameMetadata.parse(FolderIndex.name(of: entry.displayPath),
+                                                  folder: folder.isEmpty ? nil : FolderIndex.name(of: folder))
             let metadata = listing.metadata?.filling(from: fromName) ?? fromName
             // Numbered by the object's random name: the same links while the comic stays.
             records.append(ComicRecord(id: Int64(LinkTree.hash(entry.name) >> 8), comic: folder.isEmpty ? name : folder + "/" + name,

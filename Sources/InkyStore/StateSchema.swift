@@ -11,7 +11,9 @@
 /// keeps the page hashes `inkyfs duplicates` computed (`PageHashes`); v10 adds the accounts of
 /// `inkyfs serve` (`Accounts`), each comic's KOReader document digests (`DocumentDigests`) and
 /// the device that last pushed progress through the sync protocol (`SyncDevices`), and what
-/// KOReader syncs that is no comic of the library (`sync_elsewhere`, kept as it was sent).
+/// KOReader syncs that is no comic of the library (`sync_elsewhere`, kept as it was sent); v11
+/// lists again the comics whose metadata came from their file name alone, which now take their
+/// series from their folder when the name says none (`Batman (2016)/Issue 001.cbz`).
 enum StateSchema {
     static let migrator = Migrator([
         (1, """
@@ -121,5 +123,6 @@ enum StateSchema {
                 PRIMARY KEY (account, document)
             );
             """),
+        (11, "DELETE FROM comic_index WHERE path IN (SELECT path FROM comic_metadata WHERE source = 'fileName');"),
     ])
 }

@@ -8,7 +8,7 @@ import InkyWorker
 /// metadata file is only a missing one: the comic still lists and reads.
 enum ListingMetadata {
     static func read(from reader: any ComicReader, path: String) -> ComicMetadata {
-        let fromName = FileNameMetadata.parse(fileName(of: path))
+        let fromName = FileNameMetadata.parse(fileName(of: path), folder: folderName(of: path))
         return tags(from: reader)?.filling(from: fromName) ?? fromName
     }
 
@@ -25,6 +25,14 @@ enum ListingMetadata {
         }
         guard let last = utf8.lastIndex(of: slash) else { return path }
         return String(Substring(utf8[utf8.index(after: last)...]))
+    }
+
+    /// The name of the folder holding the comic, whose series a name like `Issue 001.cbz` means
+    /// (at the top of the library: the library folder's own name, as good a series as any).
+    static func folderName(of path: String) -> String? {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash > path.utf8.startIndex else { return nil }
+        let name = fileName(of: String(Substring(path.utf8[..<slash])))
+        return name.isEmpty ? nil : name
     }
 
     /// The tags alone: a vault object's file name is random hex, and the daemon fills in from the

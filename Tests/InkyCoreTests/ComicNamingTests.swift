@@ -18,6 +18,26 @@ final class ComicNamingTests: XCTestCase {
         XCTAssertEqual(parsed("[Group] (2001).cbz"), ["[Group] (2001)", nil, nil, "2001"])
     }
 
+    /// A name that says no series (a number, `Issue 12`, `#12`, `Chapter 3`) takes its folder's:
+    /// its series, volume and year, numbers in the folder's name kept as part of the series.
+    func testANameWithoutASeriesTakesItsFolders() {
+        func parsed(_ name: String, in folder: String?) -> [String?] {
+            let metadata = FileNameMetadata.parse(name, folder: folder)
+            return [metadata.series, metadata.number, metadata.volume.map(String.init), metadata.year.map(String.init)]
+        }
+        XCTAssertEqual(parsed("Issue 001.cbz", in: "Batman (2016)"), ["Batman", "1", nil, "2016"])
+        XCTAssertEqual(parsed("001.cbz", in: "Saga v2"), ["Saga", "1", "2", nil])
+        XCTAssertEqual(parsed("#12 (2019).cbr", in: "Series 0002"), ["Series 0002", "12", nil, "2019"])
+        XCTAssertEqual(parsed("Chapter 3.cb7", in: "2000 AD"), ["2000 AD", "3", nil, nil])
+        XCTAssertEqual(parsed("Ch. 10.5.cbz", in: "One Piece"), ["One Piece", "10.5", nil, nil])
+        XCTAssertEqual(parsed("Issue.cbz", in: "Watchmen"), ["Watchmen", nil, nil, nil])
+        // A name with a series of its own keeps it; so does any name with no folder to ask.
+        XCTAssertEqual(parsed("Batman 001.cbz", in: "Issues"), ["Batman", "1", nil, nil])
+        XCTAssertEqual(parsed("Issue 001.cbz", in: nil), ["Issue", "1", nil, nil])
+        XCTAssertEqual(parsed("001.cbz", in: nil), ["001", nil, nil, nil])
+        XCTAssertEqual(parsed("Issue 001.cbz", in: "(2016)"), ["Issue", "1", nil, nil], "a folder with no name to give")
+    }
+
     func testIssueNumbersSortNumberedFirstThenNaturally() {
         let numbers = ["Annual 10", "10", "2", "∞", "1.5", "Annual 1", "1", "-1", "½", "1a", "Annual 2", "0"]
         XCTAssertEqual(numbers.shuffled().map(IssueNumber.init).sorted().map(\.text),

@@ -40,6 +40,23 @@ final class MountMetadataViewsTests: XCTestCase {
         try ArchiveMaker.run("/usr/bin/readlink", ["-f", mounted.path(path)]).trimmingCharacters(in: .newlines)
     }
 
+    /// A library laid out `Series (Year)/Issue 001.cbz` or `Series/001.cbz`, untagged: each comic
+    /// goes under its folder's series, not all under "Issue" or each number its own.
+    func testComicsNamedOnlyByNumberGoUnderTheirFoldersSeries() throws {
+        let library = folder("numbered-library")
+        for (index, path) in ["Moon Tales (2019)/Issue 001.cbz", "Moon Tales (2019)/Issue 002.cbz", "Star Rider/001.cbz",
+                              "Star Rider/#2.cbz", "Star Rider/Chapter 3.cbz"].enumerated() {
+            try MetadataLibraryFixture.comic(library.appendingPathComponent(path), seed: UInt64(index + 1))
+        }
+        let mounted = try mount(library)
+        defer { mounted.unmount() }
+        let rider = ["001 Star Rider #1", "002 Star Rider #2", "003 Star Rider #3"]
+        XCTAssertNotNil(waited(60) { ls(mounted, "By Series") == ["Moon Tales", "Star Rider"] && ls(mounted, "By Series/Star Rider") == rider },
+                        "\(ls(mounted, "By Series")) \(ls(mounted, "By Series/Star Rider"))\n\(mounted.logText)")
+        XCTAssertEqual(ls(mounted, "By Series/Moon Tales"), ["001 Moon Tales #1 (2019)", "002 Moon Tales #2 (2019)"])
+        XCTAssertEqual(try resolved(mounted, "By Series/Star Rider/002 Star Rider #2"), mounted.path("Star Rider/#2"))
+    }
+
     /// Served as CBZ files, the views' links keep the extension: readers that filter by it
     /// (KOReader, most Android readers) would otherwise show the views empty.
     func testUnderAsCBZEveryLinkEndsInCBZAndLeadsToTheCBZFile() throws {

@@ -25,7 +25,7 @@ final class MetadataViewQueriesTests: XCTestCase {
 
     func testEachQueryAnswersForTheLibraryFolderOnly() throws {
         let state = StateDatabase.open(at: folder.appendingPathComponent("state.sqlite").path)
-        XCTAssertEqual(state.schemaVersion, 10)
+        XCTAssertEqual(state.schemaVersion, 11)
         store(state, "/lib/a.cbz", mtime: 10, series: "Batman", volume: 2011, publisher: "DC", arcs: ["Owls"])
         store(state, "/lib/b.cbz", mtime: 30, series: "Batman", volume: 2011, publisher: "DC")
         store(state, "/lib/c.cbz", mtime: 30, series: "Batman", publisher: "DC", arcs: ["Owls", "Court"])

@@ -22,7 +22,7 @@ final class StateDatabaseTests: XCTestCase {
     func testAMissingStateFolderIsCreatedAndTheSchemaIsCurrent() {
         let state = StateDatabase.open(at: path)
         XCTAssertNil(state.recovery)
-        XCTAssertEqual(state.schemaVersion, 10)
+        XCTAssertEqual(state.schemaVersion, 11)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
@@ -44,6 +44,25 @@ final class StateDatabaseTests: XCTestCase {
         try assertMigrationFrom(version: 6, dropsListings: "listed again, with metadata")
     }
 
+    /// v11 drops the listings whose metadata came from the file name alone (`Issue 001.cbz` was
+    /// series "Issue"; it now takes its folder's), and keeps those tagged inside the archive.
+    func testVersion10DatabasesListAgainTheComicsNamedByTheirFileNameAlone() throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let old = try Database(path: path)
+        try Migrator(StateSchema.migrator.migrations.prefix(10).map { ($0.version, $0.sql) }).migrate(old)
+        XCTAssertEqual(try old.userVersion(), 10)
+        let json = String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self)
+        for (file, source) in [("/lib/Batman/Issue 001.cbz", "fileName"), ("/lib/Batman/Batman 002.cbz", "comicInfo")] {
+            try old.execute("INSERT INTO comic_index (path, size, mtime_ns, inode, listing, error, indexed_at) VALUES ('\(file)', 5, 7, 9, '\(json)', NULL, 0)")
+            try old.execute("INSERT INTO comic_metadata (path, size, mtime_ns, inode, source, series) VALUES ('\(file)', 5, 7, 9, '\(source)', 'Issue')")
+        }
+        let state = StateDatabase.open(at: path)
+        XCTAssertEqual(state.schemaVersion, 11)
+        let identity = FileIdentity(size: 5, modifiedNanoseconds: 7, inode: 9)
+        XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/Batman/Issue 001.cbz"), identity: identity), "listed again, series from its folder")
+        XCTAssertNotNil(state.indexedListing(LibraryFile(path: "/lib/Batman/Batman 002.cbz"), identity: identity), "its own tags: kept")
+    }
+
     /// A database at `version` with one indexed listing and one reading row, opened now: the
     /// listing is gone, the reading state kept.
     private func assertMigrationFrom(version: Int, dropsListings why: String) throws {
@@ -55,7 +74,7 @@ final class StateDatabaseTests: XCTestCase {
         try old.execute("INSERT INTO comic_index (path, size, mtime_ns, inode, listing, error, indexed_at) VALUES ('/lib/a.cbz', 5, 7, 9, '\(String(decoding: try JSONEncoder().encode(listing(3)), as: UTF8.self))', NULL, 0)")
         try old.execute("INSERT INTO reading VALUES ('/lib/a.cbz', 3, 1, '[0,1]', 0)")
         let state = StateDatabase.open(at: path)
-        XCTAssertEqual(state.schemaVersion, 10)
+        XCTAssertEqual(state.schemaVersion, 11)
         XCTAssertNil(state.indexedListing(LibraryFile(path: "/lib/a.cbz"), identity: identity), why)
         XCTAssertEqual(state.progress().count, 1, "reading state is kept")
     }
@@ -66,7 +85,7 @@ final class StateDatabaseTests: XCTestCase {
         let state = StateDatabase.open(at: path)
         XCTAssertNotNil(state.recovery)
         XCTAssertTrue(state.recovery!.contains("moved it to"), state.recovery!)
-        XCTAssertEqual(state.schemaVersion, 10)
+        XCTAssertEqual(state.schemaVersion, 11)
         let folderContents = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         XCTAssertTrue(folderContents.contains { $0.hasPrefix("state.sqlite.damaged-") }, "\(folderContents)")
     }
