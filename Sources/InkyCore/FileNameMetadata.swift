@@ -22,7 +22,7 @@ public enum FileNameMetadata {
         let (own, words) = read(fileName)
         guard let folder else { return own.sanitized() }
         var number = own.number
-        // A lone number is the series of a name read alone (`001.cbz` is no issue 1 of nothing).
+        // A lone number is the series of a name read alone; with a folder, it is the number.
         if number == nil, words.count == 1, isIssueNumber(words[0]) { number = IssueNumber.normalized(words[0]) }
         else if !words.allSatisfy({ issueWords.contains($0.lowercased()) }) { return own.sanitized() }
         let named = folderMetadata(folder)
