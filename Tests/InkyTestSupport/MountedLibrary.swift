@@ -95,6 +95,43 @@ public final class MountedLibrary {
 
     public var isDaemonAlive: Bool { kill(process.processIdentifier, 0) == 0 && process.isRunning }
 
+    /// `fusermount3 -u`, not lazy, as a user runs it: retried while the kernel says the mount is
+    /// busy, until `seconds` pass. Right after a read, the mount can be busy for a moment with no
+    /// program of the test's holding it (seen once in a full run under load); a test that means
+    /// "unmount" waits for the mount to be free, and one that stays busy fails with its holders named.
+    public func unmountOnceFree(within seconds: Double = 60) throws {
+        var last: ArchiveMaker.ToolFailure?
+        let freed = waitUntil(seconds) {
+            do { _ = try ArchiveMaker.run("/usr/bin/fusermount3", ["-u", mountpoint.path]); return true }
+            catch let failure as ArchiveMaker.ToolFailure where failure.stderr.contains("busy") { last = failure; return false }
+            catch { last = error as? ArchiveMaker.ToolFailure; return true }
+        }
+        if let last, !freed || Self.isMounted(mountpoint.path) {
+            throw UnmountFailure(failure: last, holders: Self.holders(of: mountpoint.path))
+        }
+    }
+
+    public struct UnmountFailure: Error, CustomStringConvertible {
+        public let failure: ArchiveMaker.ToolFailure
+        public let holders: [String]
+        public var description: String { "\(failure); holders: \(holders.isEmpty ? "none seen" : holders.joined(separator: ", "))" }
+    }
+
+    /// Processes whose working directory, root or an open file lies under `path`, as `fuser -m` names them.
+    public static func holders(of path: String) -> [String] {
+        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { Int32($0) != nil }
+        return pids.compactMap { pid in
+            let links = ["cwd", "root"] + (((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).map { "fd/\($0)" })
+            let held = links.filter { link in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/\(link)") else { return false }
+                return target == path || target.hasPrefix(path + "/")
+            }
+            guard !held.isEmpty else { return nil }
+            let name = ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+            return "\(name) (pid \(pid): \(held.joined(separator: " ")))"
+        }
+    }
+
     /// Unmounts (lazily, so it always works) and waits for the daemon; returns its exit status.
     @discardableResult
     public func unmount() -> Int32? {
