@@ -18,7 +18,7 @@ struct MountCommand: ParsableCommand {
             001.jpg, 002.png, ... in reading order. A comic that cannot be read holds only ERROR.txt saying why. \
             The mount is read-only but for one write: rm of a link in Continue Reading/ forgets that comic \
             (as `inkyfs progress forget` does). --read-only (-o ro) mounts it read-only in the kernel, that \
-            write included.
+            write included; so does --no-continue, which leaves nothing to remove.
 
             Examples:
               inkyfs mount ~/Comics ~/mnt
@@ -110,7 +110,7 @@ struct MountCommand: ParsableCommand {
     @Option(help: "Name of the virtual folder of comics in progress.")
     var continueName = "Continue Reading"
 
-    @Flag(help: "Hide the folder of comics in progress.")
+    @Flag(help: "Hide the folder of comics in progress; the mount is then read-only in the kernel, as with --read-only.")
     var noContinue = false
 
     @Option(help: ArgumentHelp("Folders of links by what the comics are, from their ComicInfo.xml (else their file names): "
@@ -202,8 +202,11 @@ struct MountCommand: ParsableCommand {
         var limits = limitOptions.limits
         limits.rendering.conversion = pageOptions.conversion
         // `ro` reaches libfuse, which mounts with MS_RDONLY: the kernel then refuses every write.
+        // Without Continue Reading there is no write left to let through, and a mount that is
+        // not `ro` costs a GETATTR per folder listed (atime): it is `ro` then too.
+        let kernelReadOnly = readOnly || noContinue
         return MountPlan(
-            library: absolutePath(library), mountpoint: absolutePath(mountpoint), fuseOptions: list.fuse + (readOnly ? ["ro"] : []),
+            library: absolutePath(library), mountpoint: absolutePath(mountpoint), fuseOptions: list.fuse + (kernelReadOnly ? ["ro"] : []),
             allowNonEmpty: list.allowNonEmpty, force: force, cacheSize: cacheSize, window: window, prefetch: prefetch,
             workers: workers, workerTimeout: workerTimeout, treeTimeout: treeTimeout, listAhead: !noListAhead, covers: !noCovers,
             coverCacheSize: coverCacheSize, pageCacheSize: pageCacheSize, recordProgress: !noProgress,

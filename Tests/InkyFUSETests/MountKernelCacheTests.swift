@@ -67,6 +67,35 @@ final class MountKernelCacheTests: XCTestCase {
                       "the new comic shows once the watcher saw it")
     }
 
+    /// Without `Continue Reading/` there is no write to let through, so the mount is `ro` in the
+    /// kernel, which then keeps folders' access times as they are: a second listing asks the
+    /// daemon nothing per folder. The mount that keeps `rm` there (the default) is the control:
+    /// its second listing asks each folder's attributes once, which this test must be able to see.
+    func testWithoutContinueReadingTheMountIsReadOnlyAndASecondListingAsksNothingPerFolder() throws {
+        let library = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: library) }
+        func secondListing(_ arguments: [String]) throws -> (readOnly: Bool, attributes: Int, directories: Int) {
+            let mounted = try MountedLibrary(library: library, arguments: arguments + ["-o", "debug", "--no-list-ahead", "--views", "none"])
+            defer { mounted.unmount() }
+            var volume = statvfs()
+            XCTAssertEqual(statvfs(mounted.mountpoint.path, &volume), 0)
+            let first = try listEverything(mounted)
+            let before = mounted.requestsReceived()
+            _ = try listEverything(mounted)
+            _ = mounted.requestsReceived()
+            let second = mounted.logText.components(separatedBy: ", opcode: ").dropFirst(before + 1)
+            return (volume.f_flag & UInt(ST_RDONLY) != 0, second.filter { $0.hasPrefix("GETATTR") }.count,
+                    first.split(separator: "\n").filter { $0.hasPrefix("d") }.count)
+        }
+        let withoutContinue = try secondListing(["--no-continue"])
+        XCTAssertTrue(withoutContinue.readOnly, "ST_RDONLY without Continue Reading")
+        XCTAssertEqual(withoutContinue.directories, 56)
+        XCTAssertLessThanOrEqual(withoutContinue.attributes, 2, "the root's, at most: no folder's access time went stale")
+        let control = try secondListing([])
+        XCTAssertFalse(control.readOnly, "rm in Continue Reading/ must reach the daemon")
+        XCTAssertGreaterThanOrEqual(control.attributes, control.directories - 2, "a mount that is not ro asks each folder's attributes once more")
+    }
+
     /// The watcher learns each filesystem's kind once per device: a folder of a local library on
     /// another filesystem (a FUSE mount here, as sshfs would be) is still found and named.
     func testAFolderOnAFilesystemTheWatcherCannotSeeIsFoundInsideALocalLibrary() throws {
