@@ -13,6 +13,10 @@ import Synchronization
 final class ComicCatalog: Sendable {
     private struct State {
         var folders = WeightedLRU.folderIndexes()
+        /// Each folder's subdirectory count as its index last found it, kept after the budget
+        /// let the index go: a folder's `stat` (its link count) then needs no new reading of
+        /// the folder. The kernel asks for it after every listing on a mount that is not `ro`.
+        var subdirectories: [String: (identity: FileIdentity, count: Int)] = [:]
         var comics = WeightedLRU.comicStates()
         /// Comics listed by the backend (not the index) since the mount.
         var backendListings = 0
@@ -41,9 +45,25 @@ final class ComicCatalog: Sendable {
         return FolderIndex.build(root: root, relativePath: path, identity: identity, comicSuffix: comicSuffix) { comic, info in
             recent.store(comic, ComicCheck(info))
         }.map { index in
-            state.withLock { $0.folders[path] = index }
+            state.withLock { state in
+                state.folders[path] = index
+                if state.subdirectories.count >= Self.subdirectoryCountsKept && state.subdirectories[path] == nil {
+                    state.subdirectories.removeAll(keepingCapacity: true)
+                }
+                state.subdirectories[path] = (identity, index.subdirectories)
+            }
             return index
         }
+    }
+
+    /// Folders whose subdirectory counts are kept: a few MiB at most (when full, all go).
+    static let subdirectoryCountsKept = 65_536
+
+    /// How many subdirectories the library folder `path`, now at `identity`, shows: as last
+    /// counted, unless the folder changed since, then read again.
+    func subdirectoryCount(_ path: String, identity: FileIdentity) -> Result<Int, Errno> {
+        if let known = state.withLock({ $0.subdirectories[path] }), known.identity == identity { return .success(known.count) }
+        return folderIndex(path, identity: identity).map(\.subdirectories)
     }
 
     /// `comic`'s state, nil when none is kept (never looked up, vanished, or out of the budget).

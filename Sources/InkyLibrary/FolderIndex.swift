@@ -12,6 +12,9 @@ struct FolderIndex {
     let identity: FileIdentity
     let names: [String]
     let nodes: [String: Node]
+    /// How many of its entries are directories under the mount: its folders, and its comics
+    /// unless they are served as CBZ files. Its link count is 2 more.
+    let subdirectories: Int
 
     /// The library folder holding `path` (relative to the library, "" for the root's entries).
     /// By its last '/', not NSString's deletingLastPathComponent (bridging each path was a third
@@ -85,7 +88,14 @@ struct FolderIndex {
             }
             nodes[display] = candidate.node
         }
-        return .success(FolderIndex(identity: identity, names: nodes.keys.sorted(), nodes: nodes))
+        let subdirectories = nodes.values.count { node in
+            switch node {
+            case .folder: true
+            case .comic: comicSuffix.isEmpty
+            default: false
+            }
+        }
+        return .success(FolderIndex(identity: identity, names: nodes.keys.sorted(), nodes: nodes, subdirectories: subdirectories))
     }
 
     /// `FolderComicReader`'s rule (at least one image, nothing but images, hidden names aside),

@@ -55,9 +55,20 @@ extension LibraryFilesystem {
             // The root's link count follows the vault's lock state too: unlock and lock tell
             // the kernel to forget the root's attributes (a zero timeout here would cost a
             // GETATTR of the root for every path looked up through the mount).
-            if case .folder(let path) = node { attributes.linkCount = 2 + subdirectoryCount(path) }
+            if case .folder(let path) = node {
+                attributes.linkCount = 2 + ((try? catalog.subdirectoryCount(path, identity: FileIdentity(info)).get()) ?? 0)
+            }
             return .success(attributes)
         case .comic(let comic):
+            // A comic directory's stat shows its file's identity and permissions, nothing of
+            // its listing. A comic whose state the budget let go is answered from its file, not
+            // loaded again from the index for it: on a mount that is not read-only the kernel
+            // asks for the attributes of every folder listed (atime), so a second `ls -lR` of
+            // 20,000 comics loaded and decoded 20,000 listings. A changed file shows a new
+            // mtime, and the kernel lists the directory again, where `currentComic` sees it.
+            if !comic.isVault, comicState(comic) == nil, case .success(let check) = listedComicCheck(comic) {
+                return .success(comicAttributes(comic, check.identity, check.permissions))
+            }
             return currentComic(comic).map { state, snapshot in comicAttributes(comic, snapshot.identity, state.permissions) }
         case .link(let path):
             return linkAttributes(path)
@@ -137,17 +148,6 @@ extension LibraryFilesystem {
 
     /// Directories under a library folder as the mount shows them: its sub-folders and comics
     /// (`MountComposition` adds the views' folders at the root).
-    private func subdirectoryCount(_ path: String) -> Int {
-        guard case .success(let index) = folderIndex(path) else { return 0 }
-        return index.nodes.values.count { node in
-            switch node {
-            case .folder: true
-            case .comic: !options.comicsAsCBZ
-            default: false
-            }
-        }
-    }
-
     // MARK: - Directories
 
     /// Directory `node`'s entries, without `.` and `..`, numbered by `numbered` (the caller's

@@ -44,6 +44,50 @@ final class LibraryFilesystemTests: XCTestCase {
         return box.get()
     }
 
+    /// A comic directory's `stat` is its file's: a comic whose state is not kept is answered
+    /// without loading its listing (the kernel asks once per folder after each listing on a
+    /// mount that is not `ro`, and at 20,000 comics that loaded 20,000 listings from the index),
+    /// and a changed file shows its new time at once.
+    func testAComicDirectorysAttributesComeFromItsFileWithoutLoadingIt() throws {
+        let library = ArchiveMaker.temporaryDirectory("lib")
+        defer { try? FileManager.default.removeItem(at: library) }
+        let comic = library.appendingPathComponent("A.cbz")
+        try ArchiveMaker.zip(at: comic, members: [("1.jpg", [1, 1, 1])])
+        let core = LibraryFilesystem(library: library.path, options: MountOptions(), backend: InProcessBackend())
+        let node = Node.comic(.library("A.cbz"))
+        let modified = { try XCTUnwrap(FileManager.default.attributesOfItem(atPath: comic.path)[.modificationDate] as? Date) }
+        let seconds = { (attributes: NodeAttributes) in Double(attributes.modifiedNanoseconds) / 1e9 }
+        let attributes = try core.attributes(of: node).get()
+        XCTAssertEqual(attributes.kind, .directory)
+        XCTAssertEqual(seconds(attributes), try modified().timeIntervalSince1970, accuracy: 0.001)
+        XCTAssertNil(core.comicState(.library("A.cbz")), "not loaded for its attributes")
+        XCTAssertEqual(core.backendListings, 0)
+
+        try FileManager.default.setAttributes([.modificationDate: try modified().addingTimeInterval(5)], ofItemAtPath: comic.path)
+        // What a listing of the last second saw of the file is forgotten by the watcher when it changes.
+        core.recentChecks.forget(under: ["A.cbz"])
+        XCTAssertEqual(seconds(try core.attributes(of: node).get()), try modified().timeIntervalSince1970, accuracy: 0.001)
+    }
+
+    /// A library folder's link count (2 + its subdirectories: folders and comics) follows the
+    /// folder: kept while its identity stays, counted again once it moves.
+    func testAFoldersLinkCountFollowsItsSubdirectories() throws {
+        let library = ArchiveMaker.temporaryDirectory("lib")
+        defer { try? FileManager.default.removeItem(at: library) }
+        try ArchiveMaker.zip(at: library.appendingPathComponent("A.cbz"), members: [("1.jpg", [1])])
+        try Data("notes".utf8).write(to: library.appendingPathComponent("notes.txt"))
+        let core = LibraryFilesystem(library: library.path, options: MountOptions(), backend: InProcessBackend())
+        XCTAssertEqual(try core.attributes(of: .folder("")).get().linkCount, 2 + 1, "A, not notes.txt")
+        try FileManager.default.createDirectory(at: library.appendingPathComponent("Series"), withIntermediateDirectories: false)
+        let written = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: library.path)[.modificationDate] as? Date)
+        try FileManager.default.setAttributes([.modificationDate: written.addingTimeInterval(5)], ofItemAtPath: library.path)
+        XCTAssertEqual(try core.attributes(of: .folder("")).get().linkCount, 2 + 2, "A and Series")
+        var asCBZ = MountOptions()
+        asCBZ.comicsAsCBZ = true
+        let cbz = LibraryFilesystem(library: library.path, options: asCBZ, backend: InProcessBackend())
+        XCTAssertEqual(try cbz.attributes(of: .folder("")).get().linkCount, 2 + 1, "A.cbz is a file")
+    }
+
     func testAReplacedArchiveGetsNewPageNodesAndOldOnesGoStale() throws {
         let library = ArchiveMaker.temporaryDirectory("lib")
         defer { try? FileManager.default.removeItem(at: library) }
