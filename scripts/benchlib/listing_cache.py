@@ -64,8 +64,12 @@ def print_views_report(entry, warm_folders, rss_target):
                      f"{ratio:.2f}x" if ratio is not None else "—", f"{share * 100:.1f} %" if share is not None else "—",
                      {True: "yes", False: "NO", None: "?"}[met]])
 
-    for label, runs in [("views off (--views none)", [second.get(k) or {} for k in ("warm", "again", "later")]),
-                        ("views on", [views.get(k) or {} for k in ("first", "second", "third")])]:
+    views_ro = entry.get("views_ro") or {}
+    for label, runs in [("views off (--views none --no-continue: ro)", [second.get(k) or {} for k in ("warm", "again", "later")]),
+                        ("views on, the default mount (not ro)", [views.get(k) or {} for k in ("first", "second", "third")]),
+                        ("views on, --read-only", [views_ro.get(k) or {} for k in ("first", "second", "third")])]:
+        if not any(runs):
+            continue
         first_cpu = runs[0].get("cpu_s")
         row(f"{label}: first ls -lRA of a fresh mount", runs[0], None, ceiling_s[0])
         row(f"{label}: second, right after", runs[1], first_cpu, ceiling_s[1])
@@ -75,7 +79,8 @@ def print_views_report(entry, warm_folders, rss_target):
     print_table("\n  the kernel's cache: an unchanged library listed again (warm index; daemon CPU = utime + stime)",
                 ["", "ls -lRA (s)", "daemon CPU (s)", "FUSE ceiling (s)", "folders warm (s)", "inkyfs/folders",
                  "CPU / first's", f"<= {TARGET_AGAIN}x and <= {TARGET_CPU_SHARE * 100:.0f} %"], rows)
-    hwm = (views.get("memory") or {}).get("hwm_mib")
-    if hwm is not None:
-        print(f"  views on: daemon VmHWM after the three listings {hwm:.1f} MiB (bound {rss_target} MiB: "
-              f"{'met' if hwm <= rss_target else 'NOT met'}); the views appeared {views.get('views_ms', 0) / 1000:.1f} s after the mount")
+    for label, run in (("views on", views), ("views on, --read-only", views_ro)):
+        hwm = (run.get("memory") or {}).get("hwm_mib")
+        if hwm is not None:
+            print(f"  {label}: daemon VmHWM after the three listings {hwm:.1f} MiB (bound {rss_target} MiB: "
+                  f"{'met' if hwm <= rss_target else 'NOT met'}); the views appeared {run.get('views_ms', 0) / 1000:.1f} s after the mount")
