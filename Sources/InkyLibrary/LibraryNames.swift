@@ -146,8 +146,6 @@ extension LibraryFilesystem {
         vault && !options.vaultAllowOther ? 0o500 : 0o555
     }
 
-    /// Directories under a library folder as the mount shows them: its sub-folders and comics
-    /// (`MountComposition` adds the views' folders at the root).
     // MARK: - Directories
 
     /// Directory `node`'s entries, without `.` and `..`, numbered by `numbered` (the caller's
