@@ -107,28 +107,15 @@ public final class MountedLibrary {
             catch { last = error as? ArchiveMaker.ToolFailure; return true }
         }
         if let last, !freed || Self.isMounted(mountpoint.path) {
-            throw UnmountFailure(failure: last, holders: Self.holders(of: mountpoint.path))
+            throw UnmountFailure(failure: last, holders: MountHolders.of(mountpoint.path, excluding: nil))
         }
     }
 
     public struct UnmountFailure: Error, CustomStringConvertible {
         public let failure: ArchiveMaker.ToolFailure
-        public let holders: [String]
-        public var description: String { "\(failure); holders: \(holders.isEmpty ? "none seen" : holders.joined(separator: ", "))" }
-    }
-
-    /// Processes whose working directory, root or an open file lies under `path`, as `fuser -m` names them.
-    public static func holders(of path: String) -> [String] {
-        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { Int32($0) != nil }
-        return pids.compactMap { pid in
-            let links = ["cwd", "root"] + (((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).map { "fd/\($0)" })
-            let held = links.filter { link in
-                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/\(link)") else { return false }
-                return target == path || target.hasPrefix(path + "/")
-            }
-            guard !held.isEmpty else { return nil }
-            let name = ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
-            return "\(name) (pid \(pid): \(held.joined(separator: " ")))"
+        public let holders: [MountHolders.Holder]
+        public var description: String {
+            "\(failure); holders: " + (holders.isEmpty ? "none seen" : holders.map { "\($0.name) (pid \($0.pid): \($0.how))" }.joined(separator: ", "))
         }
     }
 
