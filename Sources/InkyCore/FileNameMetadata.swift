@@ -39,14 +39,13 @@ public enum FileNameMetadata {
     /// volume, and every other word the series, numbers included (`Series 0002`, `2000 AD`).
     static func folderMetadata(_ folder: String) -> ComicMetadata {
         let (text, year) = removingGroups(folder)
-        var tokens = text.split(whereSeparator: { $0 == "_" || $0.isWhitespace }).map(String.init)
+        var tokens = words(text)
         var metadata = ComicMetadata(source: .fileName, year: year)
         if let (index, length, volume) = volumeToken(in: tokens) {
             metadata.volume = volume
             tokens.removeSubrange(index..<(index + length))
         }
-        while let last = tokens.last, last == "-" || last == "–" { tokens.removeLast() }
-        metadata.series = tokens.isEmpty ? nil : tokens.joined(separator: " ")
+        metadata.series = series(&tokens)
         return metadata.sanitized()
     }
 
@@ -64,7 +63,7 @@ public enum FileNameMetadata {
     static func read(_ fileName: String) -> (metadata: ComicMetadata, seriesWords: [String]) {
         let name = withoutExtension(fileName)
         let (text, year) = removingGroups(name)
-        var tokens = text.split(whereSeparator: { $0 == "_" || $0.isWhitespace }).map(String.init)
+        var tokens = words(text)
         var metadata = ComicMetadata(source: .fileName, year: year)
         var end = tokens.count
         // The issue: a #-token anywhere, else the last number that is not the first word.
@@ -81,10 +80,20 @@ public enum FileNameMetadata {
             tokens.removeSubrange(index..<(index + length))
             if index < tokens.count, index > 0 { tokens.removeSubrange(index...) }
         }
-        while let last = tokens.last, last == "-" || last == "–" { tokens.removeLast() }
-        metadata.series = tokens.isEmpty ? nil : tokens.joined(separator: " ")
+        metadata.series = series(&tokens)
         if metadata.series == nil { metadata.series = text.trimmingSpaces.isEmpty ? name : text.trimmingSpaces }
         return (metadata, tokens)
+    }
+
+    /// The words of a name: split at whitespace and underscores.
+    static func words(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == "_" || $0.isWhitespace }).map(String.init)
+    }
+
+    /// `tokens` without their trailing dashes, joined: the series they name, nil when none is left.
+    static func series(_ tokens: inout [String]) -> String? {
+        while let last = tokens.last, last == "-" || last == "–" { tokens.removeLast() }
+        return tokens.isEmpty ? nil : tokens.joined(separator: " ")
     }
 
     /// The name without `(…)`, `[…]` and `{…}` groups, and the year one of them held.
