@@ -137,7 +137,9 @@ enum FUSECallbacks {
             let busy = context.beingLookedUp(in: inode)
             if !ready.remembered.contains(where: { busy($0.name) }) {
                 context.listed(inode, toEnd: ready.next)
-                return reply.bytes(ready.bytes)
+                reply.bytes(ready.bytes)
+                context.parentRelisting.listed(inode, entries: nil, parent: filesystem.parent(of: NodeID(inode)), cache: filesystem.kernelCache)
+                return
             }
         }
         switch filesystem.directoryEntries(of: NodeID(inode)) {
@@ -148,8 +150,11 @@ enum FUSECallbacks {
                                               attributes: plus ? { busy($0.name) ? nil : filesystem.attributesWithoutListing(of: $0) } : nil)
             context.listed(inode, toEnd: filled.next == entries.count + 2 && filled.next > offset ? filled.next : nil)
             reply.bytes(filled.bytes)
+            guard offset == 0 else { return }
+            let refetched = context.parentRelisting.listed(inode, entries: entries.count, parent: filesystem.parent(of: NodeID(inode)),
+                                                           cache: filesystem.kernelCache)
             // `ls -l` and file managers look up every comic next: list them in parallel now.
-            if offset == 0 { filesystem.directoryListed(NodeID(inode)) }
+            if !refetched { filesystem.directoryListed(NodeID(inode)) }
         case .failure(let code):
             context.listed(inode, toEnd: nil)
             reply.error(code)

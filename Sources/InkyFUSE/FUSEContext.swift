@@ -31,6 +31,8 @@ final class FUSEContext: Sendable {
     }()
     /// Comic directories' replies made ahead.
     let listingReplies = FUSEListingReplies()
+    /// Folders' listings dropped once their subdirectories were listed (not on a `ro` mount).
+    let parentRelisting: FUSEParentRelisting
     private let _opendirOptional = Atomic(false)
     private struct State {
         /// Directories whose last reply went to their end, by inode, with the offset after it.
@@ -106,9 +108,10 @@ final class FUSEContext: Sendable {
         }
     }
 
-    init(filesystem: any MountedFilesystem, log: @escaping LogSink) {
+    init(filesystem: any MountedFilesystem, readOnly: Bool, log: @escaping LogSink) {
         self.filesystem = filesystem
         self.log = log
+        parentRelisting = FUSEParentRelisting(enabled: !readOnly)
     }
 
     deinit {

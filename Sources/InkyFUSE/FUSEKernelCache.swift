@@ -4,7 +4,9 @@ import InkyTree
 import Synchronization
 
 /// Tells the kernel to forget names and inodes of a mounted session (libfuse notifications).
-/// Called from the watcher's thread, never from inside a request handler.
+/// Called from the watcher's thread, or from a request handler once its reply went out
+/// (`FUSEParentRelisting`), never before: the kernel may hold what the notification needs
+/// while it waits for that reply.
 final class FUSEKernelCache: KernelCacheInvalidating, Sendable {
     /// The libfuse session; its notify calls may be made from any thread.
     nonisolated(unsafe) private let session: OpaquePointer

@@ -29,7 +29,8 @@ public final class FUSESession {
     /// `options` are FUSE `-o` options (`allow_other`, …); `nosuid`, `nodev` and
     /// `default_permissions` (the kernel checks modes) are always added.
     public init(filesystem: any MountedFilesystem, mountpoint: String, options: [String], log: @escaping LogSink) {
-        context = FUSEContext(filesystem: filesystem, log: log)
+        let readOnly = options.contains { $0.split(separator: ",").contains("ro") }
+        context = FUSEContext(filesystem: filesystem, readOnly: readOnly, log: log)
         self.mountpoint = mountpoint
         self.options = options
     }
