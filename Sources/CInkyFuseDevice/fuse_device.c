@@ -109,6 +109,14 @@ int inky_dirops_state(const struct inky_dirops_watch *watch) {
     return __atomic_load_n(&watch->state, __ATOMIC_ACQUIRE);
 }
 
+/* FUSE_DIRECT_IO_ALLOW_MMAP is bit 36 of the INIT flags, bit 4 of flags2; this system's
+   linux/fuse.h predates it, as libfuse 3.14 does. The same writev grants it when offered. */
+#define INKY_DIRECT_IO_ALLOW_MMAP_FLAGS2 (1u << (36 - 32))
+
+int inky_direct_io_mmap_granted(const struct inky_dirops_watch *watch) {
+    return inky_dirops_state(watch) == INKY_DIROPS_GRANTED && watch->direct_io_mmap == 2;
+}
+
 /* O_TMPFILE. libfuse 3.14 knows no FUSE_TMPFILE: it answers ENOSYS, which the kernel turns into
    EOPNOTSUPP (and never asks again). The mount answers every write it does not take with EROFS
    (FUSEWrites.swift), so this one is answered here, before libfuse sees it. Whether the reply
@@ -133,6 +141,9 @@ ssize_t inky_read_watching_init(int fd, void *buf, size_t len, struct inky_dirop
     if (in->opcode != FUSE_INIT) return got;
     const struct fuse_init_in *init = (const struct fuse_init_in *)(in + 1);
     watch->unique = in->unique;
+    if ((init->flags & FUSE_INIT_EXT)
+        && got >= (ssize_t)(sizeof(struct fuse_in_header) + offsetof(struct fuse_init_in, flags2) + sizeof(uint32_t))
+        && (init->flags2 & INKY_DIRECT_IO_ALLOW_MMAP_FLAGS2)) watch->direct_io_mmap = 1;
     __atomic_store_n(&watch->state, (init->flags & FUSE_PARALLEL_DIROPS) ? INKY_DIROPS_REPLY_PENDING : INKY_DIROPS_NOT_OFFERED,
                      __ATOMIC_RELEASE);
     return got;
@@ -154,6 +165,11 @@ ssize_t inky_writev_granting_dirops(int fd, struct iovec *iov, int count, struct
     memset(&reply, 0, sizeof reply);
     memcpy(&reply, iov[1].iov_base, iov[1].iov_len);
     reply.flags |= FUSE_PARALLEL_DIROPS;
+    if (watch->direct_io_mmap == 1 && iov[1].iov_len >= offsetof(struct fuse_init_out, flags2) + sizeof(uint32_t)) {
+        reply.flags |= FUSE_INIT_EXT;
+        reply.flags2 |= INKY_DIRECT_IO_ALLOW_MMAP_FLAGS2;
+        watch->direct_io_mmap = 2;
+    }
     struct iovec patched[2] = { iov[0], { &reply, iov[1].iov_len } };
     __atomic_store_n(&watch->state, INKY_DIROPS_GRANTED, __ATOMIC_RELEASE);
     return writev(fd, patched, 2);

@@ -59,11 +59,14 @@ enum FUSECallbacks {
         ops.open = { request, inode, info in
             let reply = FUSEReply(request!)
             guard !FUSECallbacks.opensForWriting(inky_fi_flags(info)) else { return reply.error(FUSECallbacks.readOnly) }
-            switch FUSECallbacks.context(request).filesystem.open(NodeID(inode), caller: FUSECallbacks.caller(request)) {
+            let context = FUSECallbacks.context(request)
+            switch context.filesystem.open(NodeID(inode), caller: FUSECallbacks.caller(request)) {
             case .success(let opened):
                 // fh 0 means "no descriptor"; a passthrough descriptor is stored plus one.
                 inky_fi_set_fh(info, opened.descriptor.map { UInt64($0) + 1 } ?? 0)
                 inky_fi_set_keep_cache(info, opened.keepCache ? 1 : 0)
+                // Only where such a file can still be mapped shared: image viewers map pages.
+                inky_fi_set_direct_io(info, opened.directIO && context.directIOMaps ? 1 : 0)
                 reply.open(info!)
             case .failure(let code):
                 reply.error(code)

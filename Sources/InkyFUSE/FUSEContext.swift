@@ -29,6 +29,9 @@ final class FUSEContext: Sendable {
         readers.initialize(to: inky_device_readers())
         return readers
     }()
+    /// Whether a file opened with direct I/O can still be mapped shared (the INIT reply granted
+    /// FUSE_DIRECT_IO_ALLOW_MMAP): without it mmap fails (ENODEV), and image viewers map pages.
+    var directIOMaps: Bool { inky_direct_io_mmap_granted(diropsWatch) != 0 }
     /// Comic directories' replies made ahead.
     let listingReplies = FUSEListingReplies()
     /// Folders' listings dropped once their subdirectories were listed (not on a `ro` mount).

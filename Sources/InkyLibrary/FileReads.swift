@@ -20,9 +20,17 @@ extension LibraryFilesystem {
 
     /// Opens `node` for this process (a view's file, a test).
     public func open(_ node: Node) -> Result<OpenedFile, Errno> {
-        if node.isVault {
-            vault.opened()
+        guard node.isVault else { return openUncounted(node) }
+        vault.opened()
+        // A vault's plaintext never stays in the kernel's page cache past the read that asked.
+        return openUncounted(node).map { file in
+            var file = file
+            file.directIO = true
+            return file
         }
+    }
+
+    private func openUncounted(_ node: Node) -> Result<OpenedFile, Errno> {
         switch node {
         case .file(let path):
             // Relative to the root, never through a link: a file swapped for one since it was

@@ -67,9 +67,13 @@ public struct DirectoryEntry: Sendable, Equatable {
 public struct OpenedFile: Sendable, Equatable {
     public var keepCache: Bool
     public var descriptor: Int32?
+    /// Read past the kernel's page cache: each read(2) reaches the daemon whole (up to 1 MiB),
+    /// not cut into 128 KiB readahead, and nothing read stays in the kernel. A vault's files.
+    public var directIO: Bool
 
-    public init(keepCache: Bool, descriptor: Int32?) {
+    public init(keepCache: Bool, descriptor: Int32?, directIO: Bool = false) {
         self.keepCache = keepCache
         self.descriptor = descriptor
+        self.directIO = directIO
     }
 }

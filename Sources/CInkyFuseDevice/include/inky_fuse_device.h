@@ -39,7 +39,14 @@ enum {
 struct inky_dirops_watch {
     int state;       /* an INKY_DIROPS_ value, read and written atomically */
     uint64_t unique; /* the INIT request's, written before state leaves AWAITING_INIT */
+    /* FUSE_DIRECT_IO_ALLOW_MMAP (Linux 6.6): 0 not offered, 1 offered, 2 granted in the reply
+       (written before state leaves REPLY_PENDING, read after it). */
+    int direct_io_mmap;
 };
+
+/* Whether the kernel lets a FOPEN_DIRECT_IO file be mapped shared: 1 once the INIT reply
+   granted it. Without it mmap(MAP_SHARED) of such a file fails with ENODEV. */
+int inky_direct_io_mmap_granted(const struct inky_dirops_watch *watch);
 
 int inky_dirops_state(const struct inky_dirops_watch *watch);
 ssize_t inky_read_watching_init(int fd, void *buf, size_t len, struct inky_dirops_watch *watch,

@@ -23,6 +23,7 @@ static inline int inky_fuse_session_loop_mt(struct fuse_session *se, unsigned in
 
 /* fuse_file_info flags are bitfields. */
 static inline void inky_fi_set_keep_cache(struct fuse_file_info *fi, int on) { fi->keep_cache = on ? 1 : 0; }
+static inline void inky_fi_set_direct_io(struct fuse_file_info *fi, int on) { fi->direct_io = on ? 1 : 0; }
 static inline void inky_fi_set_cache_readdir(struct fuse_file_info *fi, int on) { fi->cache_readdir = on ? 1 : 0; }
 static inline int inky_fi_flags(const struct fuse_file_info *fi) { return fi->flags; }
 static inline uint64_t inky_fi_fh(const struct fuse_file_info *fi) { return fi == NULL ? 0 : fi->fh; }
