@@ -129,6 +129,21 @@ class Mount:
         return proc_cpu_seconds(self.server_pid) + sum(proc_cpu_seconds(c, reaped=False)
                                                        for c in proc_children(self.server_pid))
 
+    def wait_quiet(self, still=0.3, limit=5.0):
+        """Waits until the server and its children use no CPU for `still` seconds (at most `limit`):
+        what a mount starts in the background (inkyfs's workers started ahead) is its own cost,
+        not the next measurement's. Returns the seconds waited."""
+        began = time.perf_counter()
+        last, since = self.cpu_seconds(), began
+        while time.perf_counter() - began < limit:
+            time.sleep(0.05)
+            now = self.cpu_seconds()
+            if now != last:
+                last, since = now, time.perf_counter()
+            elif time.perf_counter() - since >= still:
+                break
+        return time.perf_counter() - began
+
     def release(self):
         """Unmounts (lazily, with fusermount3); subclasses may try their own unmount first."""
         unmount(self.mountpoint)

@@ -86,7 +86,9 @@ def bench_vault_switch(args, entry, setup, comics, stored, notes, have_gocryptfs
     # folders (the same pages, two folders of files, as the two archives are for the others).
     pair = {"vault": (first, second), "plain": (first, second), "gocryptfs": (first, stored or second)}
     start = first.pages // 2
-    result = entry["switch"] = {"comics": [first.stem, second.stem], "start": start + 1, "pairs": SWITCH_PAIRS,
+    # From the middle page on, as many pairs as the shorter comic holds (--quick's have 40 pages).
+    pairs = min(SWITCH_PAIRS, min(c.pages for comics_read in pair.values() for c in comics_read) - start)
+    result = entry["switch"] = {"comics": [first.stem, second.stem], "start": start + 1, "pairs": pairs,
                                 "runs": {v: [] for v in made}, "summary": {}}
     for n in range(args.vault_runs):
         for variant, factory in made.items():
@@ -95,10 +97,10 @@ def bench_vault_switch(args, entry, setup, comics, stored, notes, have_gocryptfs
                 m.evict = [p for folder in evicted[variant] for p in (folder.rglob("*") if folder.is_dir() else [folder])
                            if p.is_file()]
                 return m
-            log(f"bench: vault switching {VARIANTS[variant]}: pages {start + 1}-{start + SWITCH_PAIRS} of two comics, "
+            log(f"bench: vault switching {VARIANTS[variant]}: pages {start + 1}-{start + pairs} of two comics, "
                 f"alternating (run {n + 1}/{args.vault_runs})")
             result["runs"][variant].append(run_guarded(f"vault switch {variant}", notes, measure_switch, fresh,
-                                                       *pair[variant], start, SWITCH_PAIRS))
+                                                       *pair[variant], start, pairs))
     for variant, runs in result["runs"].items():
         good = [r for r in runs if "error" not in r]
         if good:
