@@ -1,4 +1,5 @@
 import Foundation
+import InkyCore
 import InkyTestSupport
 import XCTest
 
@@ -182,11 +183,16 @@ final class MountStateTests: XCTestCase {
         _ = try readFile(first.mountpoint.appendingPathComponent("Series/Two/001.jpg").path)
         _ = try readFile(first.mountpoint.appendingPathComponent("Series/Two/002.jpg").path)
         XCTAssertEqual(try CommandRunner.inkyfs(["unmount", first.mountpoint.path]).status, 0)
+        // The daemon writes its state as it exits, after the unmount returned; wait for it to be
+        // gone. Then `progress` is the database's last user, and closing it removes the -wal and
+        // -shm files: left behind (`progress` ran beside the exiting daemon, under load), the
+        // second mount reused them on the full disk, wrote, and rightly did not warn.
+        XCTAssertTrue(waitUntil(10) { MountHolders.of(disk.path).isEmpty }, "\(MountHolders.of(disk.path))")
         let progress = { try CommandRunner.inkyfs(["progress", "--state", disk.path + "/inkyfs"]).stdout }
-        let deadline = Date().addingTimeInterval(5) // the daemon writes its state as it exits
-        while !(try progress()).contains("Two") && Date() < deadline { usleep(100_000) }
         let recorded = try progress()
         XCTAssertTrue(recorded.contains("Two"), recorded)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk.path + "/inkyfs").filter { $0.hasSuffix("-wal") }, [],
+                       "the last user of the database removed its write-ahead log")
 
         try disk.fill(leaving: 0)
         let second = try backgroundMount(stateHome: disk.path)
