@@ -56,5 +56,11 @@ final class ServeAccessTests: XCTestCase {
             let admitted = try CommandRunner.capture("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Test-Pass: yes", base + target])
             XCTAssertEqual(admitted.stdout, status, target)
         }
+        // A method a served path does not take: a stranger hears 401 (a 405 would name the
+        // path's methods), the admitted client 405.
+        for (pass, status) in [([String](), "401"), (["-H", "X-Test-Pass: yes"], "405")] {
+            let asked = try CommandRunner.capture("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE"] + pass + [base + "/opds"])
+            XCTAssertEqual(asked.stdout, status, "DELETE /opds \(pass)")
+        }
     }
 }
