@@ -148,14 +148,14 @@ enum FUSECallbacks {
         switch filesystem.directoryEntries(of: NodeID(inode)) {
         case .success(let entries):
             let busy = context.beingLookedUp(in: inode)
-            let filled = DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: filesystem.parent(of: NodeID(inode)),
+            let parent = filesystem.parent(of: NodeID(inode))
+            let filled = DirectoryBuffer.fill(request: request, directory: NodeID(inode), parent: parent,
                                               entries: entries, offset: Int(offset), size: size,
                                               attributes: plus ? { busy($0.name) ? nil : filesystem.attributesWithoutListing(of: $0) } : nil)
             context.listed(inode, toEnd: filled.next == entries.count + 2 && filled.next > offset ? filled.next : nil)
             reply.bytes(filled.bytes)
             guard offset == 0 else { return }
-            let refetched = context.parentRelisting.listed(inode, entries: entries.count, parent: filesystem.parent(of: NodeID(inode)),
-                                                           cache: filesystem.kernelCache)
+            let refetched = context.parentRelisting.listed(inode, entries: entries.count, parent: parent, cache: filesystem.kernelCache)
             // `ls -l` and file managers look up every comic next: list them in parallel now.
             if !refetched { filesystem.directoryListed(NodeID(inode)) }
         case .failure(let code):

@@ -43,10 +43,13 @@ final class FUSEParentRelisting: Sendable {
     /// of this thread's, and the notification is in before this thread takes another request.
     /// Returns whether this listing is one that was dropped here: the kernel then
     /// still holds the listings of the subdirectories that made it so, and listing those ahead
-    /// (`MountedFilesystem.directoryListed`) would be work for nobody.
+    /// (`MountedFilesystem.directoryListed`) would be work for nobody. `parent` and `cache` are
+    /// asked only when needed: never on a `ro` mount, the cache only to drop.
     @discardableResult
-    func listed(_ inode: NodeID, entries: Int?, parent: NodeID, cache: (any KernelCacheInvalidating)?) -> Bool {
+    func listed(_ inode: NodeID, entries: Int?, parent: @autoclosure () -> NodeID,
+                cache: @autoclosure () -> (any KernelCacheInvalidating)?) -> Bool {
         guard enabled else { return false }
+        let parent = parent()
         let (refetched, drop) = state.withLock { state -> (Bool, Bool) in
             if state.sizes.count >= Self.tableLimit { state.sizes.removeAll() }
             if state.childrenListed.count >= Self.tableLimit { state.childrenListed.removeAll() }
@@ -65,7 +68,7 @@ final class FUSEParentRelisting: Sendable {
             state.dropped.insert(parent)
             return (refetched, true)
         }
-        if drop { cache?.invalidateNode(parent) }
+        if drop { cache()?.invalidateNode(parent) }
         return refetched
     }
 }
