@@ -33,8 +33,8 @@ extension LibraryFilesystem {
     /// (a PDF page whose size only a render tells leaves them to the lookup). Each comic not
     /// listed yet is listed here (from the index when it knows it): the name depends on whether
     /// the comic can be read. An error text's name taken by a library file is left to the file.
-    func cbzEntry(_ comic: ComicRef, name: String, shadowed names: [String: Node]) -> (DirectoryEntry, Node)? {
-        guard let shown = cbzChild(comic, name: name), names[shown.name] == nil || shown.name == name else { return nil }
+    func cbzEntry(_ comic: ComicRef, name: String, shadowed names: FolderIndex) -> (DirectoryEntry, Node)? {
+        guard let shown = cbzChild(comic, name: name), shown.name == name || names[shown.name] == nil else { return nil }
         var attributes: NodeAttributes?
         switch (shown.node, shown.snapshot.listing) {
         case (.comicFile, .success(let listing)) where listing.pages.allSatisfy(\.isSizeKnown):
@@ -50,10 +50,10 @@ extension LibraryFilesystem {
     /// A name of a library folder in cbz mode: a comic's CBZ or error text; nil for other names.
     func cbzLookup(_ index: FolderIndex, name: String) -> Result<Node, Errno>? {
         let comic: ComicRef
-        if let child = index.nodes[name] {
+        if let child = index[name] {
             guard case .comic(let found) = child else { return nil }
             comic = found
-        } else if name.hasSuffix(CBZFiles.errorSuffix), case .comic(let found)? = index.nodes[String(name.dropLast(CBZFiles.errorSuffix.count))] {
+        } else if name.hasSuffix(CBZFiles.errorSuffix), case .comic(let found)? = index[String(name.dropLast(CBZFiles.errorSuffix.count))] {
             comic = found
         } else {
             return nil

@@ -56,6 +56,18 @@ final class ComicCatalog: Sendable {
         }
     }
 
+    /// Forgets the indexes of the folders holding `paths` and of those at or beneath them (""
+    /// is every folder): the watcher saw them change, and what a folder's listing saw of a
+    /// comic rewritten in place (its mtime, its modes) is kept in its index.
+    func forgetFolders(holding paths: Set<String>) {
+        guard !paths.isEmpty else { return }
+        let holding = Set(paths.map(FolderIndex.folder(holding:)))
+        state.withLock { state in
+            let all = paths.contains("")
+            state.folders.removeAll { folder in all || holding.contains(folder) || RecentComicChecks.isAtOrBeneath(paths, folder) }
+        }
+    }
+
     /// Folders whose subdirectory counts are kept: a few MiB at most (when full, all go).
     static let subdirectoryCountsKept = 65_536
 

@@ -44,8 +44,8 @@ final class FolderCovers: Sendable {
     /// alone as a rule; nil for a comic that is gone.
     func comics(_ index: FolderIndex, identity: @escaping (String) -> FileIdentity?) -> some Sequence<(comic: String, key: String)> {
         let cache = cache
-        return index.names.lazy.compactMap { name -> (comic: String, key: String)? in
-            guard let cache, case .comic(.library(let path))? = index.nodes[name], let identity = identity(path) else { return nil }
+        return index.nodes.lazy.compactMap { node -> (comic: String, key: String)? in
+            guard let cache, case .comic(.library(let path)) = node, let identity = identity(path) else { return nil }
             let key = CoverCache.key(path: path, identity: identity)
             return cache.hasFailed(key) ? nil : (path, key)
         }.prefix(Self.tries)
@@ -125,14 +125,14 @@ final class FolderCovers: Sendable {
 
     /// The first comic of a folder in its listing's order (the reading order), nil when it holds none.
     static func firstComic(_ index: FolderIndex) -> String? {
-        for name in index.names { if case .comic(.library(let path))? = index.nodes[name] { return path } }
+        for node in index.nodes { if case .comic(.library(let path)) = node { return path } }
         return nil
     }
 
     /// The picture the library itself has for a folder, which passes through unchanged.
     static func ownPicture(_ index: FolderIndex) -> String? {
         ["folder.jpg", "cover.jpg"].first { name in
-            if case .file? = index.nodes[name] { true } else { false }
+            if case .file? = index[name] { true } else { false }
         }
     }
 

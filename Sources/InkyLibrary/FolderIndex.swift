@@ -6,15 +6,78 @@ import InkyCore
 /// then they keep their full file name), other regular files pass through. Served as CBZ files,
 /// comics get `comicSuffix` (".cbz") after that name: `X.cbr` and `X.cbz` side by side become
 /// `X.cbr.cbz` and `X.cbz.cbz`; a folder of loose images is then a comic too (`X` → `X.cbz`).
-/// Rebuilt only when the
-/// folder itself changes (its mtime moves on every add, delete and rename).
-struct FolderIndex {
+/// Rebuilt only when the folder itself changes (its mtime moves on every add, delete and rename).
+///
+/// Kept compact, as bytes and not as strings and dictionaries: a 100,000-comic library's folder
+/// indexes take ~9 MiB this way against ~30 MiB, so a walk of it keeps them all under the
+/// catalog's budget and a second walk reads no folder again. Entry i (in the order of the shown
+/// names) is its shown name, its file name, its kind, and for a comic what the folder's listing
+/// saw of its file (`ComicCheck`).
+struct FolderIndex: Sendable {
     let identity: FileIdentity
-    let names: [String]
-    let nodes: [String: Node]
+    /// The folder, relative to the library ("" for the root).
+    let folder: String
     /// How many of its entries are directories under the mount: its folders, and its comics
     /// unless they are served as CBZ files. Its link count is 2 more.
     let subdirectories: Int
+    /// Each entry's shown name then its file name, one after the other, as UTF-8.
+    private let text: [UInt8]
+    /// Entry i's shown name is `text[starts[2i]..<starts[2i+1]]`, its file name up to `starts[2i+2]`.
+    private let starts: [UInt32]
+    private let kinds: [Kind]
+    /// Each comic's check as the listing saw it; an empty one for the other entries.
+    private let checks: [ComicCheck]
+
+    private enum Kind: UInt8 { case folder, comic, file, link }
+
+    /// How many entries it shows.
+    var count: Int { kinds.count }
+
+    /// Entry `i`'s shown name.
+    func name(_ i: Int) -> String { String(decoding: text[Int(starts[2 * i])..<Int(starts[2 * i + 1])], as: UTF8.self) }
+
+    /// Entry `i`'s node: its path is the folder's and its file name.
+    func node(_ i: Int) -> Node {
+        let file = String(decoding: text[Int(starts[2 * i + 1])..<Int(starts[2 * i + 2])], as: UTF8.self)
+        let path = folder.isEmpty ? file : folder + "/" + file
+        return switch kinds[i] {
+        case .folder: .folder(path)
+        case .comic: .comic(.library(path))
+        case .file: .file(path)
+        case .link: .link(path)
+        }
+    }
+
+    /// What the folder's listing saw of entry `i`'s file, when it is a comic.
+    func check(_ i: Int) -> ComicCheck? { kinds[i] == .comic ? checks[i] : nil }
+
+    /// The shown names, in order.
+    var names: [String] { (0..<count).map(name) }
+
+    /// Every entry's shown name and node, in order.
+    var entries: [(name: String, node: Node)] { (0..<count).map { (name($0), node($0)) } }
+
+    /// The entry shown as `name`: found as Swift's `String` finds a key (names equal in Unicode
+    /// are one), by halving the sorted names.
+    func position(of name: String) -> Int? {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            let probe = self.name(middle)
+            if probe == name { return middle }
+            if probe < name { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    /// The node shown as `name`, if any.
+    subscript(name: String) -> Node? { position(of: name).map(node) }
+
+    /// Every entry's node, in order.
+    var nodes: [Node] { (0..<count).map(node) }
+
+    /// What it weighs in memory, in bytes, for the catalog's budget.
+    var bytes: Int { 160 + folder.utf8.count + text.count + starts.count * 4 + count * (1 + MemoryLayout<ComicCheck>.stride) }
 
     /// The library folder holding `path` (relative to the library, "" for the root's entries).
     /// By its last '/', not NSString's deletingLastPathComponent (bridging each path was a third
@@ -41,26 +104,26 @@ struct FolderIndex {
         case .success(let value): children = value
         case .failure(let code): return .failure(code)
         }
-        var candidates: [(name: String, display: String, node: Node)] = []
+        var candidates: [(name: String, display: String, kind: Kind, check: ComicCheck?)] = []
         for child in children {
             let name = child.name
             let childRelative = relativePath.isEmpty ? name : relativePath + "/" + name
             switch child.info.st_mode & S_IFMT {
             case S_IFDIR where !comicSuffix.isEmpty && !name.hasPrefix(".") && isImageFolder(root, childRelative):
                 // Served as files, a folder of loose images is a comic like any archive.
-                candidates.append((name, name + comicSuffix, .comic(.library(childRelative))))
+                candidates.append((name, name + comicSuffix, .comic, ComicCheck(child.info)))
                 seen(childRelative, child.info)
             case S_IFDIR:
-                candidates.append((name, name, .folder(childRelative)))
+                candidates.append((name, name, .folder, nil))
             case S_IFREG:
                 if ComicFiles.isComicFile(name), let stem = ComicFiles.displayStem(name) {
-                    candidates.append((name, stem + comicSuffix, .comic(.library(childRelative))))
+                    candidates.append((name, stem + comicSuffix, .comic, ComicCheck(child.info)))
                     seen(childRelative, child.info)
                 } else {
-                    candidates.append((name, name, .file(childRelative)))
+                    candidates.append((name, name, .file, nil))
                 }
             case S_IFLNK:
-                candidates.append((name, name, .link(childRelative)))
+                candidates.append((name, name, .link, nil))
             default:
                 continue // devices, fifos, sockets: nothing a reader needs
             }
@@ -73,29 +136,45 @@ struct FolderIndex {
             .filter { seen.insert($0.name).inserted }
         var uses: [String: Int] = [:]
         for candidate in candidates { uses[ComicFiles.printable(candidate.display), default: 0] += 1 }
-        var nodes: [String: Node] = [:]
-        for candidate in candidates {
+        var shown: [String: Int] = [:]
+        for (position, candidate) in candidates.enumerated() {
             let short = ComicFiles.printable(candidate.display)
-            let isComic = if case .comic = candidate.node { true } else { false }
-            let full = ComicFiles.printable(candidate.name) + (isComic ? comicSuffix : "")
+            let full = ComicFiles.printable(candidate.name) + (candidate.kind == .comic ? comicSuffix : "")
             let base = uses[short]! > 1 ? full : short
             // Names that differ only in control characters would still meet: number the later ones.
             var display = base
             var number = 2
-            while nodes[display] != nil {
+            while shown[display] != nil {
                 display = "\(base) (\(number))"
                 number += 1
             }
-            nodes[display] = candidate.node
+            shown[display] = position
         }
-        let subdirectories = nodes.values.count { node in
-            switch node {
+        var text: [UInt8] = []
+        var starts: [UInt32] = []
+        var kinds: [Kind] = []
+        var checks: [ComicCheck] = []
+        let none = ComicCheck(identity: FileIdentity(size: 0, modifiedNanoseconds: 0, inode: 0),
+                              permissions: SourcePermissions(owner: 0, group: 0, mode: 0))
+        for (display, position) in shown.sorted(by: { $0.key < $1.key }) {
+            let candidate = candidates[position]
+            starts.append(UInt32(text.count))
+            text += display.utf8
+            starts.append(UInt32(text.count))
+            text += candidate.name.utf8
+            kinds.append(candidate.kind)
+            checks.append(candidate.check ?? none)
+        }
+        starts.append(UInt32(text.count))
+        let subdirectories = kinds.count { kind in
+            switch kind {
             case .folder: true
             case .comic: comicSuffix.isEmpty
             default: false
             }
         }
-        return .success(FolderIndex(identity: identity, names: nodes.keys.sorted(), nodes: nodes, subdirectories: subdirectories))
+        return .success(FolderIndex(identity: identity, folder: relativePath, subdirectories: subdirectories,
+                                    text: text, starts: starts, kinds: kinds, checks: checks))
     }
 
     /// `FolderComicReader`'s rule (at least one image, nothing but images, hidden names aside),

@@ -47,12 +47,14 @@ extension LibraryFilesystem {
             // comics' recent checks, so the comic is looked at again.
             for path in paths { root.forgetFolders(under: path) }
             recentChecks.forget(under: paths)
+            catalog.forgetFolders(holding: paths)
             for path in paths.sorted() { pathChanged(path) }
             folderComicPagesChanged(paths)
         case .rescan:
             changeListeners.tell(nil)
             root.forgetFolders(under: "")
             recentChecks.forget(under: [""])
+            catalog.forgetFolders(holding: [""])
             let library = libraryPath
             let comics = (try? LibraryIndexer.comicFiles(in: library)) ?? []
             for real in comics where real.hasPrefix(library + "/") { pathChanged(String(real.dropFirst(library.count + 1))) }

@@ -14,7 +14,7 @@ import InkyWorker
 extension LibraryFilesystem {
     /// The added file `name` of library folder `path`, nil when there is none of that name.
     func coverNode(_ index: FolderIndex, folder path: String, name: String) -> Node? {
-        guard covers.areShown, !options.comicsAsCBZ, index.nodes[name] == nil, FolderCovers.firstComic(index) != nil else { return nil }
+        guard covers.areShown, !options.comicsAsCBZ, index[name] == nil, FolderCovers.firstComic(index) != nil else { return nil }
         switch name {
         case "folder.jpg":
             return FolderCovers.ownPicture(index) == nil && covers.comic(index, identity: coverIdentity) != nil ? .folderCover(path) : nil

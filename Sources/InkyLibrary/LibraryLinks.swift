@@ -76,7 +76,7 @@ extension LibraryFilesystem {
         for component in target.split(separator: "/") {
             let child = folder.isEmpty ? String(component) : folder + "/" + component
             guard case .success(let index) = folderIndex(folder),
-                  let name = index.nodes.first(where: { $0.value.libraryPath == child })?.key else { return nil }
+                  let name = index.entries.first(where: { $0.node.libraryPath == child })?.name else { return nil }
             shown.append(name)
             folder = child
         }

@@ -26,7 +26,7 @@ extension LibraryFilesystem {
         case .folder(let path):
             return folderIndex(path).flatMap { index in
                 if options.comicsAsCBZ, let shown = cbzLookup(index, name: name) { return shown }
-                guard let child = index.nodes[name] ?? coverNode(index, folder: path, name: name) else { return .failure(.ENOENT) }
+                guard let child = index[name] ?? coverNode(index, folder: path, name: name) else { return .failure(.ENOENT) }
                 return .success(child)
             }
         case .comic(let comic):
@@ -114,11 +114,15 @@ extension LibraryFilesystem {
 
     /// `permissions`: whose the archive was at the check that gave `archive`, when there was one
     /// (looking again cost a second stat of every comic of a listed folder).
-    func comicAttributes(_ comic: ComicRef, _ archive: FileIdentity, _ permissions: SourcePermissions? = nil) -> NodeAttributes {
+    /// `timeout`: the kernel's for it, when the caller knows it (`timeout(_:)`, which a folder's
+    /// listing reads once, not twice a comic: it takes two locks).
+    func comicAttributes(_ comic: ComicRef, _ archive: FileIdentity, _ permissions: SourcePermissions? = nil,
+                         timeout known: Double? = nil) -> NodeAttributes {
         let source = permissions ?? comicPermissions(comic)
+        let timeout = known ?? timeout(comic)
         return NodeAttributes(kind: .directory, size: 0, permissions: source.comicFolder,
                               modifiedNanoseconds: archive.modifiedNanoseconds,
-                              entryTimeout: timeout(comic), attributeTimeout: timeout(comic), linkCount: 2,
+                              entryTimeout: timeout, attributeTimeout: timeout, linkCount: 2,
                               owner: source.owner, group: source.group)
     }
 
@@ -155,12 +159,24 @@ extension LibraryFilesystem {
         switch node {
         case .folder(let path):
             return folderIndex(path).map { index in
-                var listing = UnnumberedListing(capacity: index.names.count + 2)
+                var listing = UnnumberedListing(capacity: index.count + 2)
                 if let (name, cover) = coverEntry(index, folder: path) { listing.add(name, cover, kind: .regularFile) }
-                for name in index.names {
-                    let child = index.nodes[name]!
+                // What the folder's listing saw of each comic's file, for its directory's
+                // attributes, is as good as the kernel's copy of them while the watcher sees every
+                // change (and tells both); else each is looked at again (`attributes(of:)`).
+                let keptChecks = watcherSeesEverything
+                let timeout = treeTimeout
+                for position in 0..<index.count {
+                    let name = index.name(position)
+                    let child = index.node(position)
                     if options.comicsAsCBZ, case .comic(let comic) = child {
-                        if let (entry, shown) = cbzEntry(comic, name: name, shadowed: index.nodes) { listing.add(entry, shown) }
+                        if let (entry, shown) = cbzEntry(comic, name: name, shadowed: index) { listing.add(entry, shown) }
+                        continue
+                    }
+                    if keptChecks, case .comic(let comic) = child, let check = index.check(position) {
+                        listing.add(DirectoryEntry(name: name, id: 0, kind: .directory,
+                                                   attributes: comicAttributes(comic, check.identity, check.permissions,
+                                                                               timeout: timeout)), child)
                         continue
                     }
                     let kind: NodeAttributes.Kind = switch child {

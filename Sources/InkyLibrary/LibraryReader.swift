@@ -50,18 +50,18 @@ public final class LibraryReader: Sendable {
         guard Self.isPlainPath(path, allowEmpty: true) else { return .failure(.ENOENT) }
         if !path.isEmpty {
             let parent = FolderIndex.folder(holding: path)
-            guard case .success(let index) = library.folderIndex(parent), index.nodes.values.contains(.folder(path)),
+            guard case .success(let index) = library.folderIndex(parent), index.nodes.contains(.folder(path)),
                   !holdsOnlyImages(path) else {
                 return .failure(.ENOENT)
             }
         }
         return library.folderIndex(path).map { index in
-            let entries: [Entry] = index.names.compactMap { name in
-                switch index.nodes[name] {
+            let entries: [Entry] = index.entries.compactMap { name, node in
+                switch node {
                 // A folder of loose images is a comic, as `--as cbz` serves it.
-                case .folder(let folder)? where holdsOnlyImages(folder): .comic(name: name, comic: .library(folder))
-                case .folder(let folder)?: .folder(name: name, path: folder)
-                case .comic(let comic)?: .comic(name: name, comic: comic)
+                case .folder(let folder) where holdsOnlyImages(folder): .comic(name: name, comic: .library(folder))
+                case .folder(let folder): .folder(name: name, path: folder)
+                case .comic(let comic): .comic(name: name, comic: comic)
                 default: nil
                 }
             }
@@ -74,8 +74,8 @@ public final class LibraryReader: Sendable {
     public func comic(at path: String) -> ComicRef? {
         guard Self.isPlainPath(path, allowEmpty: false),
               case .success(let index) = library.folderIndex(FolderIndex.folder(holding: path)) else { return nil }
-        let shown = index.nodes.values.contains(.comic(.library(path)))
-            || (index.nodes.values.contains(.folder(path)) && holdsOnlyImages(path))
+        let shown = index.nodes.contains(.comic(.library(path)))
+            || (index.nodes.contains(.folder(path)) && holdsOnlyImages(path))
         return shown ? .library(path) : nil
     }
 
@@ -85,7 +85,7 @@ public final class LibraryReader: Sendable {
     func holdsOnlyImages(_ path: String) -> Bool {
         guard case .success(let index) = library.folderIndex(path) else { return false }
         var images = 0
-        for node in index.nodes.values {
+        for node in index.nodes {
             let entry: String
             switch node {
             case .file(let found), .folder(let found), .link(let found), .comic(.library(let found)): entry = found

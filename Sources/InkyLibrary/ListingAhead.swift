@@ -48,15 +48,16 @@ private final class LibraryComics: Sendable {
                 case .folder(let path):
                     guard let filesystem, case .success(let index) = filesystem.folderIndex(path),
                           walk.seen.insert(index.identity).inserted else { continue }
-                    let comics = index.names.compactMap { name -> ComicRef? in
-                        if case .comic(let comic)? = index.nodes[name] { comic } else { nil }
+                    let nodes = index.nodes
+                    let comics = nodes.compactMap { node -> ComicRef? in
+                        if case .comic(let comic) = node { comic } else { nil }
                     }
                     walk.count += comics.count
                     let toList = filesystem.toList(comics)
-                    walk.pending += index.names.reversed().compactMap { name -> Item? in
-                        switch index.nodes[name] {
-                        case .comic(let comic)?: toList.index(forKey: comic).map { .comic(comic, toList[$0].value) }
-                        case .folder(let path)?: .folder(path)
+                    walk.pending += nodes.reversed().compactMap { node -> Item? in
+                        switch node {
+                        case .comic(let comic): toList.index(forKey: comic).map { .comic(comic, toList[$0].value) }
+                        case .folder(let path): .folder(path)
                         default: nil
                         }
                     }
@@ -97,8 +98,8 @@ extension LibraryFilesystem {
     /// others (unless `indexedOnly`) by workers.
     private func listFolderAhead(_ path: String, indexedOnly: Bool) {
         guard !isStopping, case .success(let index) = folderIndex(path) else { return }
-        let unlisted = index.names.compactMap { name -> ComicRef? in
-            guard case .comic(let comic)? = index.nodes[name], comicState(comic)?.snapshot() == nil else { return nil }
+        let unlisted = index.nodes.compactMap { node -> ComicRef? in
+            guard case .comic(let comic) = node, comicState(comic)?.snapshot() == nil else { return nil }
             return comic
         }
         guard unlisted.count > 1 else { return }
@@ -123,7 +124,7 @@ extension LibraryFilesystem {
         // A few levels down at most: a library nests publisher, series, perhaps volume.
         for _ in 0..<4 {
             guard let folder = next, case .success(let index) = folderIndex(folder),
-                  !index.nodes.values.contains(where: { if case .comic = $0 { true } else { false } }) else { break }
+                  !index.nodes.contains(where: { if case .comic = $0 { true } else { false } }) else { break }
             next = firstSubfolder(of: folder)
         }
         return next
@@ -131,8 +132,8 @@ extension LibraryFilesystem {
 
     private func firstSubfolder(of path: String) -> String? {
         guard case .success(let index) = folderIndex(path) else { return nil }
-        return index.names.lazy.compactMap { name -> String? in
-            if case .folder(let sub)? = index.nodes[name] { sub } else { nil }
+        return index.nodes.lazy.compactMap { node -> String? in
+            if case .folder(let sub) = node { sub } else { nil }
         }.first
     }
 
@@ -140,9 +141,9 @@ extension LibraryFilesystem {
     private func folder(after path: String) -> String? {
         guard !path.isEmpty else { return nil }
         guard case .success(let index) = folderIndex(FolderIndex.folder(holding: path)),
-              let at = index.names.firstIndex(where: { if case .folder(path)? = index.nodes[$0] { true } else { false } }) else { return nil }
-        return index.names[index.names.index(after: at)...].lazy.compactMap { name -> String? in
-            if case .folder(let next)? = index.nodes[name] { next } else { nil }
+              case let nodes = index.nodes, let at = nodes.firstIndex(of: .folder(path)) else { return nil }
+        return nodes[(at + 1)...].lazy.compactMap { node -> String? in
+            if case .folder(let next) = node { next } else { nil }
         }.first
     }
 

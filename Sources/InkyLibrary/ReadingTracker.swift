@@ -96,7 +96,7 @@ extension LibraryFilesystem {
     public func displayPath(of comic: String) -> String? {
         let folder = comic.split(separator: "/").dropLast().joined(separator: "/")
         guard case .success(let index) = folderIndex(folder),
-              let display = index.nodes.first(where: { $0.value == .comic(.library(comic)) })?.key else { return nil }
+              let display = index.entries.first(where: { $0.node == .comic(.library(comic)) })?.name else { return nil }
         return folder.isEmpty ? display : folder + "/" + display
     }
 
@@ -108,7 +108,7 @@ extension LibraryFilesystem {
     public func comicNames(in folder: String) -> [String: String] {
         var names: [String: String] = [:]
         if case .success(let index) = folderIndex(folder) {
-            for (name, node) in index.nodes { if case .comic(.library(let path)) = node { names[path] = name } }
+            for (name, node) in index.entries { if case .comic(.library(let path)) = node { names[path] = name } }
         }
         return names
     }

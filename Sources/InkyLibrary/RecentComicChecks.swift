@@ -56,7 +56,7 @@ final class RecentComicChecks: Sendable {
     }
 
     /// Whether `path` is one of `paths` or lies beneath one: each folder holding it is looked up.
-    private static func isAtOrBeneath(_ paths: Set<String>, _ path: String) -> Bool {
+    static func isAtOrBeneath(_ paths: Set<String>, _ path: String) -> Bool {
         if paths.contains(path) { return true }
         var end = path.utf8.endIndex
         while let slash = path.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) {

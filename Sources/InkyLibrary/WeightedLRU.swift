@@ -118,10 +118,11 @@ extension WeightedLRU where Key == ComicRef, Value == ComicState {
 }
 
 extension WeightedLRU where Key == String, Value == FolderIndex {
-    /// Folder indexes under a budget of 20,000 names (a few hundred bytes each). A walk of the
-    /// library uses each folder's index while it lists that folder and its comics, and a
-    /// folder's `stat` needs only its count of subdirectories, kept apart (`ComicCatalog`), so
-    /// an index let go costs one more reading of its folder only when it is looked into again.
-    /// A budget of 100,000 kept all 4,000 folders of a 100,000-comic library, 30 MiB.
-    static func folderIndexes() -> Self { WeightedLRU(budget: 20_000, weight: { $0.names.count + 1 }) }
+    /// Folder indexes under a budget of 12 MiB (`FolderIndex.bytes`: about 90 bytes a comic),
+    /// which holds every folder of a library of about 130,000 comics. A walk of the library
+    /// lists each folder again on a mount that is not `ro` (`FUSEParentRelisting`), and the
+    /// views list the series' folders: an index let go is one more reading of its folder and an
+    /// `lstat` of each of its comics. When they were kept as strings and dictionaries, 20,000
+    /// names (6 MiB) thrashed on every walk of 20,000 comics.
+    static func folderIndexes() -> Self { WeightedLRU(budget: 12 << 20, weight: \.bytes) }
 }

@@ -118,6 +118,31 @@ final class MountKernelCacheTests: XCTestCase {
         XCTAssertLessThanOrEqual(rw.third.listings, 2 * 2, "the root's and Continue Reading's alone")
     }
 
+    /// A folder's index keeps what its listing saw of each comic's file, and a later listing of the
+    /// folder shows that (the kernel keeps the same attributes as long). A comic whose times
+    /// change in place, its folder's mtime left alone, must show its new time in the next
+    /// listing of its folder once the watcher saw it, not the kept one.
+    func testAComicChangedInPlaceShowsItsNewTimeInItsFolderListing() throws {
+        let library = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: library) }
+        let mounted = try MountedLibrary(library: library, arguments: ["--no-list-ahead", "--views", "none"])
+        XCTAssertTrue(mounted.logSays("the library watcher sees every change"), mounted.logText)
+        let comic = mounted.path("Series 1/Issue 1")
+        func shownTime() -> Int? {
+            // The folder's listing first: its READDIRPLUS sets the attributes `stat` then reads.
+            _ = try? FileManager.default.contentsOfDirectory(atPath: mounted.path("Series 1"))
+            var info = stat()
+            return lstat(comic, &info) == 0 ? info.st_mtim.tv_sec : nil
+        }
+        let before = try XCTUnwrap(shownTime())
+        XCTAssertNotEqual(before, 1_000_000_000)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)],
+                                              ofItemAtPath: library.appendingPathComponent("Series 1/Issue 1.cbz").path)
+        XCTAssertTrue(eventually(5) { shownTime() == 1_000_000_000 }, "still \(shownTime() ?? -1)")
+        // And it stays so: listing the folder again does not bring the kept time back.
+        for _ in 0..<3 { XCTAssertEqual(shownTime(), 1_000_000_000) }
+    }
+
     /// The watcher learns each filesystem's kind once per device: a folder of a local library on
     /// another filesystem (a FUSE mount here, as sshfs would be) is still found and named.
     func testAFolderOnAFilesystemTheWatcherCannotSeeIsFoundInsideALocalLibrary() throws {

@@ -36,6 +36,36 @@ final class ComicCatalogTests: XCTestCase {
         XCTAssertEqual(try catalog.folderIndex("", identity: new).get().names.sorted(), ["A", "B"])
     }
 
+    /// What the watcher saw change is read again at the next use, whatever the folder's identity
+    /// says: a comic rewritten in place leaves its folder's mtime alone, and its index keeps what
+    /// the listing saw of the comic's file. Folders elsewhere stay kept.
+    func testTheFoldersHoldingWhatChangedAreReadAgain() throws {
+        let catalog = makeCatalog()
+        for folder in ["S", "S/Inner", "T"] {
+            try FileManager.default.createDirectory(at: library.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try Data().write(to: library.appendingPathComponent(folder + "/1.cbz"))
+        }
+        for folder in ["S", "S/Inner", "T"] {
+            XCTAssertEqual(try catalog.folderIndex(folder, identity: old).get().names, ["1"] + (folder == "S" ? ["Inner"] : []))
+        }
+        XCTAssertEqual(try catalog.folderIndex("", identity: old).get().names, ["A", "S", "T"])
+        for folder in ["", "S", "S/Inner", "T"] { try Data().write(to: library.appendingPathComponent(folder + "/2.cbz")) }
+
+        catalog.forgetFolders(holding: ["S/1.cbz"])
+        XCTAssertEqual(try catalog.folderIndex("S", identity: old).get().names, ["1", "2", "Inner"], "the folder holding the comic")
+        XCTAssertEqual(try catalog.folderIndex("T", identity: old).get().names, ["1"], "kept")
+        XCTAssertEqual(try catalog.folderIndex("S/Inner", identity: old).get().names, ["1"], "kept")
+        XCTAssertEqual(try catalog.folderIndex("", identity: old).get().names, ["A", "S", "T"], "kept")
+
+        catalog.forgetFolders(holding: ["S"])
+        XCTAssertEqual(try catalog.folderIndex("S/Inner", identity: old).get().names, ["1", "2"], "beneath a folder that changed")
+        XCTAssertEqual(try catalog.folderIndex("", identity: old).get().names, ["2", "A", "S", "T"], "holding it")
+        XCTAssertEqual(try catalog.folderIndex("T", identity: old).get().names, ["1"], "kept")
+
+        catalog.forgetFolders(holding: [""])
+        XCTAssertEqual(try catalog.folderIndex("T", identity: old).get().names, ["1", "2"], "a rescan forgets every folder")
+    }
+
     /// A comic whose file vanished and came back gets the generation it had: the kernel may
     /// still hold its pages under those numbers, and a new one would make them stale.
     func testAVanishedComicComesBackWithItsGeneration() {

@@ -121,9 +121,9 @@ final class LibraryFilesystemTests: XCTestCase {
         let index = try FolderIndex.build(root: LibraryRoot(path: library.path), relativePath: "",
                                           identity: try FileIdentity.of(library.path).get()).get()
         XCTAssertEqual(index.names, [".cbz", "X.cbr", "X.cbz", "Y", "Y.cbz", "notes.txt"])
-        XCTAssertEqual(index.nodes["Y"], .folder("Y"))
-        XCTAssertEqual(index.nodes["notes.txt"], .file("notes.txt"))
-        XCTAssertEqual(index.nodes[".cbz"], .file(".cbz"), "no name left without the extension: a plain file")
+        XCTAssertEqual(index["Y"], .folder("Y"))
+        XCTAssertEqual(index["notes.txt"], .file("notes.txt"))
+        XCTAssertEqual(index[".cbz"], .file(".cbz"), "no name left without the extension: a plain file")
     }
 
     func testUnreadableComicsHoldOnlyErrorText() throws {
