@@ -278,7 +278,7 @@ final class MemoryPathNumbering: PathNumbering, Sendable {
 
 /// The numbers in use, both ways, in front of the numbering: cleared when it passes `limit`
 /// entries (the numbering answers again), so it never grows with the library. The limit holds
-/// the paths of a library of about 125,000 comics (~15 MiB): at 65,536, a walk of 100,000
+/// the paths of a library of about 125,000 comics (about 150 bytes a path): at 65,536, a walk of 100,000
 /// comics (104,000 paths) cleared it before coming back to any, and every folder listed again
 /// asked the state database for its comics' numbers. Cleared, it keeps its capacity: grown
 /// back by doubling each time, the resizing was 4% of a walk.

@@ -143,6 +143,24 @@ final class MountKernelCacheTests: XCTestCase {
         for _ in 0..<3 { XCTAssertEqual(shownTime(), 1_000_000_000) }
     }
 
+    /// glibc sizes a directory stream's buffer by the directory's block size, and the kernel
+    /// zeroes a buffer that large for every listing reply: 32 KiB (from a block size of 4 KiB),
+    /// the least glibc takes, not 64 KiB as a file's block size would make it. A file keeps
+    /// 64 KiB, which stdio reads at once.
+    func testADirectoryAsksForTheSmallestListingBufferAndAFileForLargeReads() throws {
+        let library = try smallLibrary()
+        defer { try? FileManager.default.removeItem(at: library) }
+        let mounted = try MountedLibrary(library: library, arguments: ["--no-list-ahead", "--views", "none"])
+        var info = stat()
+        for directory in ["", "Series 1", "Series 1/Issue 1"] {
+            XCTAssertEqual(stat(mounted.path(directory), &info), 0)
+            XCTAssertEqual(info.st_blksize, 4_096, directory)
+        }
+        let page = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: mounted.path("Series 1/Issue 1")).sorted().first)
+        XCTAssertEqual(stat(mounted.path("Series 1/Issue 1/" + page), &info), 0)
+        XCTAssertEqual(info.st_blksize, 65_536, page)
+    }
+
     /// The watcher learns each filesystem's kind once per device: a folder of a local library on
     /// another filesystem (a FUSE mount here, as sshfs would be) is still found and named.
     func testAFolderOnAFilesystemTheWatcherCannotSeeIsFoundInsideALocalLibrary() throws {
