@@ -70,6 +70,26 @@ struct FolderIndex: Sendable {
         return nil
     }
 
+    /// The entry whose node's path is `path` (a library path in this folder), nil when none is:
+    /// by its file name's bytes, then, for a name past ASCII, as `String` compares (the other
+    /// Unicode normalization of the same name), without making a string of every entry.
+    func position(ofPath path: String) -> Int? {
+        guard FolderIndex.folder(holding: path) == folder else { return nil }
+        let file = FolderIndex.name(of: path)
+        let found = file.utf8.withContiguousStorageIfAvailable { wanted in
+            (0..<count).first { text[Int(starts[2 * $0 + 1])..<Int(starts[2 * $0 + 2])].elementsEqual(wanted) }
+        } ?? nil
+        if let found { return found }
+        guard file.utf8.contains(where: { $0 >= 0x80 }) else { return nil }
+        return (0..<count).first { String(decoding: text[Int(starts[2 * $0 + 1])..<Int(starts[2 * $0 + 2])], as: UTF8.self) == file }
+    }
+
+    /// Whether `node` is one of its entries.
+    func contains(_ node: Node) -> Bool {
+        guard let path = node.libraryPath, let position = position(ofPath: path) else { return false }
+        return self.node(position) == node
+    }
+
     /// The node shown as `name`, if any.
     subscript(name: String) -> Node? { position(of: name).map(node) }
 

@@ -76,7 +76,8 @@ extension LibraryFilesystem {
         for component in target.split(separator: "/") {
             let child = folder.isEmpty ? String(component) : folder + "/" + component
             guard case .success(let index) = folderIndex(folder),
-                  let name = index.entries.first(where: { $0.node.libraryPath == child })?.name else { return nil }
+                  let position = index.position(ofPath: child) else { return nil }
+            let name = index.name(position)
             shown.append(name)
             folder = child
         }

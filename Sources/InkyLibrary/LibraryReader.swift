@@ -50,7 +50,7 @@ public final class LibraryReader: Sendable {
         guard Self.isPlainPath(path, allowEmpty: true) else { return .failure(.ENOENT) }
         if !path.isEmpty {
             let parent = FolderIndex.folder(holding: path)
-            guard case .success(let index) = library.folderIndex(parent), index.nodes.contains(.folder(path)),
+            guard case .success(let index) = library.folderIndex(parent), index.contains(.folder(path)),
                   !holdsOnlyImages(path) else {
                 return .failure(.ENOENT)
             }
@@ -74,8 +74,7 @@ public final class LibraryReader: Sendable {
     public func comic(at path: String) -> ComicRef? {
         guard Self.isPlainPath(path, allowEmpty: false),
               case .success(let index) = library.folderIndex(FolderIndex.folder(holding: path)) else { return nil }
-        let shown = index.nodes.contains(.comic(.library(path)))
-            || (index.nodes.contains(.folder(path)) && holdsOnlyImages(path))
+        let shown = index.contains(.comic(.library(path))) || (index.contains(.folder(path)) && holdsOnlyImages(path))
         return shown ? .library(path) : nil
     }
 

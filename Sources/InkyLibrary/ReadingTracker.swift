@@ -96,7 +96,8 @@ extension LibraryFilesystem {
     public func displayPath(of comic: String) -> String? {
         let folder = comic.split(separator: "/").dropLast().joined(separator: "/")
         guard case .success(let index) = folderIndex(folder),
-              let display = index.entries.first(where: { $0.node == .comic(.library(comic)) })?.name else { return nil }
+              let position = index.position(ofPath: comic), index.node(position) == .comic(.library(comic)) else { return nil }
+        let display = index.name(position)
         return folder.isEmpty ? display : folder + "/" + display
     }
 

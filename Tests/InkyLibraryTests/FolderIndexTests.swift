@@ -47,6 +47,13 @@ final class FolderIndexTests: XCTestCase {
         // The kernel hands back the bytes it was given, but a name typed in the other Unicode
         // normalization is the same name to String, and so it was to the dictionary before.
         XCTAssertEqual(index["E\u{301}te\u{301}"], .comic(.library(folder + "/Été.cb7")))
+        // By path: the comic's file name, in either normalization, in this folder and as that kind only.
+        XCTAssertEqual(index.position(ofPath: folder + "/Z.pdf"), index.position(of: "Z"))
+        XCTAssertTrue(index.contains(.comic(.library(folder + "/E\u{301}te\u{301}.cb7"))))
+        XCTAssertTrue(index.contains(.folder(folder + "/Extras")))
+        XCTAssertFalse(index.contains(.comic(.library(folder + "/Extras"))))
+        XCTAssertNil(index.position(ofPath: "Publisher/Z.pdf"), "another folder's")
+        XCTAssertNil(index.position(ofPath: folder + "/Z"))
         for position in 0..<index.count {
             XCTAssertEqual(index.position(of: index.name(position)), position)
             XCTAssertEqual(index.entries[position].node, index.node(position))
