@@ -11,7 +11,6 @@ ratios, which is what the targets are checked against, and every round's figures
 import shutil
 import statistics
 
-from .mounts import TreeCeilingMount
 from .scale import count_files
 
 
@@ -27,8 +26,9 @@ def cold_round(lib, fresh_mount, state, drop_caches, timeout, notes):
     return out
 
 
-def warm_round(lib, warm_mount, ceiling_binary, work, timeout, notes):
-    """The folders listed (warm), then a fresh inkyfs mount on the indexed state, then a fresh ceiling mount.
+def warm_round(lib, warm_mount, ceiling_mount, timeout):
+    """The folders listed (warm), then a fresh inkyfs mount on the indexed state, then a fresh ceiling mount
+    (`ceiling_mount`, None without one), each unmounted right after its listing with the way out timed.
     Both trees are listed once unmeasured first: a cold round, or the warm mount's drop_caches 2, left
     their inodes out of the kernel's cache, and a half-cold folders listing took 2.6-3.3 s, not 1.3-2.3."""
     count_files(lib.folders, timeout)
@@ -36,10 +36,29 @@ def warm_round(lib, warm_mount, ceiling_binary, work, timeout, notes):
     out = {"folders": count_files(lib.folders, timeout)}
     with warm_mount() as m:
         out["inkyfs"] = count_files(m.mountpoint, timeout)
-    if ceiling_binary is not None:
-        with TreeCeilingMount(ceiling_binary, lib.folders, work / "mnt" / "ceiling-tree", work / "ceiling-tree.log", notes) as m:
+    out["inkyfs"]["exit_ms"] = exit_ms(m)
+    if ceiling_mount is not None:
+        with ceiling_mount() as m:
             out["ceiling"] = count_files(m.mountpoint, timeout)
+        out["ceiling"]["exit_ms"] = exit_ms(m)
     return out
+
+
+def exit_ms(m):
+    """From `fusermount3 -u` until the server and its children exited (`ExitTiming`), None when not timed."""
+    seconds = getattr(m, "exit_seconds", None)
+    return None if seconds is None else seconds * 1000
+
+
+def exit_summary(rounds):
+    """{inkyfs, ceiling: median ms; ratio: median of the rounds' ratios; rounds} of the warm rounds that timed
+    both ways out: a single unmount moves by about 5 ms from one to the next, as much as the ceiling takes."""
+    pairs = [(r["inkyfs"]["exit_ms"], r["ceiling"]["exit_ms"]) for r in rounds
+             if "error" not in r and (r.get("inkyfs") or {}).get("exit_ms") and (r.get("ceiling") or {}).get("exit_ms")]
+    if not pairs:
+        return None
+    return {"rounds": len(pairs), "inkyfs": statistics.median(a for a, _ in pairs),
+            "ceiling": statistics.median(b for _, b in pairs), "ratio": statistics.median(a / b for a, b in pairs)}
 
 
 def measured(r, inkyfs_ms):
@@ -73,6 +92,8 @@ def round_lines(label, rounds, inkyfs_ms, with_ceiling):
             continue
         folders, inky = r["folders"]["list_ms"] / 1000, inkyfs_ms(r) / 1000
         ceiling = (r.get("ceiling") or {}).get("list_ms")
+        exits = [(r.get(who) or {}).get("exit_ms") for who in ("inkyfs", "ceiling")]
         lines.append(f"    {label} round {n}: folders {folders:.2f} s, inkyfs {inky:.2f} s ({inky / folders:.2f}x)"
-                     + (f", ceiling {ceiling / 1000:.2f} s ({ceiling / 1000 / folders:.2f}x)" if with_ceiling and ceiling else ""))
+                     + (f", ceiling {ceiling / 1000:.2f} s ({ceiling / 1000 / folders:.2f}x)" if with_ceiling and ceiling else "")
+                     + (f"; way out {exits[0]:.1f} ms, the ceiling's {exits[1]:.1f} ms" if with_ceiling and all(exits) else ""))
     return lines
