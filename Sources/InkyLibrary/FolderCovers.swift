@@ -44,7 +44,7 @@ final class FolderCovers: Sendable {
     /// alone as a rule; nil for a comic that is gone.
     func comics(_ index: FolderIndex, identity: @escaping (String) -> FileIdentity?) -> some Sequence<(comic: String, key: String)> {
         let cache = cache
-        return index.nodes.lazy.compactMap { node -> (comic: String, key: String)? in
+        return index.nodes.compactMap { node -> (comic: String, key: String)? in
             guard let cache, case .comic(.library(let path)) = node, let identity = identity(path) else { return nil }
             let key = CoverCache.key(path: path, identity: identity)
             return cache.hasFailed(key) ? nil : (path, key)

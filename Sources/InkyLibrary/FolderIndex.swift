@@ -84,17 +84,21 @@ struct FolderIndex: Sendable {
         return (0..<count).first { String(decoding: text[Int(starts[2 * $0 + 1])..<Int(starts[2 * $0 + 2])], as: UTF8.self) == file }
     }
 
-    /// Whether `node` is one of its entries.
-    func contains(_ node: Node) -> Bool {
-        guard let path = node.libraryPath, let position = position(ofPath: path) else { return false }
-        return self.node(position) == node
+    /// The entry that is `node` (by its path, then its kind), if any.
+    func position(ofNode node: Node) -> Int? {
+        guard let path = node.libraryPath, let position = position(ofPath: path), self.node(position) == node else { return nil }
+        return position
     }
+
+    /// Whether `node` is one of its entries.
+    func contains(_ node: Node) -> Bool { position(ofNode: node) != nil }
 
     /// The node shown as `name`, if any.
     subscript(name: String) -> Node? { position(of: name).map(node) }
 
-    /// Every entry's node, in order.
-    var nodes: [Node] { (0..<count).map(node) }
+    /// Every entry's node, in order, each made when reached: a walk that stops at the first
+    /// comic (a folder's cover, its first subfolder) makes no other entry's path.
+    var nodes: LazyMapCollection<Range<Int>, Node> { (0..<count).lazy.map { node($0) } }
 
     /// What it weighs in memory, in bytes, for the catalog's budget.
     var bytes: Int { 160 + folder.utf8.count + text.count + starts.count * 4 + count * (1 + MemoryLayout<ComicCheck>.stride) }

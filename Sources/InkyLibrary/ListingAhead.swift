@@ -48,7 +48,7 @@ private final class LibraryComics: Sendable {
                 case .folder(let path):
                     guard let filesystem, case .success(let index) = filesystem.folderIndex(path),
                           walk.seen.insert(index.identity).inserted else { continue }
-                    let nodes = index.nodes
+                    let nodes = Array(index.nodes)
                     let comics = nodes.compactMap { node -> ComicRef? in
                         if case .comic(let comic) = node { comic } else { nil }
                     }
@@ -98,7 +98,7 @@ extension LibraryFilesystem {
     /// others (unless `indexedOnly`) by workers.
     private func listFolderAhead(_ path: String, indexedOnly: Bool) {
         guard !isStopping, case .success(let index) = folderIndex(path) else { return }
-        let unlisted = index.nodes.compactMap { node -> ComicRef? in
+        let unlisted: [ComicRef] = index.nodes.compactMap { node -> ComicRef? in
             guard case .comic(let comic) = node, comicState(comic)?.snapshot() == nil else { return nil }
             return comic
         }
@@ -132,7 +132,7 @@ extension LibraryFilesystem {
 
     private func firstSubfolder(of path: String) -> String? {
         guard case .success(let index) = folderIndex(path) else { return nil }
-        return index.nodes.lazy.compactMap { node -> String? in
+        return index.nodes.compactMap { node -> String? in
             if case .folder(let sub) = node { sub } else { nil }
         }.first
     }

@@ -96,7 +96,7 @@ extension LibraryFilesystem {
     public func displayPath(of comic: String) -> String? {
         let folder = comic.split(separator: "/").dropLast().joined(separator: "/")
         guard case .success(let index) = folderIndex(folder),
-              let position = index.position(ofPath: comic), index.node(position) == .comic(.library(comic)) else { return nil }
+              let position = index.position(ofNode: .comic(.library(comic))) else { return nil }
         let display = index.name(position)
         return folder.isEmpty ? display : folder + "/" + display
     }
