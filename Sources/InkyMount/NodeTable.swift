@@ -96,20 +96,13 @@ final class NodeTable: Sendable {
             ids.reserveCapacity(nodes.count)
             for node in nodes {
                 guard node != root else { ids.append(Self.rootID); continue }
-                let kind: Kind
-                let path: String
-                switch node {
-                case .folder(let found): (kind, path) = (.folder, found)
-                case .comic(.library(let found)): (kind, path) = (.comic, found)
-                case .file(let found): (kind, path) = (.file, found)
-                case .link(let found): (kind, path) = (.link, found)
-                default:
+                if let (kind, path) = Self.libraryPathKind(node) {
+                    guard let number = s.libraryNumbers.known(path) else { return nil }
+                    ids.append(Self.pack(.base, kind, number))
+                } else {
                     if let path = node.libraryPathNumbered, s.libraryNumbers.known(path) == nil { return nil }
                     ids.append(Self.numbered(node, &s))
-                    continue
                 }
-                guard let number = s.libraryNumbers.known(path) else { return nil }
-                ids.append(Self.pack(.base, kind, number))
             }
             return ids
         }
@@ -122,15 +115,25 @@ final class NodeTable: Sendable {
         return state.withLock { s in nodes.map { $0 == root ? Self.rootID : Self.numbered($0, &s) } }
     }
 
+    /// A library node numbered by its own path alone (no generation, no page), with its kind.
+    private static func libraryPathKind(_ node: Node) -> (Kind, String)? {
+        switch node {
+        case .folder(let path): (.folder, path)
+        case .file(let path): (.file, path)
+        case .link(let path): (.link, path)
+        case .comic(.library(let path)): (.comic, path)
+        case .folderCover(let path): (.folderCover, path)
+        case .folderDesktop(let path): (.folderDesktop, path)
+        default: nil
+        }
+    }
+
     /// `node`'s number, its path numbered already; the lock held.
     private static func numbered(_ node: Node, _ s: inout State) -> NodeID {
-        switch node {
-        case .folder(let path): Self.pack(.base, .folder, s.libraryNumbers.number(path))
-        case .file(let path): Self.pack(.base, .file, s.libraryNumbers.number(path))
-        case .link(let path): Self.pack(.base, .link, s.libraryNumbers.number(path))
+        if let (kind, path) = libraryPathKind(node) { return pack(.base, kind, s.libraryNumbers.number(path)) }
+        return switch node {
         case .vaultFolder(""): s.vaultSlot.rootID
         case .vaultFolder(let path): Self.pack(s.vaultSlot, .folder, s.vaultNumbers.number(path))
-        case .comic(.library(let path)): Self.pack(.base, .comic, s.libraryNumbers.number(path))
         case .comic(.vault(let name)): Self.pack(s.vaultSlot, .comic, s.vaultNumbers.number(name))
         case .page(let comic, let generation, let index):
             pagePack(comic, .page, generation, index, &s)
@@ -140,12 +143,12 @@ final class NodeTable: Sendable {
             pagePack(comic, .errorText, generation, 0, &s)
         case .comicFile(let comic, let generation):
             pagePack(comic, .comicFile, generation, 0, &s)
-        case .folderCover(let path): Self.pack(.base, .folderCover, s.libraryNumbers.number(path))
-        case .folderDesktop(let path): Self.pack(.base, .folderDesktop, s.libraryNumbers.number(path))
         case .vaultFolderCover(let path): Self.pack(s.vaultSlot, .folderCover, s.vaultNumbers.number(path))
         case .vaultFolderDesktop(let path): Self.pack(s.vaultSlot, .folderDesktop, s.vaultNumbers.number(path))
         case .comicDesktop(let comic, let generation):
             pagePack(comic, .comicDesktop, generation, 0, &s)
+        case .folder, .file, .link, .comic(.library), .folderCover, .folderDesktop:
+            preconditionFailure("numbered by its path (libraryPathKind)")
         }
     }
 
