@@ -36,18 +36,20 @@ def warm_round(lib, warm_mount, ceiling_mount, timeout):
     out = {"folders": count_files(lib.folders, timeout)}
     with warm_mount() as m:
         out["inkyfs"] = count_files(m.mountpoint, timeout)
-    out["inkyfs"]["exit_ms"] = exit_ms(m)
+    out["inkyfs"].update(exit_times(m))
     if ceiling_mount is not None:
         with ceiling_mount() as m:
             out["ceiling"] = count_files(m.mountpoint, timeout)
-        out["ceiling"]["exit_ms"] = exit_ms(m)
+        out["ceiling"].update(exit_times(m))
     return out
 
 
-def exit_ms(m):
-    """From `fusermount3 -u` until the server and its children exited (`ExitTiming`), None when not timed."""
-    seconds = getattr(m, "exit_seconds", None)
-    return None if seconds is None else seconds * 1000
+def exit_times(m):
+    """fusermount3 -u until the daemon and its workers have exited, and until fusermount3 returned
+    (a mount timed by `ExitTiming`)."""
+    if m.exit_seconds is None:
+        return {"exit_ms": None}
+    return {"exit_ms": m.exit_seconds * 1000, "umount_ms": (m.released - m.release_started) * 1000}
 
 
 def exit_summary(rounds):

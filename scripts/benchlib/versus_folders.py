@@ -18,7 +18,7 @@ from .measure import read_whole, run_guarded
 from .mounts import ACTIVE_MOUNTS, TREE_CEILING_SOURCE, InkyfsMount, TreeCeilingMount, build_ceiling, is_mounted, unmount
 from .listing_cache import measure_views, print_views_report, with_cpu
 from .procs import proc_alive, proc_children, proc_memory
-from .rounds import cold_round, exit_summary, round_lines, summary, warm_round
+from .rounds import cold_round, exit_summary, exit_times, round_lines, summary, warm_round
 from .scale import SCALE_INKYFS_TIMEOUT, count_files, time_index
 from .scale_library import warm_library
 from .tables import dig, fmt, print_table
@@ -140,13 +140,6 @@ def measure_first(new_mount, timeout):
         listing = count_files(m.mountpoint, timeout)
         memory = daemon_memory(m)
     return {"mount_ms": m.mount_seconds * 1000, "listing": listing, "memory": memory, **exit_times(m)}
-
-
-def exit_times(m):
-    """fusermount3 -u until the daemon and its workers have exited, and until fusermount3 returned."""
-    if m.exit_seconds is None:
-        return {"exit_ms": None}
-    return {"exit_ms": m.exit_seconds * 1000, "umount_ms": (m.released - m.release_started) * 1000}
 
 
 def measure_second(new_mount, lib, timeout, notes):
