@@ -170,16 +170,17 @@ final class MetadataTreeView: TreeView, Sendable {
             let took = (ContinuousClock.now - started).components, milliseconds = took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000
             library.logger(made.tree.isEmpty ? "\(name)/ hidden: nothing in it" : "\(name)/ shown, made in \(milliseconds) ms")
         }
-        tell(changes, shownChanged: wasShown != !made.tree.isEmpty)
+        tell(changes, shown: wasShown != !made.tree.isEmpty ? !made.tree.isEmpty : nil)
     }
 
-    /// Tells the kernel what to forget (and the mount that the view appeared or went).
-    private func tell(_ forget: LinkTreeChanges, shownChanged: Bool = false) {
+    /// Tells the kernel what to forget (and the mount that the view appeared, `shown` true, or
+    /// went, false).
+    private func tell(_ forget: LinkTreeChanges, shown: Bool? = nil) {
         let context = attachment.withLock { $0.context }
-        guard let context, shownChanged || !forget.isEmpty else { return }
+        guard let context, shown != nil || !forget.isEmpty else { return }
         // Never from inside a request: the kernel may hold the folder's lock for it.
         DispatchQueue.global(qos: .utility).async {
-            if shownChanged { context.shownChanged() }
+            if let shown { context.shownChanged(appeared: shown) }
             context.namesChanged(forget.names)
             context.nodesChanged(forget.nodes)
         }

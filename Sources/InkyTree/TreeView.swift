@@ -121,11 +121,16 @@ public final class ViewContext: Sendable {
         for local in locals { kernel.invalidateNode(slot.id(local)) }
     }
 
-    /// The view's folder appeared or went: the kernel forgets the root's name for it and the
-    /// root's attributes (its link count counts the views' folders).
-    public func shownChanged() {
+    /// The view's folder appeared or went: the kernel forgets the root's attributes (its link
+    /// count counts the views' folders) and listing, and the root's name for the view when it
+    /// went. One that appeared leaves the name alone: the kernel keeps no "no such name" (a
+    /// lookup answered ENOENT is asked again), and a lookup that waited for the view's first
+    /// tree holds the view itself, whose forgetting dropped everything listed under it. At
+    /// 100,000 comics the first `ls -lR` was in `By Publisher/` when that came, and every later
+    /// walk read a thousand links again.
+    public func shownChanged(appeared: Bool = false) {
         guard let kernel = kernelCache else { return }
-        kernel.invalidateEntry(parent: mountRootID, name: name)
+        if !appeared { kernel.invalidateEntry(parent: mountRootID, name: name) }
         kernel.invalidateNode(mountRootID)
     }
 }

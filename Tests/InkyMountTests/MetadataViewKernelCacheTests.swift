@@ -79,4 +79,33 @@ final class MetadataViewKernelCacheTests: XCTestCase {
                        "a folder dropped for the budget is kept by the kernel: \(told)")
         XCTAssertFalse(told.contains { $0.hasPrefix("entry \(root) Gamma") }, "\(told)")
     }
+
+    /// A view that appears tells the kernel its root changed, never to forget the view's name:
+    /// the kernel keeps no "no such name", and a lookup that waited for the first tree
+    /// (`isShownWhenLookedUp`) holds the view, whose forgetting dropped all the kernel had listed
+    /// under it (at 100,000 comics, a thousand links read again by every later walk). A view
+    /// that goes is forgotten by name.
+    func testAViewThatAppearsKeepsItsNameInTheKernelAndOneThatGoesIsForgotten() throws {
+        let state = StateDatabase.open(at: stateFolder.appendingPathComponent("state.sqlite").path)
+        let filesystem = LibraryFilesystem(library: library.path, options: MountOptions(), backend: NumberedLibraryTests.TwoPages(), state: state)
+        let catalog = MetadataCatalog(state: state, libraryPath: library.path)
+        let view = MetadataTreeView(.series, catalog: catalog, library: filesystem)
+        let mount = MountComposition(sourcePath: library.path, base: NumberedLibrary(filesystem), views: [view])
+        let kernel = Recorder()
+        mount.kernelCache = kernel
+        catalog.start()
+        XCTAssertFalse(view.isShownWhenLookedUp(), "nothing indexed, nothing to show")
+
+        for issue in 1...3 { try comic(state, series: "Alpha", issue: issue, mtime: 100) }
+        XCTAssertTrue(waitUntil(10) { kernel.told.withLock { $0.contains("node 1") } }, "the root's listing and link count changed")
+        XCTAssertTrue(view.isShown)
+        XCTAssertEqual(try mount.lookup(parent: 1, name: "By Series").get().kind, .directory)
+        let told = kernel.told.withLock { $0 }
+        XCTAssertFalse(told.contains { $0.hasPrefix("entry 1 ") }, "the view's name stays in the kernel: \(told)")
+
+        for issue in 1...3 { state.removeFromIndex(LibraryFile(path: library.appendingPathComponent("Alpha/Issue \(issue).cbz").path)) }
+        XCTAssertTrue(waitUntil(10) { kernel.told.withLock { $0.contains("entry 1 By Series") } }, "\(kernel.told.withLock { $0 })")
+        XCTAssertTrue(waitUntil(10) { kernel.told.withLock { $0.filter { $0 == "node 1" }.count == 2 } }, "\(kernel.told.withLock { $0 })")
+        XCTAssertFalse(view.isShown)
+    }
 }
