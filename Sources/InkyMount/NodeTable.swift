@@ -90,15 +90,24 @@ final class NodeTable: Sendable {
     /// files, which share their comic's path (one lock per page was a tenth of a listing's time).
     /// Each path is looked up once when all are known (a folder listed again), which is most of
     /// the time: looking up which are missing first, then each number, hashed every path twice.
+    /// A comic's files, one after another, look up their comic's path once: a lookup per page
+    /// (two, before) was a tenth of listing comics ahead.
     func ids(for nodes: [Node]) -> [NodeID] {
         let known = state.withLock { s -> [NodeID]? in
             var ids: [NodeID] = []
             ids.reserveCapacity(nodes.count)
+            var comic: (path: String, number: UInt32)?
             for node in nodes {
                 guard node != root else { ids.append(Self.rootID); continue }
                 if let (kind, path) = Self.libraryPathKind(node) {
                     guard let number = s.libraryNumbers.known(path) else { return nil }
                     ids.append(Self.pack(.base, kind, number))
+                } else if let file = Self.libraryComicFile(node) {
+                    if comic?.path != file.comic {
+                        guard let number = s.libraryNumbers.known(file.comic) else { return nil }
+                        comic = (file.comic, number)
+                    }
+                    ids.append(Self.pagePack(.base, file.kind, comic!.number, file.generation, file.index))
                 } else {
                     if let path = node.libraryPathNumbered, s.libraryNumbers.known(path) == nil { return nil }
                     ids.append(Self.numbered(node, &s))
@@ -128,27 +137,44 @@ final class NodeTable: Sendable {
         }
     }
 
+    /// A file of a comic (page-level kinds): its kind, comic, generation and index.
+    private static func comicFile(_ node: Node) -> (kind: Kind, comic: ComicRef, generation: Int, index: Int)? {
+        switch node {
+        case .page(let comic, let generation, let index): (.page, comic, generation, index)
+        case .comicInfo(let comic, let generation): (.comicInfo, comic, generation, 0)
+        case .errorText(let comic, let generation): (.errorText, comic, generation, 0)
+        case .comicFile(let comic, let generation): (.comicFile, comic, generation, 0)
+        case .comicDesktop(let comic, let generation): (.comicDesktop, comic, generation, 0)
+        default: nil
+        }
+    }
+
+    /// A file of a library comic, with its comic's path.
+    private static func libraryComicFile(_ node: Node) -> (kind: Kind, comic: String, generation: Int, index: Int)? {
+        guard let file = comicFile(node), case .library(let path) = file.comic else { return nil }
+        return (file.kind, path, file.generation, file.index)
+    }
+
     /// `node`'s number, its path numbered already; the lock held.
     private static func numbered(_ node: Node, _ s: inout State) -> NodeID {
         if let (kind, path) = libraryPathKind(node) { return pack(.base, kind, s.libraryNumbers.number(path)) }
+        if let file = comicFile(node) {
+            let (slot, number) = switch file.comic {
+            case .library(let path): (ViewSlot.base, s.libraryNumbers.number(path))
+            case .vault(let name): (s.vaultSlot, s.vaultNumbers.number(name))
+            }
+            return pagePack(slot, file.kind, number, file.generation, file.index)
+        }
         return switch node {
         case .vaultFolder(""): s.vaultSlot.rootID
         case .vaultFolder(let path): Self.pack(s.vaultSlot, .folder, s.vaultNumbers.number(path))
         case .comic(.vault(let name)): Self.pack(s.vaultSlot, .comic, s.vaultNumbers.number(name))
-        case .page(let comic, let generation, let index):
-            pagePack(comic, .page, generation, index, &s)
-        case .comicInfo(let comic, let generation):
-            pagePack(comic, .comicInfo, generation, 0, &s)
-        case .errorText(let comic, let generation):
-            pagePack(comic, .errorText, generation, 0, &s)
-        case .comicFile(let comic, let generation):
-            pagePack(comic, .comicFile, generation, 0, &s)
         case .vaultFolderCover(let path): Self.pack(s.vaultSlot, .folderCover, s.vaultNumbers.number(path))
         case .vaultFolderDesktop(let path): Self.pack(s.vaultSlot, .folderDesktop, s.vaultNumbers.number(path))
-        case .comicDesktop(let comic, let generation):
-            pagePack(comic, .comicDesktop, generation, 0, &s)
         case .folder, .file, .link, .comic(.library), .folderCover, .folderDesktop:
             preconditionFailure("numbered by its path (libraryPathKind)")
+        case .page, .comicInfo, .errorText, .comicFile, .comicDesktop:
+            preconditionFailure("numbered with its comic (comicFile)")
         }
     }
 
@@ -223,11 +249,7 @@ final class NodeTable: Sendable {
         }
     }
 
-    private static func pagePack(_ comic: ComicRef, _ kind: Kind, _ generation: Int, _ index: Int, _ s: inout State) -> NodeID {
-        let (slot, number) = switch comic {
-        case .library(let path): (ViewSlot.base, s.libraryNumbers.number(path))
-        case .vault(let name): (s.vaultSlot, s.vaultNumbers.number(name))
-        }
+    private static func pagePack(_ slot: ViewSlot, _ kind: Kind, _ number: UInt32, _ generation: Int, _ index: Int) -> NodeID {
         precondition(number < Self.pathNumberLimit, "a path number past 24 bits")
         return slot.id(kind.rawValue << Self.kindShift | UInt64(number) << 28
                        | UInt64(generation & Self.generationMask) << 16 | UInt64(min(index, Self.maxPageIndex)))

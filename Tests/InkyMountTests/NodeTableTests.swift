@@ -49,4 +49,27 @@ final class NodeTableTests: XCTestCase {
         XCTAssertTrue(Set(after).isDisjoint(with: before), "\(before) then \(after)")
         XCTAssertNil(table.node(before[1]))
     }
+
+    /// A listing's numbers in one go are each node's own: comics' files in runs, interleaved, of
+    /// the vault, with the root; first while their paths are new to the table, then known (a folder
+    /// listed again, where each comic's path is looked up once for all its files).
+    func testNumbersInOneGoAreEachNodesOwn() {
+        func files(_ comic: ComicRef, generation: Int) -> [Node] {
+            [.errorText(comic: comic, generation: generation), .comicInfo(comic: comic, generation: generation),
+             .comicDesktop(comic: comic, generation: generation)] + (comic == .vault("0a1b") ? [] : [.comicFile(comic: comic, generation: generation)])
+                + (0..<3).map { .page(comic: comic, generation: generation, index: $0) }
+        }
+        let one = ComicRef.library("A/1.cbz"), two = ComicRef.library("A/2.cbz")
+        let nodes: [Node] = [.folder(""), .folder("A"), .comic(one)] + files(one, generation: 5) + files(two, generation: 5)
+            + [.page(comic: one, generation: 6, index: 0), .page(comic: two, generation: 5, index: 7), .link("A/elsewhere"),
+               .folderCover("A"), .comic(.vault("0a1b"))] + files(.vault("0a1b"), generation: 2)
+        for round in ["new", "known"] {
+            let table = NodeTable(root: .folder(""))
+            if round == "known" { _ = nodes.map(table.id(for:)) }
+            let ids = table.ids(for: nodes)
+            XCTAssertEqual(ids, nodes.map(table.id(for:)), round)
+            XCTAssertEqual(Set(ids).count, nodes.count, "\(round): every node its own number")
+            for (node, id) in zip(nodes, ids) { XCTAssertEqual(table.node(id), node, round) }
+        }
+    }
 }
