@@ -11,6 +11,7 @@ import os
 import time
 
 from .common import MIB
+from .page_drops import PageDrops, proactive_reclaim
 from .procs import proc_cpu_seconds, proc_memory
 from .scale import count_files
 from .tables import fmt, print_table
@@ -38,7 +39,9 @@ def measure_views(new_mount, timeout):
             time.sleep(0.05)
         out["views_ms"] = (time.perf_counter() - started) * 1000
         for run in ("first", "second", "third"):
-            out[run] = with_cpu(m, lambda: count_files(m.mountpoint, timeout))
+            with PageDrops(m.mountpoint) as drops:
+                out[run] = with_cpu(m, lambda: count_files(m.mountpoint, timeout))
+            out[run]["pages_dropped"] = drops.counts
         rss, hwm = proc_memory(m.server_pid)
         out["memory"] = {"rss_mib": rss / MIB, "hwm_mib": hwm / MIB}
     return out
@@ -59,7 +62,9 @@ def print_views_report(entry, warm_folders, rss_target):
         ratio = seconds / warm_folders if seconds is not None and warm_folders else None
         share = cpu / first_cpu if cpu is not None and first_cpu else None
         met = None if ratio is None or share is None else ratio <= TARGET_AGAIN and share <= TARGET_CPU_SHARE
+        drops = run.get("pages_dropped")
         rows.append([label, fmt(seconds, 2) or "—", fmt(cpu, 2) or "—",
+                     f"{fmt(drops['reclaimed'])} / {fmt(drops['invalidated'])}" if drops else "—",
                      fmt(ceiling_ms / 1000, 2) if ceiling_ms is not None else "—", fmt(warm_folders, 2) or "—",
                      f"{ratio:.2f}x" if ratio is not None else "—", f"{share * 100:.1f} %" if share is not None else "—",
                      {True: "yes", False: "NO", None: "?"}[met]])
@@ -77,8 +82,13 @@ def print_views_report(entry, warm_folders, rss_target):
     if not rows:
         return
     print_table("\n  the kernel's cache: an unchanged library listed again (warm index; daemon CPU = utime + stime)",
-                ["", "ls -lRA (s)", "daemon CPU (s)", "FUSE ceiling (s)", "folders warm (s)", "inkyfs/folders",
+                ["", "ls -lRA (s)", "daemon CPU (s)", "cached pages reclaimed / invalidated", "FUSE ceiling (s)", "folders warm (s)", "inkyfs/folders",
                  "CPU / first's", f"<= {TARGET_AGAIN}x and <= {TARGET_CPU_SHARE * 100:.0f} %"], rows)
+    print("  cached pages: the mount's listings and link texts the kernel dropped during that listing, by its reclaim "
+          "or by an invalidation (the daemon's, as comics are listed; the next listing asks for them again)")
+    reclaim = entry.get("proactive_reclaim")
+    if reclaim:
+        print(f"  {reclaim}")
     for label, run in (("views on", views), ("views on, --read-only", views_ro)):
         hwm = (run.get("memory") or {}).get("hwm_mib")
         if hwm is not None:

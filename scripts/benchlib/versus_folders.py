@@ -17,6 +17,7 @@ from .common import MB, MIB, log
 from .measure import read_whole, run_guarded
 from .mounts import ACTIVE_MOUNTS, TREE_CEILING_SOURCE, InkyfsMount, TreeCeilingMount, build_ceiling, is_mounted, unmount
 from .listing_cache import measure_views, print_views_report, with_cpu
+from .page_drops import proactive_reclaim
 from .procs import proc_alive, proc_children, proc_memory
 from .rounds import cold_round, exit_summary, exit_times, round_lines, summary, warm_round
 from .scale import SCALE_INKYFS_TIMEOUT, count_files, time_index
@@ -239,6 +240,7 @@ def bench_library_size(args, entry, notes):
     log("bench: inkyfs with its views on (fresh mount, warm index, no covers): ls -lRA x 3 with the daemon's CPU, "
         "as mounted by default, then --read-only")
     views_extra = [*args.inkyfs_args, "--state", str(states / "mount"), "--no-covers"]
+    entry["proactive_reclaim"] = proactive_reclaim()
     for key, more in (("views", []), ("views_ro", ["--read-only"])):
         entry[key] = run_guarded(f"inkyfs {key}", notes, measure_views,
                                  lambda: ExitTimedMount(args.inkyfs, lib.path, mountpoint, views_extra + more, notes), timeout)
