@@ -90,8 +90,8 @@ final class NodeTable: Sendable {
     /// files, which share their comic's path (one lock per page was a tenth of a listing's time).
     /// Each path is looked up once when all are known (a folder listed again), which is most of
     /// the time: looking up which are missing first, then each number, hashed every path twice.
-    /// A comic's files, one after another, look up their comic's path once: a lookup per page
-    /// (two, before) was a tenth of listing comics ahead.
+    /// A comic's files, one after another, look up their comic's path once (a comic of 16 pages
+    /// hashed its path 32 times).
     func ids(for nodes: [Node]) -> [NodeID] {
         let known = state.withLock { s -> [NodeID]? in
             var ids: [NodeID] = []

@@ -38,9 +38,9 @@ final class VaultView: TreeView, Sendable {
         views?.attach(context.slot)
         // The view's part of unlock and lock, after the library's: the kernel learns `Vault/`
         // appeared or went, and lock drops the numbers its views handed out.
-        library.vault.whenUnlocked { [weak context] in context?.shownChanged() }
+        library.vault.whenUnlocked { [weak context] in context?.shownChanged(appeared: true) }
         library.vault.whenLocking { [views, weak context] _ in
-            context?.shownChanged()
+            context?.shownChanged(appeared: false)
             context?.nodesChanged(views?.drop() ?? [])
         }
         // New trees change what `Vault/` lists: the kernel is told (its folders have no timeout to wait out).

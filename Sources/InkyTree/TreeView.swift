@@ -128,7 +128,7 @@ public final class ViewContext: Sendable {
     /// tree holds the view itself, whose forgetting dropped everything listed under it. At
     /// 100,000 comics the first `ls -lR` was in `By Publisher/` when that came, and every later
     /// walk read a thousand links again.
-    public func shownChanged(appeared: Bool = false) {
+    public func shownChanged(appeared: Bool) {
         guard let kernel = kernelCache else { return }
         if !appeared { kernel.invalidateEntry(parent: mountRootID, name: name) }
         kernel.invalidateNode(mountRootID)

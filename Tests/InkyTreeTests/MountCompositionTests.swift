@@ -31,7 +31,7 @@ final class MountCompositionTests: XCTestCase {
         mount.kernelCache = kernel
         let root = try mount.lookup(parent: 1, name: "Shelf").get().id
         view.shown = false
-        view.context?.shownChanged()
+        view.context?.shownChanged(appeared: false)
         XCTAssertEqual(kernel.entries, ["1/Shelf"])
         XCTAssertEqual(kernel.nodes, [1])
         XCTAssertEqual(mount.lookup(parent: root, name: "first").map(\.id), .failure(.ENOENT), "a name the kernel held finds nothing")
