@@ -3,10 +3,15 @@ import Foundation
 /// Builds test archives on the fly with Python's zipfile/tarfile and the 7z tool, including
 /// hostile ones no well-behaved archiver writes (traversal names, lying sizes, bombs).
 public enum ArchiveMaker {
-    /// A scratch folder removed by the caller (`try? FileManager.default.removeItem`).
+    /// A scratch folder removed by the caller (`try? FileManager.default.removeItem`). One still
+    /// empty when the test process exits goes then (`ScratchFolders`): XCTest makes every test
+    /// case of the bundle before it filters, so a folder made as a property's initial value is
+    /// made for tests that never run, and their tearDown never removes it. Each lane of a suite
+    /// run left hundreds in /tmp.
     public static func temporaryDirectory(_ label: String = "inkyfs-test") -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        ScratchFolders.made(url.path)
         return url
     }
 
