@@ -19,6 +19,7 @@ def bench_inkyfs(args, library, comic, notes):
         m = InkyfsMount(args.inkyfs, comic.path, args.work / "mnt" / "inkyfs",
                         [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes, cache=state / "cache")
         m.evict = [comic.path]
+        m.scratch = state
         return m
     def new_library_mount():
         # The same comic in the library folder, as a reader mounts one: a library makes folder
@@ -27,6 +28,7 @@ def bench_inkyfs(args, library, comic, notes):
         m = InkyfsMount(args.inkyfs, library, args.work / "mnt" / "inkyfs",
                         [*args.inkyfs_args, "--state", str(state), "--no-continue"], notes, cache=state / "cache")
         m.evict = [comic.path]
+        m.scratch = state
         return m
     middle = comic.pages // 2
     label = f"inkyfs {comic.stem}"

@@ -166,6 +166,7 @@ class InkyfsMount(Mount):
         # The daemon's XDG_CACHE_HOME (covers, converted pages, the pages kept to resume a solid
         # comic); None: the environment's. A cold row gets a fresh one, or an earlier mount's pages serve it.
         self.env = None if cache is None else {**os.environ, "XDG_CACHE_HOME": str(cache)}
+        self.scratch = None        # a folder of this mount's alone (its fresh state), removed once it stopped
 
     def start(self):
         result = subprocess.run(self.command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
@@ -187,6 +188,8 @@ class InkyfsMount(Mount):
         for pid in workers:
             if stop_pid(pid, grace=2.0):
                 self.notes.append(f"inkyfs worker {pid} outlived its daemon; killed")
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def comic_dir(self, comic):
         return self.mountpoint if self.single else self.mountpoint / SERIES / comic.stem

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -125,8 +126,10 @@ def bench_pdf(args, entry, notes):
     def mount_factory(state=None):
         def new_mount():
             folder = state or Path(tempfile.mkdtemp(prefix="inkyfs-bench-state-"))
-            return InkyfsMount(args.inkyfs, library, args.work / "mnt" / "inkyfs",
-                               [*args.inkyfs_args, "--state", str(folder), "--no-continue"], notes)
+            m = InkyfsMount(args.inkyfs, library, args.work / "mnt" / "inkyfs",
+                            [*args.inkyfs_args, "--state", str(folder), "--no-continue"], notes)
+            m.scratch = None if state else folder
+            return m
         return new_mount
     for comic in comics:
         label = f"inkyfs {comic.stem}"
@@ -138,6 +141,7 @@ def bench_pdf(args, entry, notes):
             log(f"bench: {label}: first lookup of page {PDF_RENDER_TARGET}, remount, cold sequential")
             state = Path(tempfile.mkdtemp(prefix="inkyfs-bench-state-"))
             result["rendered"] = run_guarded(label, notes, measure_rendered, mount_factory(state), comic, PDF_RENDER_TARGET)
+            shutil.rmtree(state, ignore_errors=True)  # shared by its two mounts: removed after both
         result["sequential"] = run_guarded(label, notes, measure_sequential, mount_factory(), comic, float("inf"))
         entry[comic.stem] = result
     return comics
