@@ -11,7 +11,7 @@ final class MountParallelDirectoryTests: XCTestCase {
     /// A tool started and left running: the test waits for its end with a bound.
     private final class Run {
         let process = Process()
-        private let output = ArchiveMaker.temporaryDirectory("run").appendingPathComponent("out")
+        private let output = ArchiveMaker.temporaryDirectory("run", removedAtExit: true).appendingPathComponent("out")
 
         init(_ tool: String, _ arguments: [String]) throws {
             FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -61,7 +61,7 @@ final class MountParallelDirectoryTests: XCTestCase {
     /// Finds, listings and stats of the same and of different comics of one folder, all at once
     /// on a cold mount (listing ahead racing them), each get the whole answer; the mount stays up.
     func testManyLookupsAndListingsAtOnceInOneFolderGetCompleteAnswers() throws {
-        let library = ArchiveMaker.temporaryDirectory("parallel-library")
+        let library = ArchiveMaker.temporaryDirectory("parallel-library", removedAtExit: true)
         let series = library.appendingPathComponent("Series")
         try FileManager.default.createDirectory(at: series, withIntermediateDirectories: true)
         let issues = (1...8).map { String(format: "Issue %02d", $0) }

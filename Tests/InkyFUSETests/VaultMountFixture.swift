@@ -14,7 +14,7 @@ final class VaultMountFixture {
     private(set) var mount: MountedLibrary!
 
     init(mountArguments: [String] = [], mountEnvironment: [String: String] = [:], covers: Bool = false, views: Bool = false) throws {
-        folder = ArchiveMaker.temporaryDirectory("vault-fixture")
+        folder = ArchiveMaker.temporaryDirectory("vault-fixture", removedAtExit: true)
         library = folder.appendingPathComponent("library")
         vault = folder.appendingPathComponent("vault")
         state = folder.appendingPathComponent("state")

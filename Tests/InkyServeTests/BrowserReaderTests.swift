@@ -16,7 +16,7 @@ final class BrowserReaderTests: XCTestCase {
         }
         let server = try ServedLibrary(library: Corpus.fixtures)
         defer { XCTAssertEqual(server.stop(), 0, server.logText) }
-        let shots = ArchiveMaker.temporaryDirectory("reader-screenshots")
+        let shots = ArchiveMaker.temporaryDirectory("reader-screenshots", removedAtExit: true)
         let comic = "Moon%20Tales/Moon%20Tales%2001.cb7"
         // Read at pages 3 and 4 (0-based 2, 3; one page alone is no reading yet): the reading
         // state then stands at 4.

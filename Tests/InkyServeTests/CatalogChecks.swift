@@ -38,7 +38,7 @@ extension ServedLibrary {
     /// filled as a client fills them first.
     static func validate(_ feeds: [String: [UInt8]], file: StaticString, line: UInt) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/jing") else { throw XCTSkip("jing is not installed (scripts/setup)") }
-        let folder = ArchiveMaker.temporaryDirectory("feeds")
+        let folder = ArchiveMaker.temporaryDirectory("feeds", removedAtExit: true)
         var files: [String: String] = [:]
         for (number, (target, bytes)) in feeds.enumerated() {
             let path = folder.appendingPathComponent("feed-\(number).xml")
@@ -67,7 +67,7 @@ extension ServedLibrary {
             XCTAssertEqual(reply.status, 200, path, file: file, line: line)
             XCTAssertEqual(reply.headers["content-length"], String(reply.body.count), path, file: file, line: line)
             if let length = link.attributes["length"] { XCTAssertEqual(length, String(reply.body.count), path, file: file, line: line) }
-            let cbz = ArchiveMaker.temporaryDirectory("cbz").appendingPathComponent("comic.cbz")
+            let cbz = ArchiveMaker.temporaryDirectory("cbz", removedAtExit: true).appendingPathComponent("comic.cbz")
             try Data(reply.body).write(to: cbz)
             XCTAssertEqual(try CommandRunner.capture("/usr/bin/unzip", ["-tq", cbz.path]).status, 0, "unzip -t \(path)", file: file, line: line)
             if FileManager.default.isExecutableFile(atPath: "/usr/bin/7zz") {

@@ -68,7 +68,7 @@ final class KOSyncServerTests: XCTestCase {
     private func downloadedCBZDigest() throws -> String {
         let download = try server.get("/opds/comic/cbz?path=Moon%20Tales%2002.cbt", headers: ["Authorization: Basic " + Data("reader:secret words".utf8).base64EncodedString()])
         XCTAssertEqual(download.status, 200, download.text)
-        let file = ArchiveMaker.temporaryDirectory("koreader").appendingPathComponent("Moon Tales 02.cbz")
+        let file = ArchiveMaker.temporaryDirectory("koreader", removedAtExit: true).appendingPathComponent("Moon Tales 02.cbz")
         try Data(download.body).write(to: file)
         let digest = try XCTUnwrap(PartialMD5.python([file.path]).first)
         XCTAssertEqual(digest, PartialMD5.goldenCBZ, "the download is the CBZ the mount serves")

@@ -12,7 +12,7 @@ final class LibraryReaderTests: XCTestCase {
     func testPathsOutsideWhatFoldersShowNameNothingAndProgressRecordsLikeARead() throws {
         let pool = WorkerPool(WorkerPool.Configuration(executable: CommandRunner.workerBinary.path, maxWorkers: 1, timeout: 20))
         defer { pool.shutdown() }
-        let state = StateDatabase.open(at: ArchiveMaker.temporaryDirectory("reader-state").appendingPathComponent("state.sqlite").path)
+        let state = StateDatabase.open(at: ArchiveMaker.temporaryDirectory("reader-state", removedAtExit: true).appendingPathComponent("state.sqlite").path)
         let reader = LibraryReader(library: LibraryFilesystem(library: Corpus.fixtures.path, options: MountOptions(), backend: pool, state: state))
         for path in ["", ".", "..", "../Library/Moon Tales/Moon Tales 01.cb7", "Moon Tales/../Moon Tales/Moon Tales 01.cb7", "/etc/passwd",
                      "Moon Tales//Moon Tales 01.cb7", "Moon Tales/Moon Tales 01.cb7/", "Moon Tales", "Space Patrol/cover.jpg", "Nothing.cbz"] {

@@ -13,7 +13,7 @@ final class OPDSCatalogTests: XCTestCase {
 
     override class func setUp() {
         super.setUp()
-        let library = ArchiveMaker.temporaryDirectory("serve-library").appendingPathComponent("Library")
+        let library = ArchiveMaker.temporaryDirectory("serve-library", removedAtExit: true).appendingPathComponent("Library")
         do {
             _ = try ArchiveMaker.run("/bin/cp", ["-R", Corpus.fixtures.path, library.path])
             // A reading list whose order is not the library's.

@@ -6,7 +6,7 @@ import XCTest
 /// shows in the other, both ways.
 final class ServeBesideMountTests: XCTestCase {
     func testProgressMadeInEitherShowsInTheOther() throws {
-        let state = ArchiveMaker.temporaryDirectory("shared-state")
+        let state = ArchiveMaker.temporaryDirectory("shared-state", removedAtExit: true)
         let mount = try MountedLibrary(library: Corpus.fixtures, arguments: ["--state", state.path])
         defer { mount.unmount() }
         let server = try ServedLibrary(library: Corpus.fixtures, state: state)

@@ -32,7 +32,7 @@ final class ServeCommandTests: XCTestCase {
     /// saying which file and what to do; the key is never asked for a passphrase.
     func testCertificatesAndKeysThatCannotServeAreRefusedSayingWhy() throws {
         let tls = try TLSMaterial()
-        let state = ArchiveMaker.temporaryDirectory("serve-tls-state").path
+        let state = ArchiveMaker.temporaryDirectory("serve-tls-state", removedAtExit: true).path
         func serve(_ certificate: String, _ key: String) throws -> CommandRunner.Result {
             try CommandRunner.inkyfs(["serve", "--listen", "127.0.0.1:0", "--state", state, "--tls-cert", certificate, "--tls-key", key,
                                       Corpus.fixtures.path])

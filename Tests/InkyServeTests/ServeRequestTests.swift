@@ -14,7 +14,7 @@ final class ServeRequestTests: XCTestCase {
 
     override class func setUp() {
         super.setUp()
-        let library = ArchiveMaker.temporaryDirectory("serve-mixed").appendingPathComponent("Library")
+        let library = ArchiveMaker.temporaryDirectory("serve-mixed", removedAtExit: true).appendingPathComponent("Library")
         do {
             try FileManager.default.createDirectory(at: library.appendingPathComponent("Mixed"), withIntermediateDirectories: true)
             try ArchiveMaker.zip(at: library.appendingPathComponent("Mixed/Mixed 01.cbz"), members: [

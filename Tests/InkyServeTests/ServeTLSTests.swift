@@ -88,7 +88,7 @@ final class ServeTLSTests: XCTestCase {
         XCTAssertEqual(whole.headers["content-length"], String(whole.body.count))
         XCTAssertGreaterThan(whole.body.count, 400_000)
         XCTAssertEqual(whole.body, try plain.get(Self.comic).body)
-        let file = ArchiveMaker.temporaryDirectory("tls-cbz").appendingPathComponent("comic.cbz")
+        let file = ArchiveMaker.temporaryDirectory("tls-cbz", removedAtExit: true).appendingPathComponent("comic.cbz")
         try Data(whole.body).write(to: file)
         XCTAssertTrue(try ArchiveMaker.run("/usr/bin/unzip", ["-t", file.path]).contains("No errors detected"))
         // Ranges across record boundaries (16 kB each), and a suffix.

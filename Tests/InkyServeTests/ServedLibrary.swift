@@ -21,7 +21,7 @@ final class ServedLibrary: @unchecked Sendable {
          clientOptions: [String] = []) throws {
         self.library = library
         self.clientOptions = clientOptions
-        stateHome = ArchiveMaker.temporaryDirectory("serve-state")
+        stateHome = ArchiveMaker.temporaryDirectory("serve-state", removedAtExit: true)
         process.executableURL = CommandRunner.binary
         let folder = state?.path ?? stateHome.path + "/state"
         process.arguments = ["serve", "--listen", "127.0.0.1:0", "--state", folder] + arguments + [library.path]
@@ -113,7 +113,7 @@ final class ServedLibrary: @unchecked Sendable {
     /// `body` goes as it is (`--data-binary`); `from` is the address curl connects from (another
     /// loopback address is another client to the server).
     func get(_ target: String, headers: [String] = [], method: String = "GET", body: String? = nil, from: String? = nil) throws -> Reply {
-        let headerFile = ArchiveMaker.temporaryDirectory("curl").appendingPathComponent("headers")
+        let headerFile = ArchiveMaker.temporaryDirectory("curl", removedAtExit: true).appendingPathComponent("headers")
         var arguments = clientOptions + ["-s", "--path-as-is", "-X", method, "-D", headerFile.path, "-o", "-"]
         if method == "HEAD" { arguments = clientOptions + ["-s", "--path-as-is", "-I", "-D", headerFile.path, "-o", "/dev/null"] }
         for header in headers { arguments += ["-H", header] }

@@ -17,7 +17,7 @@ struct TLSMaterial {
     var encryptedKey: String { path("encrypted.key") }
 
     init() throws {
-        folder = ArchiveMaker.temporaryDirectory("tls")
+        folder = ArchiveMaker.temporaryDirectory("tls", removedAtExit: true)
         let openssl = "/usr/bin/openssl"
         let extensions = path("server.ext")
         try "subjectAltName = IP:127.0.0.1, DNS:localhost\nextendedKeyUsage = serverAuth\nbasicConstraints = CA:FALSE\n"

@@ -8,10 +8,11 @@ public enum ArchiveMaker {
     /// case of the bundle before it filters, so a folder made as a property's initial value is
     /// made for tests that never run, and their tearDown never removes it. Each lane of a suite
     /// run left hundreds in /tmp.
-    public static func temporaryDirectory(_ label: String = "inkyfs-test") -> URL {
+    /// `removedAtExit`: gone whole at the exit, for one a test may read after what uses it stopped.
+    public static func temporaryDirectory(_ label: String = "inkyfs-test", removedAtExit: Bool = false) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        ScratchFolders.made(url.path)
+        ScratchFolders.made(url.path, removedWhole: removedAtExit)
         return url
     }
 

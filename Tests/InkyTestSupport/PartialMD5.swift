@@ -36,7 +36,7 @@ public enum PartialMD5 {
 
     /// A library folder holding the golden comic alone, with its mtime set.
     public static func goldenLibrary() throws -> URL {
-        let library = ArchiveMaker.temporaryDirectory("golden-lib")
+        let library = ArchiveMaker.temporaryDirectory("golden-lib", removedAtExit: true)
         let comic = library.appendingPathComponent("Moon Tales 02.cbt")
         try FileManager.default.copyItem(atPath: Corpus.fixture(goldenComic), toPath: comic.path)
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: goldenModified)], ofItemAtPath: comic.path)
