@@ -109,8 +109,7 @@ final class NodeTable: Sendable {
                     }
                     ids.append(Self.pagePack(.base, file.kind, comic!.number, file.generation, file.index))
                 } else {
-                    if let path = node.libraryPathNumbered, s.libraryNumbers.known(path) == nil { return nil }
-                    ids.append(Self.numbered(node, &s))
+                    ids.append(Self.numbered(node, &s))  // a vault node: numbered in memory
                 }
             }
             return ids
