@@ -166,11 +166,12 @@ final class MetadataTreeView: TreeView, Sendable {
             return (changes, wasShown, first)
         }
         if first { firstTree.leave() }
-        if wasShown != !made.tree.isEmpty {  // On a large library: when the views are ready.
+        let shown = !made.tree.isEmpty
+        if wasShown != shown {  // On a large library: when the views are ready.
             let took = (ContinuousClock.now - started).components, milliseconds = took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000
-            library.logger(made.tree.isEmpty ? "\(name)/ hidden: nothing in it" : "\(name)/ shown, made in \(milliseconds) ms")
+            library.logger(shown ? "\(name)/ shown, made in \(milliseconds) ms" : "\(name)/ hidden: nothing in it")
         }
-        tell(changes, shown: wasShown != !made.tree.isEmpty ? !made.tree.isEmpty : nil)
+        tell(changes, shown: wasShown != shown ? shown : nil)
     }
 
     /// Tells the kernel what to forget (and the mount that the view appeared, `shown` true, or
