@@ -5,18 +5,16 @@ import Synchronization
 /// a folder a test left something in stays, to be looked at), or whole when asked.
 enum ScratchFolders {
     private static let paths = Mutex<[(path: String, whole: Bool)]>([])
-    private static let registered = Mutex(false)
 
     static func made(_ path: String, removedWhole: Bool = false) {
-        paths.withLock { $0.append((path, removedWhole)) }
-        let first = registered.withLock { done -> Bool in
-            defer { done = true }
-            return !done
+        let first = paths.withLock { paths -> Bool in
+            defer { paths.append((path, removedWhole)) }
+            return paths.isEmpty
         }
-        if first { atexit { ScratchFolders.removeEmpty() } }
+        if first { atexit { ScratchFolders.removeAtExit() } }
     }
 
-    private static func removeEmpty() {
+    private static func removeAtExit() {
         for (path, whole) in paths.withLock({ $0 }) {
             if whole { try? FileManager.default.removeItem(atPath: path) } else { rmdir(path) }
         }
